@@ -1,0 +1,67 @@
+// The two-level M:N scheduler: one virtual processor (a kernel thread pinned to a core) per core
+// in use, running typed user-level threads. One Scheduler runs per process at a time.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "weft/config.h"
+#include "weft/topology.h"
+
+namespace weft {
+
+class Scheduler {
+ public:
+  // Loads the topology (key `topology`) and starts scheduler.vps virtual processors (0: one per
+  // core), each bound to its core when the topology is this machine's.
+  explicit Scheduler(const Config& config = Config::load());
+  // Same as shutdown().
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Waits until every thread spawned on this scheduler, detached ones included, has ended, then
+  // stops the virtual processors. Must not be called from a weft thread.
+  void shutdown();
+
+  // The running scheduler of this process, or nullptr.
+  static Scheduler* current();
+
+  const Config& config() const;
+  const Topology& topology() const;
+  int num_vps() const;
+  int vp_core(int vp) const;  // topology core of a virtual processor
+  int vp_numa(int vp) const;  // its NUMA node
+  std::size_t live_threads() const;
+
+  struct VpStats {
+    std::uint64_t switches = 0;     // context switches into user threads
+    std::uint64_t steals = 0;       // threads this VP took from another VP's queue
+    std::uint64_t sleeps = 0;       // times this VP went to sleep for lack of work
+    std::uint64_t remote_wakes = 0; // times another thread woke this VP from its sleep
+  };
+  std::vector<VpStats> stats() const;
+
+  // Hooks for the I/O manager. A hook runs on a virtual processor's kernel thread, outside any
+  // user thread, and must not block. remove_hook() returns once no VP runs the hook any more.
+  using HookId = std::uint64_t;
+  // Run by a VP that has nothing to run; return true when it made progress (the VP then looks for
+  // work again instead of sleeping).
+  HookId add_idle_hook(std::function<bool()> hook);
+  // Run at context switches (every switch; keep it cheap or rate-limit it inside).
+  HookId add_switch_hook(std::function<void()> hook);
+  // Run about every `period` by some VP: at its next scheduling point, or woken from its sleep.
+  HookId add_timer_hook(std::chrono::nanoseconds period, std::function<void()> hook);
+  void remove_hook(HookId id);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace weft

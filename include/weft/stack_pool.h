@@ -1,0 +1,62 @@
+// Stacks for user-level threads: reserved with mmap (committed lazily, page by page, as the
+// thread touches them), each with a guard page below it set up once, and kept in a pool per NUMA
+// node and size so that a new thread reuses a warm stack without a system call.
+//
+// A guard page costs the process two memory mappings, and Linux caps mappings per process
+// (vm.max_map_count, 65530 by default). Once the guarded stacks would pass `max_guarded`, the pool
+// hands out stacks carved from large unguarded slabs, each with a canary at its low end that the
+// scheduler checks whenever the thread is switched out: an overflow is then still reported, after
+// the fact instead of at the faulting instruction. docs/architecture.md explains the trade.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace weft {
+
+class Topology;
+
+struct Stack {
+  void* base = nullptr;     // lowest usable address
+  std::size_t size = 0;     // usable bytes, a multiple of the page size
+  void* guard = nullptr;    // the guard page below `base`, or nullptr for a canary stack
+  int numa = -1;            // node the memory is bound to, -1 when unbound
+
+  void* top() const { return static_cast<char*>(base) + size; }
+  bool contains(const void* address) const;
+  bool in_guard(const void* address) const;
+  // For canary stacks: false when the words at the low end were overwritten.
+  bool canary_intact() const;
+};
+
+struct StackPoolOptions {
+  bool guard_pages = true;
+  std::size_t cached_per_class = 256;  // free stacks kept per (NUMA node, size)
+  std::size_t max_guarded = 0;         // 0: derived from vm.max_map_count
+  bool bind_memory = false;            // mbind stacks to their node (a real multi-node machine)
+};
+
+class StackPool {
+ public:
+  StackPool(int numa_nodes, StackPoolOptions options);
+  ~StackPool();
+  StackPool(const StackPool&) = delete;
+  StackPool& operator=(const StackPool&) = delete;
+
+  // A stack of at least `size` bytes (rounded up to whole pages) on `numa` (-1: any).
+  // Throws weft::Error when the memory cannot be reserved.
+  Stack acquire(std::size_t size, int numa);
+  void release(const Stack& stack);
+
+  // Stacks currently handed out, and how many of them have a guard page.
+  std::size_t in_use() const;
+  std::size_t guarded_in_use() const;
+  std::size_t max_guarded() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace weft

@@ -1,0 +1,28 @@
+// Operations on the calling thread. Inside a weft thread they act on the user-level thread and
+// never block its kernel thread; on any other kernel thread they fall back to the OS equivalent.
+//
+// The current thread and virtual processor are read through these functions on every call: a
+// user thread may resume on another kernel thread after any blocking call, so an address of a
+// kernel thread's thread_local that the compiler cached before the call would be stale.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "weft/thread_type.h"
+
+namespace weft::this_thread {
+
+bool is_weft_thread();
+std::uint64_t id();    // 0 outside weft
+ThreadType type();     // ThreadType::user outside weft
+int vp();              // virtual processor now running the caller, -1 outside weft
+int rank();            // -1 when the thread has none
+int priority();
+void set_priority(int priority);
+
+void yield();
+void sleep_for(std::chrono::nanoseconds duration);
+void sleep_until(std::chrono::steady_clock::time_point deadline);
+
+}  // namespace weft::this_thread

@@ -1,0 +1,56 @@
+// The machine weft runs on, as hwloc sees it: processing units, cores, NUMA nodes and the
+// distances between nodes. A topology can also be synthetic or read from XML, for tests and
+// what-if studies; binding threads is then a no-op, since those cores are not this machine's.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace weft {
+
+class Topology {
+ public:
+  struct Core {
+    int index;                // hwloc logical index, 0..num_cores()-1
+    int os_index;             // operating-system index of the core
+    int numa;                 // logical index of its NUMA node
+    std::vector<int> pus;     // operating-system indices of its processing units
+  };
+
+  // "" or "host": this machine. "synthetic:<hwloc synthetic description>", for instance
+  // "synthetic:pack:2 [numa] core:4 pu:1". "xml:<path>" for an exported hwloc topology.
+  // Throws weft::Error naming the spec and what is expected when it cannot be loaded.
+  static Topology load(std::string_view spec);
+
+  // True only for the topology of the machine this process runs on.
+  bool is_this_machine() const;
+  const std::string& spec() const;
+
+  int num_pus() const;
+  int num_cores() const;
+  int num_numa_nodes() const;
+  const std::vector<Core>& cores() const;
+  const Core& core(int index) const;
+  std::vector<int> cores_of_numa(int node) const;
+
+  // Relative distance between two NUMA nodes, 10 meaning local (ACPI SLIT convention). Taken
+  // from hwloc when the machine reports distances, else 10 on the node and 20 elsewhere.
+  int distance(int numa_a, int numa_b) const;
+  // NUMA nodes sorted by increasing distance from `node`, `node` first.
+  std::vector<int> numa_by_distance(int node) const;
+
+  // Binds the calling kernel thread to the processing units of `core`. Returns false, doing
+  // nothing, when the topology is not this machine's; throws weft::Error if hwloc refuses.
+  bool bind_current_thread(int core) const;
+
+  // One human-readable paragraph: packages, NUMA nodes, cores and PUs.
+  std::string summary() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace weft
