@@ -51,6 +51,8 @@ class Config {
   // Splits "key=value" as typed on a command line; throws weft::Error when there is no '='.
   static std::pair<std::string, std::string> parse_setting(std::string_view text);
 
+  // A value from a source of lower precedence than the key's current one is checked but not
+  // applied, so that the outcome does not depend on the order of the calls.
   void set(std::string_view key, std::string_view value, ConfigSource source,
            std::string_view origin = {});
   void load_file(const std::string& path);
