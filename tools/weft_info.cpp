@@ -1,0 +1,296 @@
+// weft-info: what weft sees on a host (topology), what it would run there (virtual processors,
+// placement of tasks and progress threads) and with which settings (effective configuration).
+// It only uses the public headers, so what it prints is what any program linked to weft gets.
+#include <weft/config.h>
+#include <weft/error.h>
+#include <weft/placement.h>
+#include <weft/topology.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdint>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+constexpr std::string_view kUsage = R"(usage:
+  weft-info [--topology SPEC] [--config FILE] [--set key=value ...]
+      the topology, the virtual processors that would run and the effective configuration
+  weft-info config [--config FILE] [--set key=value ...]
+      the effective configuration: every key, its value and where the value comes from
+  weft-info topology [--topology SPEC]
+      packages, NUMA nodes, cores and processing units, and the distances between nodes
+  weft-info placement --tasks N [--cores-per-task C] [--policy scatter|numa|compact]
+                      [--progress none|colocated|numa|dedicated] [--topology SPEC] [--json]
+      the cores of N tasks of C cores each and the cores of their progress threads; --policy,
+      --progress, --cores-per-task and --topology default to the configuration keys
+      placement.tasks, placement.progress, placement.cores_per_task and topology. With --json the
+      output is a JSON list: [{"task": 0, "core": 0, "numa": 0, "progress_core": 1}, ...]
+  weft-info --help
+
+Topology SPEC: "host" (this machine), "synthetic:<hwloc synthetic description>" such as
+"synthetic:pack:2 [numa] core:4 pu:1", or "xml:<path>" of a topology exported by hwloc.
+Cores are hwloc logical indices. Options take their value as the next argument or after '='.
+Bad input is reported on stderr with exit status 2.
+)";
+
+// Input the user can fix: reported with the usage hint and exit status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::string command;  // "", "config", "topology" or "placement"
+  weft::ConfigOverrides overrides;
+  std::optional<int> tasks;
+  std::optional<int> cores_per_task;
+  std::optional<weft::TaskPolicy> task_policy;
+  std::optional<weft::ProgressPolicy> progress_policy;
+  bool json = false;
+  bool help = false;
+};
+
+int positive_integer(std::string_view option, std::string_view text) {
+  int value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 1) {
+    throw UsageError(std::string(option) + " '" + std::string(text) +
+                     "' is not valid; expected an integer of at least 1");
+  }
+  return value;
+}
+
+Options parse(const std::vector<std::string_view>& arguments) {
+  Options options;
+  std::vector<std::string_view> placement_only;
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    std::string_view argument = arguments[i];
+    if (!argument.starts_with("-")) {
+      if (!options.command.empty() ||
+          (argument != "config" && argument != "topology" && argument != "placement")) {
+        throw UsageError("'" + std::string(argument) +
+                         "' is not a command; expected config, topology or placement");
+      }
+      options.command = std::string(argument);
+      continue;
+    }
+    std::string_view name = argument;
+    std::optional<std::string_view> inline_value;
+    if (std::size_t equals = argument.find('='); equals != std::string_view::npos) {
+      name = argument.substr(0, equals);
+      inline_value = argument.substr(equals + 1);
+    }
+    auto value = [&]() -> std::string_view {
+      if (inline_value) return *inline_value;
+      if (i + 1 >= arguments.size()) {
+        throw UsageError(std::string(name) + " needs a value; expected " + std::string(name) +
+                         " VALUE");
+      }
+      return arguments[++i];
+    };
+    if (name == "--help" || name == "-h") {
+      options.help = true;
+    } else if (name == "--json") {
+      options.json = true;
+      placement_only.push_back(name);
+    } else if (name == "--topology") {
+      options.overrides.settings.emplace_back("topology", std::string(value()));
+    } else if (name == "--config") {
+      options.overrides.file = std::string(value());
+    } else if (name == "--set") {
+      options.overrides.settings.push_back(weft::Config::parse_setting(value()));
+    } else if (name == "--tasks") {
+      options.tasks = positive_integer(name, value());
+      placement_only.push_back(name);
+    } else if (name == "--cores-per-task") {
+      options.cores_per_task = positive_integer(name, value());
+      placement_only.push_back(name);
+    } else if (name == "--policy") {
+      std::string_view text = value();
+      options.task_policy = weft::parse_task_policy(text);
+      if (!options.task_policy) {
+        throw UsageError("--policy '" + std::string(text) +
+                         "' is not a task placement policy; expected scatter, numa or compact");
+      }
+      placement_only.push_back(name);
+    } else if (name == "--progress") {
+      std::string_view text = value();
+      options.progress_policy = weft::parse_progress_policy(text);
+      if (!options.progress_policy) {
+        throw UsageError("--progress '" + std::string(text) +
+                         "' is not a progress thread policy; expected none, colocated, numa or "
+                         "dedicated");
+      }
+      placement_only.push_back(name);
+    } else {
+      throw UsageError("unknown option '" + std::string(argument) +
+                       "'; expected --topology, --config, --set, --help, or with placement "
+                       "--tasks, --cores-per-task, --policy, --progress, --json");
+    }
+  }
+  if (options.command != "placement" && !placement_only.empty()) {
+    throw UsageError(std::string(placement_only.front()) +
+                     " only applies to placement; expected 'weft-info placement " +
+                     std::string(placement_only.front()) + " ...'");
+  }
+  if (options.command == "placement" && !options.tasks && !options.help) {
+    throw UsageError("placement needs the number of tasks; expected --tasks N");
+  }
+  return options;
+}
+
+// "0-3,8"
+std::string ranges(const std::vector<int>& sorted) {
+  std::string text;
+  for (std::size_t i = 0; i < sorted.size();) {
+    std::size_t j = i;
+    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
+    if (i > 0) text += ',';
+    text += std::to_string(sorted[i]);
+    if (j > i) text += '-' + std::to_string(sorted[j]);
+    i = j + 1;
+  }
+  return text;
+}
+
+// Rows of cells printed in left-aligned columns two spaces apart.
+void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths;
+  for (const auto& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()));
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
+    }
+    out << line << '\n';
+  }
+}
+
+void print_topology(std::ostream& out, const weft::Topology& topology) {
+  out << topology.summary() << "\n\n";
+  std::vector<std::vector<std::string>> rows = {{"core", "os index", "numa", "pus"}};
+  for (const weft::Topology::Core& core : topology.cores()) {
+    rows.push_back({std::to_string(core.index), std::to_string(core.os_index),
+                    std::to_string(core.numa), ranges(core.pus)});
+  }
+  print_table(out, rows);
+}
+
+// VP i runs on core i (the first scheduler.vps cores, all of them for 0); VPs beyond the cores
+// wrap around and share them.
+void print_vps(std::ostream& out, const weft::Topology& topology, const weft::Config& config) {
+  const std::int64_t configured = config.get_int("scheduler.vps");
+  const int cores = topology.num_cores();
+  const int vps = configured == 0 ? cores : static_cast<int>(configured);
+  out << "Virtual processors: " << vps << " (scheduler.vps = " << configured
+      << (configured == 0 ? ": one per core" : "")
+      << (vps > cores ? "; more than cores, so VPs share cores" : "") << ")"
+      << (!topology.is_this_machine()          ? ", not bound: the topology is not this machine's"
+          : !config.get_bool("scheduler.bind") ? ", not bound: scheduler.bind is false"
+                                               : ", each bound to its core")
+      << '\n';
+  std::vector<std::vector<std::string>> rows;
+  for (int vp = 0; vp < vps; ++vp) {
+    const weft::Topology::Core& core = topology.core(vp % cores);
+    rows.push_back({"  VP " + std::to_string(vp) + ":", "core " + std::to_string(core.index),
+                    "NUMA node " + std::to_string(core.numa)});
+  }
+  print_table(out, rows);
+}
+
+weft::TaskPolicy configured_task_policy(const weft::Config& config) {
+  const std::string name = config.get_string("placement.tasks");
+  if (auto policy = weft::parse_task_policy(name)) return *policy;
+  throw weft::Error("placement.tasks '" + name +
+                    "' is not a task placement policy; expected "
+                    "scatter, numa or compact");
+}
+
+weft::ProgressPolicy configured_progress_policy(const weft::Config& config) {
+  const std::string name = config.get_string("placement.progress");
+  if (auto policy = weft::parse_progress_policy(name)) return *policy;
+  throw weft::Error("placement.progress '" + name +
+                    "' is not a progress thread policy; "
+                    "expected none, colocated, numa or dedicated");
+}
+
+void print_placement(std::ostream& out, const Options& options, const weft::Config& config) {
+  const weft::Topology topology = weft::Topology::load(config.get_string("topology"));
+  const weft::TaskPolicy task_policy =
+      options.task_policy ? *options.task_policy : configured_task_policy(config);
+  const weft::ProgressPolicy progress_policy =
+      options.progress_policy ? *options.progress_policy : configured_progress_policy(config);
+  const int cores_per_task = options.cores_per_task
+                                 ? *options.cores_per_task
+                                 : static_cast<int>(config.get_int("placement.cores_per_task"));
+  const std::vector<weft::TaskPlace> places = weft::place_tasks(
+      weft::CoreLayout::of(topology), *options.tasks, cores_per_task, task_policy, progress_policy);
+  if (options.json) {
+    out << '[';
+    for (const weft::TaskPlace& place : places) {
+      out << (place.task == 0 ? "" : ", ") << "{\"task\": " << place.task
+          << ", \"core\": " << place.core << ", \"numa\": " << place.numa
+          << ", \"progress_core\": " << place.progress_core << '}';
+    }
+    out << "]\n";
+    return;
+  }
+  out << *options.tasks << (*options.tasks == 1 ? " task" : " tasks") << " of " << cores_per_task
+      << (cores_per_task == 1 ? " core" : " cores") << " on topology '" << topology.spec()
+      << "', task policy " << weft::to_string(task_policy) << ", progress policy "
+      << weft::to_string(progress_policy) << ":\n";
+  std::vector<std::vector<std::string>> rows = {{"task", "cores", "numa", "progress core"}};
+  for (const weft::TaskPlace& place : places) {
+    rows.push_back({std::to_string(place.task), ranges(place.cores), std::to_string(place.numa),
+                    place.progress_core < 0 ? "-" : std::to_string(place.progress_core)});
+  }
+  print_table(out, rows);
+}
+
+void run(const Options& options) {
+  if (options.help) {
+    std::cout << kUsage << "\nConfiguration keys:\n" << weft::Config::documentation();
+    return;
+  }
+  const weft::Config config = weft::Config::load(options.overrides);
+  if (options.command == "config") {
+    std::cout << config.describe();
+  } else if (options.command == "topology") {
+    print_topology(std::cout, weft::Topology::load(config.get_string("topology")));
+  } else if (options.command == "placement") {
+    print_placement(std::cout, options, config);
+  } else {
+    const weft::Topology topology = weft::Topology::load(config.get_string("topology"));
+    std::cout << topology.summary() << "\n\n";
+    print_vps(std::cout, topology, config);
+    std::cout << "\nEffective configuration:\n" << config.describe();
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    run(parse(std::vector<std::string_view>(argv + 1, argv + argc)));
+    return 0;
+  } catch (const UsageError& error) {
+    std::cerr << "weft-info: " << error.what() << "\n(weft-info --help shows the usage)\n";
+  } catch (const weft::Error& error) {
+    std::cerr << "weft-info: " << error.what() << '\n';
+  } catch (const std::exception& error) {
+    std::cerr << "weft-info: " << error.what() << '\n';
+    return 1;
+  }
+  return 2;
+}
