@@ -19,7 +19,8 @@
 namespace weft {
 
 enum class ConfigSource { defaults, file, environment, command_line };
-std::string_view to_string(ConfigSource source);  // "default", "file", "environment", "command line"
+std::string_view to_string(
+    ConfigSource source);  // "default", "file", "environment", "command line"
 
 // What a tool's command line contributes: an optional --config file and --set key=value pairs,
 // in the order given (a later setting of the same key wins).
@@ -67,8 +68,8 @@ class Config {
   std::uint64_t get_size(std::string_view key) const;  // bytes
   std::string get_string(std::string_view key) const;  // strings and enumerations
 
-  int priority(ThreadType type) const;             // priority.<type>
-  std::size_t stack_size(ThreadType type) const;   // stack.<type>
+  int priority(ThreadType type) const;            // priority.<type>
+  std::size_t stack_size(ThreadType type) const;  // stack.<type>
 
   const Entry& entry(std::string_view key) const;
   std::vector<Entry> entries() const;  // sorted by key

@@ -53,6 +53,6 @@ struct NumaSlot {
   int pos_global;  // the task's core
 };
 NumaSlot numa_task_slot(int rank, int tasks, int numa_nodes, int cores_per_node);  // Algorithm 1
-int numa_progress_core(const NumaSlot& slot, int cores_per_node);                   // Algorithm 2
+int numa_progress_core(const NumaSlot& slot, int cores_per_node);                  // Algorithm 2
 
 }  // namespace weft

@@ -39,10 +39,10 @@ class Scheduler {
   std::size_t live_threads() const;
 
   struct VpStats {
-    std::uint64_t switches = 0;     // context switches into user threads
-    std::uint64_t steals = 0;       // threads this VP took from another VP's queue
-    std::uint64_t sleeps = 0;       // times this VP went to sleep for lack of work
-    std::uint64_t remote_wakes = 0; // times another thread woke this VP from its sleep
+    std::uint64_t switches = 0;      // context switches into user threads
+    std::uint64_t steals = 0;        // threads this VP took from another VP's queue
+    std::uint64_t sleeps = 0;        // times this VP went to sleep for lack of work
+    std::uint64_t remote_wakes = 0;  // times another thread woke this VP from its sleep
   };
   std::vector<VpStats> stats() const;
 

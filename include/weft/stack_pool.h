@@ -12,16 +12,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace weft {
 
-class Topology;
-
 struct Stack {
-  void* base = nullptr;     // lowest usable address
-  std::size_t size = 0;     // usable bytes, a multiple of the page size
-  void* guard = nullptr;    // the guard page below `base`, or nullptr for a canary stack
-  int numa = -1;            // node the memory is bound to, -1 when unbound
+  void* base = nullptr;   // lowest usable address
+  std::size_t size = 0;   // usable bytes, a multiple of the page size
+  void* guard = nullptr;  // the guard page below `base`, or nullptr for a canary stack
+  int numa = -1;          // node the memory is bound to, -1 when unbound
 
   void* top() const { return static_cast<char*>(base) + size; }
   bool contains(const void* address) const;
@@ -34,12 +33,14 @@ struct StackPoolOptions {
   bool guard_pages = true;
   std::size_t cached_per_class = 256;  // free stacks kept per (NUMA node, size)
   std::size_t max_guarded = 0;         // 0: derived from vm.max_map_count
-  bool bind_memory = false;            // mbind stacks to their node (a real multi-node machine)
+  // Operating-system index of each NUMA node, for binding stack memory to its node; empty on a
+  // topology that is not this machine's or has a single node (nothing to bind).
+  std::vector<int> node_os_index;
 };
 
 class StackPool {
  public:
-  StackPool(int numa_nodes, StackPoolOptions options);
+  explicit StackPool(StackPoolOptions options);
   ~StackPool();
   StackPool(const StackPool&) = delete;
   StackPool& operator=(const StackPool&) = delete;

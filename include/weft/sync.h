@@ -3,6 +3,7 @@
 // Either kind of thread may wake either kind.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -53,7 +54,7 @@ class Barrier {
  private:
   const int count_;
   int arrived_ = 0;
-  std::uint64_t phase_ = 0;
+  std::atomic<std::uint64_t> phase_{0};
   detail::WaitList waiters_;
 };
 

@@ -14,10 +14,10 @@
 namespace weft::this_thread {
 
 bool is_weft_thread();
-std::uint64_t id();    // 0 outside weft
-ThreadType type();     // ThreadType::user outside weft
-int vp();              // virtual processor now running the caller, -1 outside weft
-int rank();            // -1 when the thread has none
+std::uint64_t id();  // 0 outside weft
+ThreadType type();   // ThreadType::user outside weft
+int vp();            // virtual processor now running the caller, -1 outside weft
+int rank();          // -1 when the thread has none
 int priority();
 void set_priority(int priority);
 

@@ -32,8 +32,8 @@ struct ThreadAttr {
   ThreadType type = ThreadType::user;
   std::optional<int> priority;  // kMinPriority..kMaxPriority; default priority.<type>
   Placement placement;
-  std::size_t stack_size = 0;   // bytes; 0 for stack.<type>
-  int rank = -1;                // MPI rank named in diagnostics, -1 for none
+  std::size_t stack_size = 0;  // bytes; 0 for stack.<type>
+  int rank = -1;               // MPI rank named in diagnostics, -1 for none
 };
 
 // Owns a spawned thread until it is joined or detached, like std::thread: destroying a joinable
@@ -63,6 +63,8 @@ class Thread {
 // Starts a thread on the running weft::Scheduler. Throws weft::Error when no scheduler runs or
 // an attribute is out of range (naming it and what is expected).
 Thread spawn(const ThreadAttr& attr, std::function<void()> body);
-inline Thread spawn(std::function<void()> body) { return spawn(ThreadAttr{}, std::move(body)); }
+inline Thread spawn(std::function<void()> body) {
+  return spawn(ThreadAttr{}, std::move(body));
+}
 
 }  // namespace weft

@@ -13,10 +13,10 @@ namespace weft {
 class Topology {
  public:
   struct Core {
-    int index;                // hwloc logical index, 0..num_cores()-1
-    int os_index;             // operating-system index of the core
-    int numa;                 // logical index of its NUMA node
-    std::vector<int> pus;     // operating-system indices of its processing units
+    int index;             // hwloc logical index, 0..num_cores()-1
+    int os_index;          // operating-system index of the core
+    int numa;              // logical index of its NUMA node
+    std::vector<int> pus;  // operating-system indices of its processing units
   };
 
   // "" or "host": this machine. "synthetic:<hwloc synthetic description>", for instance

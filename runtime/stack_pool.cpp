@@ -1,0 +1,224 @@
+#include "weft/stack_pool.h"
+
+#include <numaif.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "weft/error.h"
+
+namespace weft {
+
+namespace {
+
+constexpr std::uint64_t kCanaryWord = 0x5745465443414e59;  // "WEFTCANY"
+constexpr std::size_t kCanaryWords = 8;
+// Canary stacks are carved from slabs of this many stacks, one mapping each.
+constexpr std::size_t kSlabStacks = 64;
+// Mappings left to the rest of the process (libraries, malloc arenas, rank images) when the
+// guarded-stack budget is derived from vm.max_map_count.
+constexpr std::size_t kReservedMappings = 16384;
+
+std::size_t page_size() {
+  static const std::size_t size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+std::size_t round_to_pages(std::size_t bytes) {
+  const std::size_t page = page_size();
+  return (bytes + page - 1) / page * page;
+}
+
+std::size_t default_max_guarded() {
+  std::size_t max_maps = 65530;
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  in >> max_maps;
+  // A guarded stack is two mappings: the guard page and the stack above it.
+  return max_maps > kReservedMappings ? (max_maps - kReservedMappings) / 2 : 0;
+}
+
+void* map_or_throw(std::size_t bytes, const char* what) {
+  void* memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+  if (memory == MAP_FAILED) {
+    throw Error(std::string("weft: cannot reserve ") + std::to_string(bytes) + " bytes for " +
+                what + ": " + std::strerror(errno));
+  }
+  return memory;
+}
+
+}  // namespace
+
+bool Stack::contains(const void* address) const {
+  auto* p = static_cast<const char*>(address);
+  return p >= static_cast<const char*>(base) && p < static_cast<const char*>(top());
+}
+
+bool Stack::in_guard(const void* address) const {
+  if (guard == nullptr) return false;
+  auto* p = static_cast<const char*>(address);
+  auto* g = static_cast<const char*>(guard);
+  return p >= g && p < g + page_size();
+}
+
+bool Stack::canary_intact() const {
+  if (guard != nullptr) return true;
+  auto* words = static_cast<const std::uint64_t*>(base);
+  for (std::size_t i = 0; i < kCanaryWords; ++i) {
+    if (words[i] != kCanaryWord) return false;
+  }
+  return true;
+}
+
+struct StackPool::Impl {
+  StackPoolOptions options;
+  std::size_t max_guarded;
+
+  std::mutex mutex;
+  // Free stacks by (node, size); a canary stack is never unmapped alone since it shares a slab.
+  std::map<std::pair<int, std::size_t>, std::vector<Stack>> free;
+  std::vector<std::pair<void*, std::size_t>> slabs;
+  std::size_t in_use = 0;
+  std::size_t guarded_in_use = 0;
+  std::size_t guarded_mapped = 0;
+
+  void bind(void* memory, std::size_t bytes, int numa) const {
+    if (numa < 0 || numa >= static_cast<int>(options.node_os_index.size())) return;
+    const int os_node = options.node_os_index[numa];
+    unsigned long mask[16] = {};
+    constexpr int kBits = 8 * sizeof(unsigned long);
+    if (os_node < 0 || os_node >= 16 * kBits) return;
+    mask[os_node / kBits] = 1UL << (os_node % kBits);
+    // MPOL_PREFERRED: first touch lands on the node while it has memory, elsewhere after that,
+    // rather than failing a thread's stack growth when one node is full.
+    ::mbind(memory, bytes, MPOL_PREFERRED, mask, 16 * kBits, 0);
+  }
+
+  Stack map_guarded(std::size_t size, int numa) {
+    const std::size_t page = page_size();
+    void* memory = map_or_throw(size + page, "a guarded thread stack");
+    if (::mprotect(memory, page, PROT_NONE) != 0) {
+      const int err = errno;
+      ::munmap(memory, size + page);
+      throw Error(std::string("weft: cannot set up the guard page of a thread stack: ") +
+                  std::strerror(err) + "; lower stack.max_guarded or set stack.guard=false");
+    }
+    Stack stack;
+    stack.guard = memory;
+    stack.base = static_cast<char*>(memory) + page;
+    stack.size = size;
+    stack.numa = numa;
+    bind(stack.base, size, numa);
+    ++guarded_mapped;
+    return stack;
+  }
+
+  // Maps a slab of canary stacks of `size` on `numa`, keeps all but one in the free list.
+  Stack map_canary(std::size_t size, int numa) {
+    const std::size_t bytes = size * kSlabStacks;
+    void* memory = map_or_throw(bytes, "a slab of thread stacks");
+    bind(memory, bytes, numa);
+    slabs.emplace_back(memory, bytes);
+    auto& list = free[{numa, size}];
+    Stack first;
+    for (std::size_t i = 0; i < kSlabStacks; ++i) {
+      Stack stack;
+      stack.base = static_cast<char*>(memory) + i * size;
+      stack.size = size;
+      stack.numa = numa;
+      auto* words = static_cast<std::uint64_t*>(stack.base);
+      for (std::size_t w = 0; w < kCanaryWords; ++w) words[w] = kCanaryWord;
+      if (i == 0) {
+        first = stack;
+      } else {
+        list.push_back(stack);
+      }
+    }
+    return first;
+  }
+};
+
+StackPool::StackPool(StackPoolOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  impl_->max_guarded =
+      impl_->options.guard_pages
+          ? (impl_->options.max_guarded != 0 ? impl_->options.max_guarded : default_max_guarded())
+          : 0;
+}
+
+StackPool::~StackPool() {
+  const std::size_t page = page_size();
+  for (auto& [key, list] : impl_->free) {
+    for (const Stack& stack : list) {
+      if (stack.guard != nullptr) ::munmap(stack.guard, stack.size + page);
+    }
+  }
+  for (auto [memory, bytes] : impl_->slabs) ::munmap(memory, bytes);
+}
+
+Stack StackPool::acquire(std::size_t size, int numa) {
+  size = round_to_pages(size);
+  std::lock_guard lock(impl_->mutex);
+  ++impl_->in_use;
+  auto it = impl_->free.find({numa, size});
+  if (it != impl_->free.end() && !it->second.empty()) {
+    auto& list = it->second;
+    Stack stack = list.back();
+    list.pop_back();
+    if (stack.guard != nullptr) ++impl_->guarded_in_use;
+    return stack;
+  }
+  try {
+    if (impl_->guarded_mapped < impl_->max_guarded) {
+      ++impl_->guarded_in_use;
+      return impl_->map_guarded(size, numa);
+    }
+    return impl_->map_canary(size, numa);
+  } catch (...) {
+    --impl_->in_use;
+    throw;
+  }
+}
+
+void StackPool::release(const Stack& stack) {
+  std::lock_guard lock(impl_->mutex);
+  --impl_->in_use;
+  auto& list = impl_->free[{stack.numa, stack.size}];
+  if (stack.guard == nullptr) {
+    // Rearm the canary: the overflow check compares against it at every switch.
+    auto* words = static_cast<std::uint64_t*>(stack.base);
+    for (std::size_t w = 0; w < kCanaryWords; ++w) words[w] = kCanaryWord;
+    list.push_back(stack);
+    return;
+  }
+  --impl_->guarded_in_use;
+  if (list.size() < impl_->options.cached_per_class) {
+    list.push_back(stack);
+    return;
+  }
+  ::munmap(stack.guard, stack.size + page_size());
+  --impl_->guarded_mapped;
+}
+
+std::size_t StackPool::in_use() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->in_use;
+}
+
+std::size_t StackPool::guarded_in_use() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->guarded_in_use;
+}
+
+std::size_t StackPool::max_guarded() const {
+  return impl_->max_guarded;
+}
+
+}  // namespace weft

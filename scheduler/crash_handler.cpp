@@ -1,0 +1,159 @@
+#include "crash_handler.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+
+#include "current.h"
+#include "fiber.h"
+#include "virtual_processor.h"
+
+namespace weft::detail {
+
+namespace {
+
+constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+constexpr std::size_t kAltStackSize = 64 * 1024;
+
+struct sigaction previous[std::size(kSignals)];
+
+// Formats into a fixed buffer: malloc and stdio are not async-signal-safe.
+class Line {
+ public:
+  Line& operator<<(const char* text) {
+    while (*text != '\0' && length_ < sizeof(buffer_) - 1) buffer_[length_++] = *text++;
+    return *this;
+  }
+  Line& operator<<(std::string_view text) {
+    for (char c : text) {
+      if (length_ < sizeof(buffer_) - 1) buffer_[length_++] = c;
+    }
+    return *this;
+  }
+  Line& operator<<(long long value) {
+    char digits[24];
+    int n = 0;
+    const bool negative = value < 0;
+    unsigned long long v = negative ? 0ULL - static_cast<unsigned long long>(value) : value;
+    do {
+      digits[n++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v != 0);
+    if (negative) *this << "-";
+    while (n > 0 && length_ < sizeof(buffer_) - 1) buffer_[length_++] = digits[--n];
+    return *this;
+  }
+  Line& upper(std::string_view text) {
+    for (char c : text) {
+      if (length_ < sizeof(buffer_) - 1) {
+        buffer_[length_++] = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      }
+    }
+    return *this;
+  }
+  void write() {
+    buffer_[length_++] = '\n';
+    ssize_t ignored = ::write(STDERR_FILENO, buffer_, length_);
+    (void)ignored;
+  }
+
+ private:
+  char buffer_[512];
+  std::size_t length_ = 0;
+};
+
+void describe_thread(Line& line, const Fiber& fiber, int vp) {
+  line << "thread " << static_cast<long long>(fiber.id) << " (type " << to_string(fiber.type);
+  if (fiber.rank >= 0) line << ", rank " << static_cast<long long>(fiber.rank);
+  line << ") on virtual processor " << static_cast<long long>(vp);
+}
+
+void overflow_message(const Fiber& fiber, int vp, const char* how) {
+  Line line;
+  line << "weft: stack overflow in ";
+  describe_thread(line, fiber, vp);
+  line << ": its " << static_cast<long long>(fiber.stack.size / 1024) << " KiB stack is exhausted ("
+       << how << "); raise stack." << to_string(fiber.type) << " (--set stack."
+       << to_string(fiber.type) << "=<size> or WEFT_STACK_";
+  line.upper(to_string(fiber.type)) << "=<size>) or the thread's stack_size";
+  line.write();
+}
+
+const char* signal_name(int signal) {
+  switch (signal) {
+    case SIGSEGV:
+      return "SIGSEGV";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE";
+    case SIGILL:
+      return "SIGILL";
+    case SIGABRT:
+      return "SIGABRT";
+  }
+  return "a fatal signal";
+}
+
+void on_fatal_signal(int signal, siginfo_t* info, void*) {
+  VirtualProcessor* vp = current_vp();
+  const Fiber* fiber = vp != nullptr ? vp->current() : nullptr;
+  if (fiber != nullptr) {
+    if ((signal == SIGSEGV || signal == SIGBUS) && fiber->stack.in_guard(info->si_addr)) {
+      overflow_message(*fiber, vp->index(), "guard page hit");
+    } else {
+      Line line;
+      line << "weft: ";
+      describe_thread(line, *fiber, vp->index());
+      line << " crashed with " << signal_name(signal);
+      line.write();
+    }
+  }
+  // Die of the original signal: returning re-executes the faulting instruction (or abort()
+  // raises again) under the default action.
+  struct sigaction dfl = {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigaction(signal, &dfl, nullptr);
+  if (info->si_code <= 0) ::raise(signal);
+}
+
+}  // namespace
+
+CrashHandler::CrashHandler() {
+  struct sigaction action = {};
+  action.sa_sigaction = on_fatal_signal;
+  action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&action.sa_mask);
+  for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+    ::sigaction(kSignals[i], &action, &previous[i]);
+  }
+}
+
+CrashHandler::~CrashHandler() {
+  for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+    ::sigaction(kSignals[i], &previous[i], nullptr);
+  }
+}
+
+AlternateSignalStack::AlternateSignalStack() : memory_(kAltStackSize) {
+  stack_t stack = {};
+  stack.ss_sp = memory_.data();
+  stack.ss_size = memory_.size();
+  ::sigaltstack(&stack, nullptr);
+}
+
+AlternateSignalStack::~AlternateSignalStack() {
+  stack_t stack = {};
+  stack.ss_flags = SS_DISABLE;
+  ::sigaltstack(&stack, nullptr);
+}
+
+void report_stack_overflow(const Fiber& fiber, int vp) noexcept {
+  overflow_message(fiber, vp, "canary overwritten");
+  std::_Exit(EXIT_FAILURE);
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,72 @@
+// The control block of a user-level thread. Fiber objects are type-stable: they are recycled
+// through the scheduler's pools and freed only with the scheduler, so that a late wake-up (a timer
+// that fired while its fiber was woken otherwise) can always read the park word it checks.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+
+#include "context.h"
+#include "weft/detail/wait_list.h"
+#include "weft/stack_pool.h"
+#include "weft/thread.h"
+
+namespace weft::detail {
+
+class PriorityQueue;
+
+// The park word packs an epoch, bumped at every park, with the state of that park, so that a
+// wake-up meant for an earlier park fails its compare-and-swap.
+enum class ParkState : std::uint64_t {
+  running = 0,  // running, or queued to run
+  parking = 1,  // announced a park, still switching out
+  parked = 2,   // switched out, waiting for a wake-up
+  pending = 3,  // woken while still switching out: the switch must requeue it
+};
+
+inline constexpr std::uint64_t park_word(std::uint64_t epoch, ParkState state) {
+  return epoch << 2 | static_cast<std::uint64_t>(state);
+}
+inline constexpr std::uint64_t park_epoch(std::uint64_t word) {
+  return word >> 2;
+}
+inline constexpr ParkState park_state(std::uint64_t word) {
+  return static_cast<ParkState>(word & 3);
+}
+
+struct Fiber {
+  fcontext_t context = nullptr;
+  Stack stack;
+
+  std::uint64_t id = 0;
+  ThreadType type = ThreadType::user;
+  int rank = -1;
+  Placement placement;
+  // Read by whoever queues the fiber; relaxed, since a queue only needs some recent value and
+  // set_priority() moves a queued fiber under the queue's lock.
+  std::atomic<int> priority{0};
+  // The virtual processor that last ran the fiber: where a free fiber is queued when woken.
+  std::atomic<int> vp{0};
+
+  std::atomic<std::uint64_t> park{park_word(0, ParkState::running)};
+
+  // Run-queue links, owned by the queue the fiber is in (`queue`, null when in none).
+  Fiber* next = nullptr;
+  Fiber* prev = nullptr;
+  int level = -1;
+  std::atomic<PriorityQueue*> queue{nullptr};
+  // Link of the lock-free inbox of a virtual processor.
+  Fiber* inbox_next = nullptr;
+
+  std::function<void()> body;
+
+  // One reference for the running thread, one for the Thread handle until join or detach.
+  std::atomic<int> refs{0};
+  bool done = false;  // under joiners.lock
+  WaitList joiners;
+
+  Fiber* pool_next = nullptr;
+};
+
+}  // namespace weft::detail

@@ -1,0 +1,119 @@
+#include "hooks.h"
+
+#include <algorithm>
+#include <climits>
+#include <thread>
+
+#include "weft/error.h"
+
+namespace weft::detail {
+
+std::uint64_t Hooks::add(std::shared_ptr<Hook> hook) {
+  std::lock_guard lock(mutex_);
+  hook->id = next_id_++;
+  const std::uint64_t id = hook->id;
+  auto list = std::make_shared<List>(*list_);
+  list->push_back(std::move(hook));
+  list_ = std::move(list);
+  publish_locked();
+  return id;
+}
+
+void Hooks::remove(std::uint64_t id) {
+  std::shared_ptr<Hook> removed;
+  {
+    std::lock_guard lock(mutex_);
+    auto list = std::make_shared<List>(*list_);
+    auto it = std::find_if(list->begin(), list->end(), [&](const auto& h) { return h->id == id; });
+    if (it == list->end()) {
+      throw Error("weft::Scheduler::remove_hook: no hook has id " + std::to_string(id));
+    }
+    removed = *it;
+    list->erase(it);
+    list_ = std::move(list);
+    publish_locked();
+  }
+  // seq_cst with the runners' increment of `active` then read of `removed`: either a runner sees
+  // the flag and skips the hook, or this loop sees it inside and waits.
+  removed->removed.store(true);
+  while (removed->active.load() != 0) std::this_thread::yield();
+}
+
+std::shared_ptr<const Hooks::List> Hooks::snapshot() const {
+  std::lock_guard lock(mutex_);
+  return list_;
+}
+
+void Hooks::publish_locked() {
+  int switches = 0;
+  int idles = 0;
+  std::int64_t due = INT64_MAX;
+  for (const auto& hook : *list_) {
+    switch (hook->kind) {
+      case Hook::Kind::on_switch:
+        ++switches;
+        break;
+      case Hook::Kind::idle:
+        ++idles;
+        break;
+      case Hook::Kind::timer:
+        due = std::min(due, hook->next_due_ns.load());
+        break;
+    }
+  }
+  switch_hooks_.store(switches, std::memory_order_relaxed);
+  idle_hooks_.store(idles, std::memory_order_relaxed);
+  next_timer_due_.store(due, std::memory_order_relaxed);
+}
+
+namespace {
+// Runs `call` unless the hook is being removed; see Hooks::remove for the handshake.
+template <class Call>
+bool enter(Hook& hook, Call&& call) {
+  hook.active.fetch_add(1);
+  bool result = false;
+  if (!hook.removed.load()) result = call();
+  hook.active.fetch_sub(1, std::memory_order_release);
+  return result;
+}
+}  // namespace
+
+bool Hooks::run_idle() noexcept {
+  bool progress = false;
+  for (const auto& hook : *snapshot()) {
+    if (hook->kind != Hook::Kind::idle) continue;
+    progress = enter(*hook, [&] { return hook->idle(); }) || progress;
+  }
+  return progress;
+}
+
+void Hooks::run_switch() noexcept {
+  for (const auto& hook : *snapshot()) {
+    if (hook->kind != Hook::Kind::on_switch) continue;
+    enter(*hook, [&] {
+      hook->action();
+      return true;
+    });
+  }
+}
+
+void Hooks::run_timers(std::int64_t now_ns) noexcept {
+  std::int64_t next = INT64_MAX;
+  for (const auto& hook : *snapshot()) {
+    if (hook->kind != Hook::Kind::timer) continue;
+    std::int64_t due = hook->next_due_ns.load(std::memory_order_relaxed);
+    // One processor wins each period; the others see the new due time.
+    if (due <= now_ns && hook->next_due_ns.compare_exchange_strong(due, now_ns + hook->period_ns,
+                                                                   std::memory_order_relaxed)) {
+      enter(*hook, [&] {
+        hook->action();
+        return true;
+      });
+      due = now_ns + hook->period_ns;
+    }
+    next = std::min(next, due);
+  }
+  next_timer_due_.store(next, std::memory_order_relaxed);
+}
+
+}  // namespace weft::detail

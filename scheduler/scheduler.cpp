@@ -1,0 +1,360 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <exception>
+#include <numeric>
+#include <string>
+
+#include "current.h"
+#include "futex.h"
+#include "scheduler_impl.h"
+#include "weft/error.h"
+
+namespace weft {
+
+namespace {
+
+std::atomic<Scheduler*> running{nullptr};
+std::atomic<Scheduler::Impl*> running_impl{nullptr};
+
+std::size_t page_rounded(std::size_t bytes) {
+  static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+
+void fiber_entry(detail::transfer_t from) noexcept {
+  detail::VirtualProcessor* vp = detail::current_vp();
+  vp->finish_switch(from);
+  detail::Fiber* self = vp->current();
+  try {
+    self->body();
+    // Captured state is destroyed here, while this is still a thread that may block.
+    self->body = nullptr;
+  } catch (const std::exception& e) {
+    fatal("thread " + std::to_string(self->id) + " (type " + std::string(to_string(self->type)) +
+          (self->rank >= 0 ? ", rank " + std::to_string(self->rank) : std::string()) +
+          ") ended by an uncaught exception: " + e.what());
+  } catch (...) {
+    fatal("thread " + std::to_string(self->id) + " (type " + std::string(to_string(self->type)) +
+          ") ended by an uncaught exception of unknown type");
+  }
+  detail::current_vp()->exit_current();
+}
+
+StackPoolOptions stack_options(const Config& config) {
+  StackPoolOptions options;
+  options.guard_pages = config.get_bool("stack.guard");
+  options.cached_per_class = static_cast<std::size_t>(config.get_int("stack.cache"));
+  options.max_guarded = static_cast<std::size_t>(config.get_int("stack.max_guarded"));
+  return options;
+}
+
+}  // namespace
+
+namespace detail {
+Scheduler::Impl* running_scheduler() noexcept {
+  return running_impl.load(std::memory_order_acquire);
+}
+}  // namespace detail
+
+Scheduler::Impl::Impl(const Config& cfg)
+    : config(cfg),
+      topology(Topology::load(cfg.get_string("topology"))),
+      stacks(stack_options(cfg)) {
+  for (ThreadType type : kThreadTypes) {
+    priorities[static_cast<int>(type)] = config.priority(type);
+    stack_sizes[static_cast<int>(type)] = config.stack_size(type);
+  }
+  starvation_limit = static_cast<std::uint32_t>(config.get_int("scheduler.starvation_limit"));
+  spin_ns = config.get_int("scheduler.spin_us") * 1000;
+  idle_spin_ns = config.get_int("scheduler.idle_spin_us") * 1000;
+
+  const int cores = topology.num_cores();
+  int count = static_cast<int>(config.get_int("scheduler.vps"));
+  if (count == 0) count = cores;
+  if (count > cores) {
+    const auto& e = config.entry("scheduler.vps");
+    throw Error("configuration key 'scheduler.vps' = '" + e.value + "' (" +
+                std::string(to_string(e.source)) + "): the topology '" + topology.spec() +
+                "' has " + std::to_string(cores) + " cores; expected at most that many");
+  }
+  for (int n = 0; n < topology.num_numa_nodes(); ++n) {
+    nodes.push_back(std::make_unique<detail::NumaNode>());
+    nodes.back()->index = n;
+  }
+  for (int i = 0; i < count; ++i) {
+    detail::NumaNode& node = *nodes[topology.core(i).numa];
+    vps.push_back(std::make_unique<detail::VirtualProcessor>(*this, i, i, node));
+    node.vps.push_back(vps.back().get());
+  }
+}
+
+Scheduler::Impl::~Impl() = default;
+
+detail::Fiber* Scheduler::Impl::new_fiber(const ThreadAttr& attr, std::function<void()> body) {
+  const int num_vps = static_cast<int>(vps.size());
+  const int priority = attr.priority.value_or(priorities[static_cast<int>(attr.type)]);
+  if (priority < kMinPriority || priority > kMaxPriority) {
+    throw Error("weft::spawn: ThreadAttr::priority = " + std::to_string(priority) + "; expected " +
+                std::to_string(kMinPriority) + ".." + std::to_string(kMaxPriority));
+  }
+  detail::VirtualProcessor* here = detail::current_vp();
+  int start = 0;
+  const int index = attr.placement.index;
+  switch (attr.placement.kind) {
+    case Placement::Kind::pinned:
+      if (index < 0 || index >= num_vps) {
+        throw Error("weft::spawn: Placement::pinned(" + std::to_string(index) +
+                    ") names no virtual processor; expected 0.." + std::to_string(num_vps - 1));
+      }
+      start = index;
+      break;
+    case Placement::Kind::numa:
+      if (index < 0 || index >= static_cast<int>(nodes.size()) || nodes[index]->vps.empty()) {
+        throw Error("weft::spawn: Placement::numa(" + std::to_string(index) +
+                    ") names no NUMA node with a virtual processor; expected a node of 0.." +
+                    std::to_string(nodes.size() - 1) + " that runs one (see weft-info)");
+      }
+      start = nodes[index]->vps.front()->index();
+      break;
+    case Placement::Kind::free:
+      if (index >= num_vps) {
+        throw Error("weft::spawn: Placement::free(" + std::to_string(index) +
+                    ") names no virtual processor; expected -1 or 0.." +
+                    std::to_string(num_vps - 1));
+      }
+      if (index >= 0) {
+        start = index;
+      } else if (here != nullptr) {
+        start = here->index();
+      } else {
+        start = static_cast<int>(round_robin.fetch_add(1, std::memory_order_relaxed) % num_vps);
+      }
+      break;
+  }
+  const std::size_t size = page_rounded(
+      attr.stack_size != 0 ? attr.stack_size : stack_sizes[static_cast<int>(attr.type)]);
+  const int numa = vps[start]->numa();
+
+  detail::Fiber* fiber = here != nullptr ? here->cached_fiber() : nullptr;
+  if (fiber == nullptr) {
+    pool_lock.lock();
+    fiber = pool;
+    if (fiber != nullptr) pool = fiber->pool_next;
+    pool_lock.unlock();
+  }
+  if (fiber == nullptr) {
+    auto owned = std::make_unique<detail::Fiber>();
+    fiber = owned.get();
+    pool_lock.lock();
+    all_fibers.push_back(std::move(owned));
+    pool_lock.unlock();
+  }
+  if (fiber->stack.base != nullptr && (fiber->stack.size != size || fiber->stack.numa != numa)) {
+    stacks.release(fiber->stack);
+    fiber->stack = {};
+  }
+  if (fiber->stack.base == nullptr) {
+    try {
+      fiber->stack = stacks.acquire(size, numa);
+    } catch (...) {
+      release_fiber_memory(fiber);
+      throw;
+    }
+  }
+  fiber->id = next_id.fetch_add(1, std::memory_order_relaxed);
+  fiber->type = attr.type;
+  fiber->rank = attr.rank;
+  fiber->placement = attr.placement;
+  fiber->priority.store(priority, std::memory_order_relaxed);
+  fiber->vp.store(start, std::memory_order_relaxed);
+  // Keep the epoch across reuse: a stale wake-up for the previous thread must still miss.
+  const std::uint64_t epoch = detail::park_epoch(fiber->park.load(std::memory_order_relaxed));
+  fiber->park.store(detail::park_word(epoch + 1, detail::ParkState::running),
+                    std::memory_order_relaxed);
+  fiber->body = std::move(body);
+  fiber->refs.store(2, std::memory_order_relaxed);
+  fiber->done = false;
+  fiber->context = detail::make_fcontext(fiber->stack.top(), fiber->stack.size, &fiber_entry);
+  live.fetch_add(1, std::memory_order_relaxed);
+  return fiber;
+}
+
+void Scheduler::Impl::release_fiber(detail::Fiber* fiber) noexcept {
+  // acq_rel: the last owner must see every write of the others before recycling.
+  if (fiber->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  detail::VirtualProcessor* here = detail::current_vp();
+  if (here != nullptr && &here->scheduler() == this && here->cache_fiber(fiber)) return;
+  release_fiber_memory(fiber);
+}
+
+void Scheduler::Impl::release_fiber_memory(detail::Fiber* fiber) noexcept {
+  if (fiber->stack.base != nullptr) {
+    stacks.release(fiber->stack);
+    fiber->stack = {};
+  }
+  pool_lock.lock();
+  fiber->pool_next = pool;
+  pool = fiber;
+  pool_lock.unlock();
+}
+
+void Scheduler::Impl::thread_ended(detail::Fiber* fiber) noexcept {
+  fiber->joiners.lock.lock();
+  fiber->done = true;
+  detail::WaiterChain joiners = fiber->joiners.take_all();
+  fiber->joiners.lock.unlock();
+  joiners.deliver();
+  release_fiber(fiber);
+  if (live.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    all_done.fetch_add(1);
+    detail::futex_wake(&all_done, INT_MAX);
+  }
+}
+
+void Scheduler::Impl::make_runnable(detail::Fiber* fiber) noexcept {
+  switch (fiber->placement.kind) {
+    case Placement::Kind::pinned:
+      vps[fiber->placement.index]->push_pinned(fiber);
+      return;
+    case Placement::Kind::numa: {
+      detail::NumaNode& node = *nodes[fiber->placement.index];
+      node.queue.push_back(fiber);
+      detail::VirtualProcessor* here = detail::current_vp();
+      if (here == nullptr || &here->node() != &node) wake_idle(node.index);
+      return;
+    }
+    case Placement::Kind::free: {
+      detail::VirtualProcessor& vp = *vps[fiber->vp.load(std::memory_order_relaxed)];
+      const std::size_t queued = vp.shared().push_back(fiber);
+      if (&vp != detail::current_vp()) vp.notify();
+      // Surplus work: a sleeping processor may steal it while this one is busy.
+      if (queued >= 2) wake_idle(vp.numa());
+      return;
+    }
+  }
+}
+
+void Scheduler::Impl::wake_idle(int numa) noexcept {
+  if (searching.load(std::memory_order_relaxed) != 0) return;
+  for (detail::VirtualProcessor* vp : nodes[numa]->vps) {
+    if (vp->wake_if_sleeping()) return;
+  }
+  for (const auto& vp : vps) {
+    if (vp->numa() != numa && vp->wake_if_sleeping()) return;
+  }
+}
+
+Scheduler::Scheduler(const Config& config) : impl_(std::make_unique<Impl>(config)) {
+  Scheduler* expected = nullptr;
+  if (!running.compare_exchange_strong(expected, this)) {
+    throw Error("weft::Scheduler: a scheduler already runs in this process; shut it down first");
+  }
+  running_impl.store(impl_.get(), std::memory_order_release);
+  impl_->crash_handler.emplace();
+  const Topology& topology = impl_->topology;
+  for (const auto& vp : impl_->vps) {
+    std::vector<detail::VirtualProcessor*> victims;
+    for (const auto& other : impl_->vps) {
+      if (other != vp) victims.push_back(other.get());
+    }
+    // Nearest NUMA node first, then nearest index, so that stealing stays local when it can.
+    std::stable_sort(victims.begin(), victims.end(), [&](auto* a, auto* b) {
+      const int da = topology.distance(vp->numa(), a->numa());
+      const int db = topology.distance(vp->numa(), b->numa());
+      if (da != db) return da < db;
+      return std::abs(a->index() - vp->index()) < std::abs(b->index() - vp->index());
+    });
+    vp->start(std::move(victims));
+  }
+}
+
+Scheduler::~Scheduler() {
+  shutdown();
+}
+
+void Scheduler::shutdown() {
+  if (!impl_) return;
+  if (detail::current_vp() != nullptr) {
+    fatal(
+        "weft::Scheduler::shutdown called from a weft thread; call it from the thread that "
+        "created the scheduler");
+  }
+  impl_->stopping.store(true);
+  for (;;) {
+    const std::uint32_t seen = impl_->all_done.load();
+    if (impl_->live.load() == 0) break;
+    detail::futex_wait(&impl_->all_done, seen);
+  }
+  for (const auto& vp : impl_->vps) vp->notify();
+  for (const auto& vp : impl_->vps) vp->join();
+  running_impl.store(nullptr, std::memory_order_release);
+  running.store(nullptr);
+  impl_.reset();
+}
+
+Scheduler* Scheduler::current() {
+  return running.load();
+}
+const Config& Scheduler::config() const {
+  return impl_->config;
+}
+const Topology& Scheduler::topology() const {
+  return impl_->topology;
+}
+int Scheduler::num_vps() const {
+  return static_cast<int>(impl_->vps.size());
+}
+int Scheduler::vp_core(int vp) const {
+  return impl_->vps.at(vp)->core();
+}
+int Scheduler::vp_numa(int vp) const {
+  return impl_->vps.at(vp)->numa();
+}
+std::size_t Scheduler::live_threads() const {
+  return impl_->live.load();
+}
+
+std::vector<Scheduler::VpStats> Scheduler::stats() const {
+  std::vector<VpStats> all;
+  for (const auto& vp : impl_->vps) all.push_back(vp->stats());
+  return all;
+}
+
+Scheduler::HookId Scheduler::add_idle_hook(std::function<bool()> hook) {
+  auto h = std::make_shared<detail::Hook>();
+  h->kind = detail::Hook::Kind::idle;
+  h->idle = std::move(hook);
+  return impl_->hooks.add(std::move(h));
+}
+
+Scheduler::HookId Scheduler::add_switch_hook(std::function<void()> hook) {
+  auto h = std::make_shared<detail::Hook>();
+  h->kind = detail::Hook::Kind::on_switch;
+  h->action = std::move(hook);
+  return impl_->hooks.add(std::move(h));
+}
+
+Scheduler::HookId Scheduler::add_timer_hook(std::chrono::nanoseconds period,
+                                            std::function<void()> hook) {
+  if (period.count() <= 0) {
+    throw Error("weft::Scheduler::add_timer_hook: period = " + std::to_string(period.count()) +
+                " ns; expected a positive duration");
+  }
+  auto h = std::make_shared<detail::Hook>();
+  h->kind = detail::Hook::Kind::timer;
+  h->action = std::move(hook);
+  h->period_ns = period.count();
+  h->next_due_ns.store(detail::steady_now_ns() + period.count());
+  const HookId id = impl_->hooks.add(std::move(h));
+  // Sleeping processors computed their deadline without this hook.
+  for (const auto& vp : impl_->vps) vp->notify();
+  return id;
+}
+
+void Scheduler::remove_hook(HookId id) {
+  impl_->hooks.remove(id);
+}
+
+}  // namespace weft

@@ -1,0 +1,46 @@
+// The spin before a park. A waiting weft thread first spins for its processor's adaptive budget:
+// it grows when spins end in success and shrinks when they end in a park, so a core that keeps
+// parking anyway stops burning cycles on spins. While spinning, the core's other runnable threads
+// get the core (the awaited event may depend on them).
+#pragma once
+
+#include <thread>
+
+#include "current.h"
+#include "timer_heap.h"
+#include "virtual_processor.h"
+#include "weft/detail/spin_lock.h"
+
+namespace weft::detail {
+
+// Returns true as soon as pred() holds, false when the budget ran out (the caller then parks).
+template <class Pred>
+bool spin_wait(Pred&& pred) {
+  VirtualProcessor* vp = current_vp();
+  if (vp == nullptr || vp->current() == nullptr) {
+    for (int i = 0; i < 256; ++i) {
+      if (pred()) return true;
+      cpu_relax();
+    }
+    return false;
+  }
+  const std::int64_t budget = vp->spin_budget_ns();
+  const std::int64_t start = steady_now_ns();
+  for (;;) {
+    for (int i = 0; i < 16; ++i) {
+      if (pred()) {
+        current_vp()->spin_succeeded();
+        return true;
+      }
+      cpu_relax();
+    }
+    vp = current_vp();
+    if (vp->has_local_work()) vp->yield_current();
+    if (steady_now_ns() - start >= budget) {
+      current_vp()->spin_failed();
+      return false;
+    }
+  }
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,190 @@
+#include "weft/thread.h"
+
+#include <string>
+#include <thread>
+
+#include "current.h"
+#include "fiber.h"
+#include "park.h"
+#include "scheduler_impl.h"
+#include "weft/error.h"
+#include "weft/this_thread.h"
+
+namespace weft {
+
+namespace {
+
+Scheduler::Impl& scheduler_or_throw(const char* call) {
+  Scheduler::Impl* scheduler = detail::running_scheduler();
+  if (scheduler == nullptr) {
+    throw Error(std::string(call) + ": no weft::Scheduler is running; create one first");
+  }
+  return *scheduler;
+}
+
+void check_priority(const char* call, int priority) {
+  if (priority < kMinPriority || priority > kMaxPriority) {
+    throw Error(std::string(call) + ": priority = " + std::to_string(priority) + "; expected " +
+                std::to_string(kMinPriority) + ".." + std::to_string(kMaxPriority));
+  }
+}
+
+// Sets a thread's priority and moves it if it waits in a run queue. Queues read the priority
+// when they take a thread in, so a thread queued after the store already has the new level.
+void change_priority(detail::Fiber* fiber, int priority) {
+  fiber->priority.store(priority, std::memory_order_relaxed);
+  if (fiber->queue.load(std::memory_order_relaxed) == nullptr) return;
+  Scheduler::Impl& scheduler = *detail::running_scheduler();
+  switch (fiber->placement.kind) {
+    case Placement::Kind::pinned:
+      scheduler.vps[fiber->placement.index]->request_reprioritize();
+      break;
+    case Placement::Kind::numa:
+      scheduler.nodes[fiber->placement.index]->queue.reprioritize(fiber);
+      break;
+    case Placement::Kind::free:
+      scheduler.vps[fiber->vp.load(std::memory_order_relaxed)]->shared().reprioritize(fiber);
+      break;
+  }
+}
+
+}  // namespace
+
+Thread spawn(const ThreadAttr& attr, std::function<void()> body) {
+  Scheduler::Impl& scheduler = scheduler_or_throw("weft::spawn");
+  if (!body) throw Error("weft::spawn: the thread body is empty; expected a callable");
+  detail::Fiber* fiber = scheduler.new_fiber(attr, std::move(body));
+  scheduler.make_runnable(fiber);
+  return Thread(fiber);
+}
+
+Thread::Thread(Thread&& other) noexcept : fiber_(other.fiber_) {
+  other.fiber_ = nullptr;
+}
+
+Thread& Thread::operator=(Thread&& other) noexcept {
+  if (this != &other) {
+    if (joinable()) {
+      fatal("a joinable weft::Thread (thread " + std::to_string(id()) +
+            ") was assigned over; join or detach it first");
+    }
+    fiber_ = other.fiber_;
+    other.fiber_ = nullptr;
+  }
+  return *this;
+}
+
+Thread::~Thread() {
+  if (joinable()) {
+    fatal("a joinable weft::Thread (thread " + std::to_string(id()) + ", type " +
+          std::string(to_string(fiber_->type)) + ") was destroyed; join or detach it first");
+  }
+}
+
+std::uint64_t Thread::id() const noexcept {
+  return fiber_ != nullptr ? fiber_->id : 0;
+}
+
+void Thread::join() {
+  if (!joinable()) throw Error("weft::Thread::join: the thread is not joinable");
+  if (fiber_ == detail::current_fiber()) {
+    throw Error("weft::Thread::join: thread " + std::to_string(id()) + " cannot join itself");
+  }
+  fiber_->joiners.lock.lock();
+  if (fiber_->done) {
+    fiber_->joiners.lock.unlock();
+  } else {
+    fiber_->joiners.wait();
+  }
+  detail::running_scheduler()->release_fiber(fiber_);
+  fiber_ = nullptr;
+}
+
+void Thread::detach() {
+  if (!joinable()) throw Error("weft::Thread::detach: the thread is not joinable");
+  detail::running_scheduler()->release_fiber(fiber_);
+  fiber_ = nullptr;
+}
+
+void Thread::set_priority(int priority) {
+  check_priority("weft::Thread::set_priority", priority);
+  if (!joinable()) throw Error("weft::Thread::set_priority: the thread is not joinable");
+  change_priority(fiber_, priority);
+}
+
+namespace this_thread {
+
+bool is_weft_thread() {
+  return detail::current_fiber() != nullptr;
+}
+
+std::uint64_t id() {
+  detail::Fiber* self = detail::current_fiber();
+  return self != nullptr ? self->id : 0;
+}
+
+ThreadType type() {
+  detail::Fiber* self = detail::current_fiber();
+  return self != nullptr ? self->type : ThreadType::user;
+}
+
+int vp() {
+  detail::VirtualProcessor* vp = detail::current_vp();
+  return vp != nullptr ? vp->index() : -1;
+}
+
+int rank() {
+  detail::Fiber* self = detail::current_fiber();
+  return self != nullptr ? self->rank : -1;
+}
+
+int priority() {
+  detail::Fiber* self = detail::current_fiber();
+  return self != nullptr ? self->priority.load(std::memory_order_relaxed) : 0;
+}
+
+void set_priority(int priority) {
+  check_priority("weft::this_thread::set_priority", priority);
+  detail::Fiber* self = detail::current_fiber();
+  if (self == nullptr) {
+    throw Error("weft::this_thread::set_priority: the caller is not a weft thread");
+  }
+  change_priority(self, priority);
+}
+
+void yield() {
+  detail::VirtualProcessor* vp = detail::current_vp();
+  if (vp == nullptr || vp->current() == nullptr) {
+    std::this_thread::yield();
+    return;
+  }
+  vp->yield_current();
+}
+
+void sleep_until(std::chrono::steady_clock::time_point deadline) {
+  detail::Fiber* self = detail::current_fiber();
+  if (self == nullptr) {
+    std::this_thread::sleep_until(deadline);
+    return;
+  }
+  const std::int64_t deadline_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(deadline.time_since_epoch()).count();
+  if (deadline_ns <= detail::steady_now_ns()) {
+    yield();
+    return;
+  }
+  detail::TimerNode timer;
+  timer.deadline_ns = deadline_ns;
+  timer.fiber = self;
+  timer.epoch = detail::prepare_park(self);
+  detail::current_vp()->timers().add(&timer);
+  detail::park();
+}
+
+void sleep_for(std::chrono::nanoseconds duration) {
+  sleep_until(std::chrono::steady_clock::now() + duration);
+}
+
+}  // namespace this_thread
+
+}  // namespace weft

@@ -1,0 +1,391 @@
+#include "virtual_processor.h"
+
+#include <sys/prctl.h>
+
+#include <algorithm>
+#include <exception>
+#include <string>
+
+#include "crash_handler.h"
+#include "current.h"
+#include "futex.h"
+#include "scheduler_impl.h"
+#include "weft/error.h"
+
+namespace weft::detail {
+
+namespace {
+// Fiber objects (with their stacks) a processor keeps for its next spawns.
+constexpr std::size_t kFiberCacheSize = 64;
+// Scheduling points between two looks at timers, timer hooks and parked pollers.
+constexpr std::uint64_t kHousekeepingPeriod = 16;
+// Sleep bounds of an idle processor that still has parked pollers to run.
+constexpr std::int64_t kPollSleepMinNs = 50'000;
+constexpr std::int64_t kPollSleepMaxNs = 1'000'000;
+}  // namespace
+
+VirtualProcessor::VirtualProcessor(Scheduler::Impl& scheduler, int index, int core, NumaNode& node)
+    : scheduler_(scheduler),
+      index_(index),
+      core_(core),
+      node_(node),
+      spin_budget_ns_(scheduler.spin_ns / 4) {
+  fiber_cache_.reserve(kFiberCacheSize);
+}
+
+void VirtualProcessor::start(std::vector<VirtualProcessor*> victims) {
+  victims_ = std::move(victims);
+  thread_ = std::thread([this] { main(); });
+}
+
+void VirtualProcessor::join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void VirtualProcessor::main() {
+  set_current_vp(this);
+  AlternateSignalStack alternate_stack;
+  // Without this the kernel may defer a sleeping processor's wake-up by its default 50 us slack.
+  ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+  if (scheduler_.config.get_bool("scheduler.bind")) {
+    try {
+      scheduler_.topology.bind_current_thread(core_);
+    } catch (const std::exception& e) {
+      fatal(std::string("virtual processor ") + std::to_string(index_) + ": " + e.what());
+    }
+  }
+  idle_loop();
+  for (Fiber* fiber : fiber_cache_) scheduler_.release_fiber_memory(fiber);
+  fiber_cache_.clear();
+  set_current_vp(nullptr);
+}
+
+void VirtualProcessor::idle_loop() {
+  bool searching = false;
+  std::int64_t search_start = 0;
+  auto stop_searching = [&] {
+    if (searching) {
+      searching = false;
+      scheduler_.searching.fetch_sub(1, std::memory_order_relaxed);
+    }
+  };
+  for (;;) {
+    Fiber* next = pick(0);
+    if (next == nullptr && !housekeeping(true)) {
+      next = steal();
+      if (next != nullptr) steals_.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (next != nullptr) {
+      stop_searching();
+      switch_to(next, After::nothing);
+      continue;
+    }
+    if (scheduler_.stopping.load() && scheduler_.live.load() == 0) break;
+    const std::int64_t now = steady_now_ns();
+    if (!searching) {
+      searching = true;
+      search_start = now;
+      scheduler_.searching.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (now - search_start < scheduler_.idle_spin_ns) {
+      cpu_relax();
+      continue;
+    }
+    stop_searching();
+    sleep();
+  }
+  stop_searching();
+}
+
+bool VirtualProcessor::has_local_work() const noexcept {
+  return !ready_.empty() || inbox_.load(std::memory_order_relaxed) != nullptr ||
+         shared_.mask_hint() != 0 || node_.queue.mask_hint() != 0;
+}
+
+void VirtualProcessor::sleep() noexcept {
+  // seq_cst store then seq_cst loads of the queues: a thread that queues work and then reads
+  // state_ (seq_cst) either sees kSleeping and wakes us, or we see its work here.
+  state_.store(kSleeping);
+  bool work = inbox_.load() != nullptr || !ready_.empty() || shared_.mask_seq_cst() != 0 ||
+              node_.queue.mask_seq_cst() != 0;
+  for (VirtualProcessor* victim : victims_) work = work || victim->shared_.mask_seq_cst() != 0;
+  if (work || (scheduler_.stopping.load() && scheduler_.live.load() == 0)) {
+    state_.store(kRunning);
+    return;
+  }
+  std::int64_t deadline = std::min(timers_.next_deadline(), scheduler_.hooks.next_timer_due());
+  for (VirtualProcessor* victim : victims_) {
+    deadline = std::min(deadline, victim->timers_.next_deadline());
+  }
+  if (pollers_ != nullptr) {
+    deadline = std::min(deadline, steady_now_ns() + poll_sleep_ns_);
+    poll_sleep_ns_ = std::min(poll_sleep_ns_ * 2, kPollSleepMaxNs);
+  }
+  sleeps_.fetch_add(1, std::memory_order_relaxed);
+  while (state_.load() == kSleeping) {
+    futex_wait(&state_, kSleeping, deadline == TimerHeap::kNever ? -1 : deadline);
+    if (deadline != TimerHeap::kNever && steady_now_ns() >= deadline) break;
+  }
+  state_.store(kRunning);
+}
+
+bool VirtualProcessor::is_sleeping() const noexcept {
+  return state_.load() == kSleeping;
+}
+
+bool VirtualProcessor::wake_if_sleeping() noexcept {
+  std::uint32_t expected = kSleeping;
+  if (state_.load() != kSleeping || !state_.compare_exchange_strong(expected, kRunning)) {
+    return false;
+  }
+  futex_wake(&state_);
+  remote_wakes_.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+void VirtualProcessor::notify() noexcept {
+  wake_if_sleeping();
+}
+
+void VirtualProcessor::push_pinned(Fiber* fiber) noexcept {
+  if (current_vp() == this) {
+    ready_.push_back(fiber);
+    return;
+  }
+  Fiber* head = inbox_.load(std::memory_order_relaxed);
+  do {
+    fiber->inbox_next = head;
+    // seq_cst: publishes the fiber and orders the push before notify()'s read of state_.
+  } while (!inbox_.compare_exchange_weak(head, fiber));
+  notify();
+}
+
+void VirtualProcessor::request_reprioritize() noexcept {
+  reprioritize_.store(1, std::memory_order_release);
+  notify();
+}
+
+void VirtualProcessor::drain_inbox() noexcept {
+  if (inbox_.load(std::memory_order_relaxed) == nullptr) return;
+  // acquire: pairs with the pushers' release, making the fibers' fields visible.
+  Fiber* list = inbox_.exchange(nullptr, std::memory_order_acquire);
+  Fiber* reversed = nullptr;
+  while (list != nullptr) {
+    Fiber* next = list->inbox_next;
+    list->inbox_next = reversed;
+    reversed = list;
+    list = next;
+  }
+  while (reversed != nullptr) {
+    Fiber* next = reversed->inbox_next;
+    ready_.push_back(reversed);
+    reversed = next;
+  }
+}
+
+Fiber* VirtualProcessor::pick(int floor) noexcept {
+  if ((++picks_ % kHousekeepingPeriod) == 0) housekeeping(false);
+  drain_inbox();
+  if (reprioritize_.load(std::memory_order_relaxed) != 0) {
+    reprioritize_.store(0, std::memory_order_relaxed);
+    ready_.requeue_changed();
+  }
+  const std::uint32_t all = ready_.mask() | shared_.mask_hint() | node_.queue.mask_hint();
+  if (all == 0) return nullptr;
+  const int top = top_level(all);
+  int chosen = top >= floor ? top : -1;
+  // Aging: every non-empty level passed over counts a round; one that reaches the limit runs
+  // now, the highest such level first, whatever the priorities above it.
+  const int cut = chosen >= 0 ? chosen : floor;
+  const std::uint32_t below = all & ((1u << cut) - 1);
+  if (below != 0) {
+    int starving = -1;
+    for (std::uint32_t m = below; m != 0; m &= m - 1) {
+      const int level = std::countr_zero(m);
+      if (++bypassed_[level] >= scheduler_.starvation_limit) starving = level;
+    }
+    if (starving >= 0) chosen = starving;
+  }
+  if (chosen < 0) return nullptr;
+  bypassed_[chosen] = 0;
+  return pop_at(chosen);
+}
+
+Fiber* VirtualProcessor::pop_at(int level) noexcept {
+  // Rotate the queue tried first so that pinned, free and node threads of one level take turns.
+  const unsigned first = rotation_++ % 3;
+  for (unsigned i = 0; i < 3; ++i) {
+    Fiber* fiber = nullptr;
+    switch ((first + i) % 3) {
+      case 0:
+        fiber = ready_.pop_front(level);
+        break;
+      case 1:
+        if (shared_.mask_hint() & (1u << level)) fiber = shared_.pop_level(level);
+        break;
+      default:
+        if (node_.queue.mask_hint() & (1u << level)) fiber = node_.queue.pop_level(level);
+        break;
+    }
+    if (fiber != nullptr) return fiber;
+  }
+  return nullptr;
+}
+
+Fiber* VirtualProcessor::steal() noexcept {
+  for (VirtualProcessor* victim : victims_) {
+    if (victim->shared_.size_hint() == 0) continue;
+    Fiber* fiber = victim->shared_.pop();
+    if (fiber == nullptr) continue;
+    // More left there: let another sleeping processor help (it stops at the first searcher).
+    if (victim->shared_.size_hint() > 1) scheduler_.wake_idle(victim->numa());
+    return fiber;
+  }
+  return nullptr;
+}
+
+bool VirtualProcessor::run_pollers() noexcept {
+  bool progress = false;
+  PollWaiter** link = &pollers_;
+  while (*link != nullptr) {
+    PollWaiter* waiter = *link;
+    if (*waiter->poll) (*waiter->poll)();
+    if ((*waiter->pred)()) {
+      *link = waiter->next;
+      unpark(waiter->fiber, waiter->epoch);
+      progress = true;
+    } else {
+      link = &waiter->next;
+    }
+  }
+  if (progress) poll_sleep_ns_ = kPollSleepMinNs;
+  return progress;
+}
+
+void VirtualProcessor::add_poller(PollWaiter* waiter) noexcept {
+  waiter->next = pollers_;
+  pollers_ = waiter;
+  poll_sleep_ns_ = kPollSleepMinNs;
+}
+
+bool VirtualProcessor::housekeeping(bool idle) noexcept {
+  bool progress = false;
+  const std::int64_t next_timer =
+      std::min(timers_.next_deadline(), scheduler_.hooks.next_timer_due());
+  if (idle || next_timer != TimerHeap::kNever) {
+    const std::int64_t now = steady_now_ns();
+    progress = timers_.expire(now) > 0;
+    if (scheduler_.hooks.next_timer_due() <= now) scheduler_.hooks.run_timers(now);
+    if (idle) {
+      // A busy processor cannot look at its own timers; an idle one does it for it.
+      for (VirtualProcessor* victim : victims_)
+        progress = victim->timers_.expire(now) > 0 || progress;
+    }
+  }
+  if (pollers_ != nullptr) progress = run_pollers() || progress;
+  if (idle && scheduler_.hooks.has_idle_hooks()) progress = scheduler_.hooks.run_idle() || progress;
+  return progress;
+}
+
+void VirtualProcessor::spin_succeeded() noexcept {
+  spin_budget_ns_ = std::min(spin_budget_ns_ * 2 + 1000, scheduler_.spin_ns);
+}
+
+void VirtualProcessor::spin_failed() noexcept {
+  spin_budget_ns_ /= 2;
+}
+
+void VirtualProcessor::switch_to(Fiber* next, After after) noexcept {
+  Fiber* prev = current_;
+  if (prev != nullptr && !prev->stack.canary_intact()) report_stack_overflow(*prev, index_);
+  current_ = next;
+  if (next != nullptr) {
+    next->vp.store(index_, std::memory_order_relaxed);
+    // Only this kernel thread writes the counter; readers want an approximate figure.
+    switches_.store(switches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+  if (scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
+  SwitchRecord record{prev, after};
+  const transfer_t from = jump_fcontext(next != nullptr ? next->context : idle_context_, &record);
+  // A free thread may resume on another processor: `this` is stale here.
+  current_vp()->finish_switch(from);
+}
+
+void VirtualProcessor::finish_switch(transfer_t from) noexcept {
+  const auto* record = static_cast<const SwitchRecord*>(from.data);
+  Fiber* fiber = record->from;
+  if (fiber == nullptr) {
+    idle_context_ = from.fctx;
+    return;
+  }
+  fiber->context = from.fctx;
+  switch (record->after) {
+    case After::nothing:
+      break;
+    case After::requeue:
+      scheduler_.make_runnable(fiber);
+      break;
+    case After::park: {
+      const std::uint64_t epoch = park_epoch(fiber->park.load(std::memory_order_relaxed));
+      std::uint64_t expected = park_word(epoch, ParkState::parking);
+      // acq_rel: a waker that later sees `parked` must also see the saved context.
+      if (!fiber->park.compare_exchange_strong(expected, park_word(epoch, ParkState::parked),
+                                               std::memory_order_acq_rel)) {
+        // Woken while switching out (state `pending`): the wake-up left the requeue to us.
+        fiber->park.store(park_word(epoch, ParkState::running), std::memory_order_relaxed);
+        scheduler_.make_runnable(fiber);
+      }
+      break;
+    }
+    case After::exit:
+      scheduler_.thread_ended(fiber);
+      break;
+  }
+}
+
+void VirtualProcessor::yield_current() noexcept {
+  Fiber* self = current_;
+  Fiber* next = pick(self->priority.load(std::memory_order_relaxed));
+  if (next == nullptr) return;
+  if (self->placement.kind == Placement::Kind::pinned) {
+    // Safe before the switch: only this kernel thread takes fibers out of ready_, and it cannot
+    // resume `self` before the switch below has saved its context.
+    ready_.push_back(self);
+    switch_to(next, After::nothing);
+  } else {
+    switch_to(next, After::requeue);
+  }
+}
+
+void VirtualProcessor::park_current() noexcept {
+  switch_to(pick(0), After::park);
+}
+
+void VirtualProcessor::exit_current() noexcept {
+  switch_to(pick(0), After::exit);
+  __builtin_unreachable();
+}
+
+Fiber* VirtualProcessor::cached_fiber() noexcept {
+  if (fiber_cache_.empty()) return nullptr;
+  Fiber* fiber = fiber_cache_.back();
+  fiber_cache_.pop_back();
+  return fiber;
+}
+
+bool VirtualProcessor::cache_fiber(Fiber* fiber) noexcept {
+  if (fiber_cache_.size() >= kFiberCacheSize) return false;
+  fiber_cache_.push_back(fiber);
+  return true;
+}
+
+Scheduler::VpStats VirtualProcessor::stats() const {
+  Scheduler::VpStats s;
+  s.switches = switches_.load(std::memory_order_relaxed);
+  s.steals = steals_.load(std::memory_order_relaxed);
+  s.sleeps = sleeps_.load(std::memory_order_relaxed);
+  s.remote_wakes = remote_wakes_.load(std::memory_order_relaxed);
+  return s;
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,137 @@
+// A virtual processor: one kernel thread, bound to one core, that runs user-level threads.
+//
+// It owns three run queues. `ready_` holds the threads pinned to it and is touched only by its
+// own kernel thread; other kernel threads hand it pinned threads through the lock-free `inbox_`.
+// `shared_` holds free threads, under a lock, because idle processors steal from it. The NUMA
+// node's queue, shared by the node's processors, holds threads bound to the node. pick() takes the
+// highest priority among the three, except that a level passed over starvation_limit times runs
+// next (aging), so that no runnable thread starves.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "context.h"
+#include "fiber.h"
+#include "park.h"
+#include "priority_queue.h"
+#include "timer_heap.h"
+#include "weft/scheduler.h"
+
+namespace weft::detail {
+
+struct NumaNode {
+  int index = 0;
+  SharedQueue queue;
+  std::vector<class VirtualProcessor*> vps;
+};
+
+// A parked collaborative waiter: its predicate and poll function run on the processor where it
+// parked, from the idle loop and at context switches, until the predicate holds.
+struct PollWaiter {
+  PollWaiter* next = nullptr;
+  const std::function<bool()>* pred = nullptr;
+  const std::function<void()>* poll = nullptr;
+  Fiber* fiber = nullptr;
+  std::uint64_t epoch = 0;
+};
+
+class VirtualProcessor {
+ public:
+  VirtualProcessor(Scheduler::Impl& scheduler, int index, int core, NumaNode& node);
+  VirtualProcessor(const VirtualProcessor&) = delete;
+  VirtualProcessor& operator=(const VirtualProcessor&) = delete;
+
+  int index() const { return index_; }
+  int core() const { return core_; }
+  int numa() const { return node_.index; }
+  NumaNode& node() { return node_; }
+  Fiber* current() const { return current_; }
+  TimerHeap& timers() { return timers_; }
+  SharedQueue& shared() { return shared_; }
+  Scheduler::Impl& scheduler() { return scheduler_; }
+
+  void start(std::vector<VirtualProcessor*> victims);
+  void join();
+
+  // Any kernel thread.
+  void push_pinned(Fiber* fiber) noexcept;
+  void notify() noexcept;
+  bool is_sleeping() const noexcept;
+  bool wake_if_sleeping() noexcept;
+  void request_reprioritize() noexcept;
+  Scheduler::VpStats stats() const;
+
+  // The owning kernel thread, on behalf of its running user thread.
+  void yield_current() noexcept;
+  void park_current() noexcept;
+  [[noreturn]] void exit_current() noexcept;
+  void add_poller(PollWaiter* waiter) noexcept;
+  // The adaptive spin budget of collaborative waits on this processor.
+  std::int64_t spin_budget_ns() const noexcept { return spin_budget_ns_; }
+  void spin_succeeded() noexcept;
+  void spin_failed() noexcept;
+  bool has_local_work() const noexcept;
+
+  // Completes a switch on the thread that was switched to: saves the switched-out context and
+  // does what the switch left to do (requeue, park, release an ended thread).
+  void finish_switch(transfer_t from) noexcept;
+
+  Fiber* cached_fiber() noexcept;
+  bool cache_fiber(Fiber* fiber) noexcept;
+
+ private:
+  enum class After : std::uint8_t { nothing, requeue, park, exit };
+  struct SwitchRecord {
+    Fiber* from;
+    After after;
+  };
+  enum : std::uint32_t { kRunning = 0, kSleeping = 1 };
+
+  void main();
+  void idle_loop();
+  Fiber* pick(int floor) noexcept;
+  Fiber* pop_at(int level) noexcept;
+  void drain_inbox() noexcept;
+  Fiber* steal() noexcept;
+  bool run_pollers() noexcept;
+  bool housekeeping(bool idle) noexcept;
+  void sleep() noexcept;
+  void switch_to(Fiber* next, After after) noexcept;
+
+  Scheduler::Impl& scheduler_;
+  const int index_;
+  const int core_;
+  NumaNode& node_;
+  std::vector<VirtualProcessor*> victims_;  // other processors, nearest NUMA node first
+  std::thread thread_;
+
+  PriorityQueue ready_;
+  std::atomic<Fiber*> inbox_{nullptr};
+  SharedQueue shared_;
+  std::atomic<std::uint32_t> reprioritize_{0};
+
+  Fiber* current_ = nullptr;
+  fcontext_t idle_context_ = nullptr;
+  std::uint32_t bypassed_[kPriorityLevels] = {};
+  unsigned rotation_ = 0;
+  std::uint64_t picks_ = 0;
+
+  TimerHeap timers_;
+  PollWaiter* pollers_ = nullptr;
+  std::int64_t spin_budget_ns_ = 0;
+  std::int64_t poll_sleep_ns_ = 50'000;
+
+  std::vector<Fiber*> fiber_cache_;
+
+  std::atomic<std::uint32_t> state_{kRunning};
+  std::atomic<std::uint64_t> switches_{0};
+  std::atomic<std::uint64_t> steals_{0};
+  std::atomic<std::uint64_t> sleeps_{0};
+  std::atomic<std::uint64_t> remote_wakes_{0};
+};
+
+}  // namespace weft::detail
