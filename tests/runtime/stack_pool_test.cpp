@@ -1,0 +1,104 @@
+#include "weft/stack_pool.h"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+namespace weft {
+namespace {
+
+TEST(StackPool, GuardedStackHasAGuardPageBelowIt) {
+  StackPool pool(StackPoolOptions{});
+  Stack stack = pool.acquire(64 * 1024, 0);
+  ASSERT_NE(stack.guard, nullptr);
+  EXPECT_EQ(static_cast<char*>(stack.guard) + ::sysconf(_SC_PAGESIZE),
+            static_cast<char*>(stack.base));
+  EXPECT_EQ(stack.size, 64u * 1024);
+  EXPECT_TRUE(stack.in_guard(stack.guard));
+  EXPECT_FALSE(stack.in_guard(stack.base));
+  EXPECT_TRUE(stack.contains(static_cast<char*>(stack.top()) - 1));
+  EXPECT_FALSE(stack.contains(stack.top()));
+  // The whole usable range is writable.
+  std::memset(stack.base, 1, stack.size);
+  EXPECT_EQ(pool.in_use(), 1u);
+  EXPECT_EQ(pool.guarded_in_use(), 1u);
+  pool.release(stack);
+  EXPECT_EQ(pool.in_use(), 0u);
+}
+
+TEST(StackPool, SizesAreRoundedToPagesAndStacksReused) {
+  StackPool pool(StackPoolOptions{});
+  Stack a = pool.acquire(10'000, 0);
+  EXPECT_EQ(a.size % ::sysconf(_SC_PAGESIZE), 0u);
+  EXPECT_GE(a.size, 10'000u);
+  void* base = a.base;
+  pool.release(a);
+  Stack b = pool.acquire(10'000, 0);
+  EXPECT_EQ(b.base, base) << "a released stack is reused without a new mapping";
+  Stack other_node = pool.acquire(10'000, 1);
+  EXPECT_NE(other_node.base, base);
+  pool.release(b);
+  pool.release(other_node);
+}
+
+TEST(StackPool, BeyondTheGuardBudgetStacksCarryACanary) {
+  StackPoolOptions options;
+  options.max_guarded = 2;
+  StackPool pool(options);
+  std::vector<Stack> stacks;
+  for (int i = 0; i < 5; ++i) stacks.push_back(pool.acquire(32 * 1024, 0));
+  EXPECT_NE(stacks[0].guard, nullptr);
+  EXPECT_NE(stacks[1].guard, nullptr);
+  for (int i = 2; i < 5; ++i) {
+    EXPECT_EQ(stacks[i].guard, nullptr);
+    EXPECT_TRUE(stacks[i].canary_intact());
+  }
+  EXPECT_EQ(pool.guarded_in_use(), 2u);
+  std::memset(stacks[3].base, 0, 8);
+  EXPECT_FALSE(stacks[3].canary_intact());
+  for (const Stack& s : stacks) pool.release(s);
+  // Released canary stacks come back with their canary rearmed.
+  Stack again = pool.acquire(32 * 1024, 0);
+  EXPECT_TRUE(again.canary_intact());
+  pool.release(again);
+}
+
+TEST(StackPool, DerivedGuardBudgetFitsTheMappingLimit) {
+  StackPool pool(StackPoolOptions{});
+  long max_maps = 65530;
+  if (FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+    if (std::fscanf(f, "%ld", &max_maps) != 1) max_maps = 65530;
+    std::fclose(f);
+  }
+  EXPECT_GT(pool.max_guarded(), 0u);
+  EXPECT_LT(pool.max_guarded() * 2, static_cast<std::size_t>(max_maps));
+}
+
+TEST(StackPool, NoGuardPagesWhenDisabled) {
+  StackPoolOptions options;
+  options.guard_pages = false;
+  StackPool pool(options);
+  Stack stack = pool.acquire(16 * 1024, 0);
+  EXPECT_EQ(stack.guard, nullptr);
+  EXPECT_TRUE(stack.canary_intact());
+  pool.release(stack);
+}
+
+TEST(StackPool, MemoryIsCommittedLazily) {
+  StackPool pool(StackPoolOptions{});
+  Stack stack = pool.acquire(64 * 1024 * 1024, 0);
+  // mincore reports which pages are resident: an untouched large stack has (almost) none.
+  const std::size_t page = ::sysconf(_SC_PAGESIZE);
+  std::vector<unsigned char> resident(stack.size / page);
+  ASSERT_EQ(::mincore(stack.base, stack.size, resident.data()), 0);
+  std::size_t count = 0;
+  for (unsigned char r : resident) count += r & 1;
+  EXPECT_LT(count, 16u);
+  pool.release(stack);
+}
+
+}  // namespace
+}  // namespace weft

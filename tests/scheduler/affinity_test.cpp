@@ -1,0 +1,166 @@
+#include <gtest/gtest.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "test_config.h"
+#include "weft/scheduler.h"
+#include "weft/sync.h"
+#include "weft/this_thread.h"
+#include "weft/thread.h"
+
+namespace weft {
+namespace {
+
+using testing::config_with;
+using testing::two_vps;
+
+long kernel_tid() {
+  return ::syscall(SYS_gettid);
+}
+
+ThreadAttr with(Placement placement) {
+  ThreadAttr attr;
+  attr.placement = placement;
+  return attr;
+}
+
+// Keeps every virtual processor busy with free threads that yield, so that pinned threads have
+// to share their core and free threads get moved around.
+struct Churn {
+  explicit Churn(int threads) {
+    for (int i = 0; i < threads; ++i) {
+      workers.push_back(spawn([this] {
+        while (!stop.load()) this_thread::yield();
+      }));
+    }
+  }
+  ~Churn() {
+    stop.store(true);
+    for (Thread& t : workers) t.join();
+  }
+  std::atomic<bool> stop{false};
+  std::vector<Thread> workers;
+};
+
+TEST(Affinity, PinnedThreadsNeverChangeCore) {
+  Scheduler scheduler(two_vps());
+  Churn churn(8);
+  std::atomic<int> wrong{0};
+  std::vector<Thread> pinned;
+  for (int i = 0; i < 8; ++i) {
+    const int vp = i % 2;
+    pinned.push_back(spawn(with(Placement::pinned(vp)), [&wrong, vp] {
+      Event never;
+      for (int k = 0; k < 2000; ++k) {
+        if (this_thread::vp() != vp) wrong.fetch_add(1);
+        switch (k % 3) {
+          case 0:
+            this_thread::yield();
+            break;
+          case 1:
+            never.wait_for(std::chrono::microseconds(10));
+            break;
+          default:
+            this_thread::sleep_for(std::chrono::microseconds(5));
+            break;
+        }
+      }
+    }));
+  }
+  for (Thread& t : pinned) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(Affinity, NumaBoundThreadsStayOnTheirNode) {
+  // Four virtual processors on two synthetic NUMA nodes (unbound: this is not the machine).
+  Scheduler scheduler(config_with({{"topology", "synthetic:pack:2 [numa] core:2 pu:1"}}));
+  ASSERT_EQ(scheduler.num_vps(), 4);
+  std::atomic<int> wrong{0};
+  std::atomic<int> runs{0};
+  std::vector<Thread> threads;
+  for (int i = 0; i < 16; ++i) {
+    const int node = i % 2;
+    threads.push_back(spawn(with(Placement::numa(node)), [&, node] {
+      for (int k = 0; k < 500; ++k) {
+        if (scheduler.vp_numa(this_thread::vp()) != node) wrong.fetch_add(1);
+        runs.fetch_add(1);
+        this_thread::yield();
+      }
+    }));
+  }
+  for (Thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(runs.load(), 16 * 500);
+}
+
+TEST(Affinity, FreeThreadsAreStolenWhenTheirCoreIsBusy) {
+  Scheduler scheduler(two_vps());
+  std::atomic<bool> release{false};
+  std::mutex mutex;
+  std::set<int> ran_on;
+  int runs = 0;
+  // VP 0 is taken by a thread that never yields until the free threads have all run; they are
+  // queued on VP 0, so they can only run if VP 1 steals them.
+  Thread busy = spawn(with(Placement::pinned(0)), [&] {
+    std::vector<Thread> free;
+    for (int i = 0; i < 8; ++i) {
+      free.push_back(spawn(with(Placement::free(0)), [&] {
+        std::lock_guard lock(mutex);
+        ran_on.insert(this_thread::vp());
+        ++runs;
+      }));
+    }
+    for (;;) {
+      std::lock_guard lock(mutex);
+      if (runs == 8) break;
+    }
+    release.store(true);
+    for (Thread& t : free) t.join();
+  });
+  busy.join();
+  EXPECT_TRUE(release.load());
+  EXPECT_EQ(ran_on, (std::set<int>{1}));
+  std::uint64_t steals = 0;
+  for (const auto& s : scheduler.stats()) steals += s.steals;
+  EXPECT_GE(steals, 8u);
+}
+
+TEST(Affinity, ThreadThatMigratesMidFunctionSeesItsNewCore) {
+  Scheduler scheduler(two_vps());
+  // The kernel thread of each virtual processor, learnt from pinned probes.
+  std::map<int, long> tid_of_vp;
+  for (int vp = 0; vp < 2; ++vp) {
+    long tid = 0;
+    spawn(with(Placement::pinned(vp)), [&] { tid = kernel_tid(); }).join();
+    tid_of_vp[vp] = tid;
+  }
+  ASSERT_NE(tid_of_vp[0], tid_of_vp[1]);
+  std::atomic<int> migrations{0};
+  std::atomic<int> mismatches{0};
+  std::atomic<bool> done{false};
+  std::vector<Thread> movers;
+  for (int i = 0; i < 6; ++i) {
+    movers.push_back(spawn(with(Placement::free(0)), [&] {
+      for (int k = 0; k < 200'000 && !done.load(); ++k) {
+        const int before = this_thread::vp();
+        this_thread::yield();
+        // Same function, after a switch: both must describe the kernel thread now running us.
+        const int after = this_thread::vp();
+        if (tid_of_vp[after] != kernel_tid()) mismatches.fetch_add(1);
+        if (after != before && migrations.fetch_add(1) > 50) done.store(true);
+      }
+    }));
+  }
+  for (Thread& t : movers) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_GT(migrations.load(), 0) << "no thread migrated: the test did not exercise anything";
+}
+
+}  // namespace
+}  // namespace weft
