@@ -151,7 +151,11 @@ std::string value_text(const toml::node& node) {
 
 std::string file_position(std::string_view file, const toml::source_region& region) {
   std::string position(file);
-  if (region.begin.line > 0) position += ":" + std::to_string(region.begin.line);
+  if (region.begin.line > 0) {
+    // Two appends: GCC 12 at -O3 misreads `+= ":" + to_string(...)` as an overlapping copy.
+    position += ':';
+    position += std::to_string(region.begin.line);
+  }
   return position;
 }
 
