@@ -8,10 +8,6 @@
 #include <mutex>
 #include <thread>
 
-// Boost.Fiber's headers leave behind a function-like macro cpu_relax() that would rewrite the
-// function of that name in weft's spin lock.
-#undef cpu_relax
-
 #include "bench_main.h"
 #include "pinning.h"
 #include "weft/sync.h"

@@ -18,7 +18,7 @@ void wait_until(std::function<bool()> pred, std::function<void()> poll) {
     // A kernel thread outside weft has no core to hand the poll to: poll with a backoff.
     for (int round = 0; !ready(); ++round) {
       if (round < 64) {
-        detail::cpu_relax();
+        detail::spin_pause();
       } else if (round < 1024) {
         std::this_thread::yield();
       } else {

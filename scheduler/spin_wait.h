@@ -20,7 +20,7 @@ bool spin_wait(Pred&& pred) {
   if (vp == nullptr || vp->current() == nullptr) {
     for (int i = 0; i < 256; ++i) {
       if (pred()) return true;
-      cpu_relax();
+      spin_pause();
     }
     return false;
   }
@@ -32,7 +32,7 @@ bool spin_wait(Pred&& pred) {
         current_vp()->spin_succeeded();
         return true;
       }
-      cpu_relax();
+      spin_pause();
     }
     vp = current_vp();
     if (vp->has_local_work()) vp->yield_current();

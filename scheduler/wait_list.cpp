@@ -20,7 +20,7 @@ std::int64_t to_ns(std::chrono::steady_clock::time_point t) {
 void await_delivery(const Waiter& waiter) {
   for (int spins = 0; waiter.delivered.load(std::memory_order_acquire) == 0; ++spins) {
     if (spins < 1024) {
-      cpu_relax();
+      spin_pause();
     } else {
       std::this_thread::yield();
     }

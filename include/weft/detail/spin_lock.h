@@ -8,7 +8,7 @@
 
 namespace weft::detail {
 
-inline void cpu_relax() noexcept {
+inline void spin_pause() noexcept {
   __builtin_ia32_pause();
 }
 
@@ -31,7 +31,7 @@ class SpinLock {
     for (int spins = 0;; ++spins) {
       while (locked_.load(std::memory_order_relaxed)) {
         if (++spins < 128) {
-          cpu_relax();
+          spin_pause();
         } else {
           std::this_thread::yield();
           spins = 0;
