@@ -54,6 +54,13 @@ void* map_or_throw(std::size_t bytes, const char* what) {
   return memory;
 }
 
+// Written when a canary stack is handed out rather than when it is returned, so that a returned
+// stack whose pages went back to the system is not touched again until it is used.
+void arm_canary(const Stack& stack) {
+  auto* words = static_cast<std::uint64_t*>(stack.base);
+  for (std::size_t w = 0; w < kCanaryWords; ++w) words[w] = kCanaryWord;
+}
+
 }  // namespace
 
 bool Stack::contains(const void* address) const {
@@ -68,8 +75,7 @@ bool Stack::in_guard(const void* address) const {
   return p >= g && p < g + page_size();
 }
 
-bool Stack::canary_intact() const {
-  if (guard != nullptr) return true;
+bool Stack::canary_words_intact() const {
   auto* words = static_cast<const std::uint64_t*>(base);
   for (std::size_t i = 0; i < kCanaryWords; ++i) {
     if (words[i] != kCanaryWord) return false;
@@ -133,9 +139,8 @@ struct StackPool::Impl {
       stack.base = static_cast<char*>(memory) + i * size;
       stack.size = size;
       stack.numa = numa;
-      auto* words = static_cast<std::uint64_t*>(stack.base);
-      for (std::size_t w = 0; w < kCanaryWords; ++w) words[w] = kCanaryWord;
       if (i == 0) {
+        arm_canary(stack);
         first = stack;
       } else {
         list.push_back(stack);
@@ -172,7 +177,11 @@ Stack StackPool::acquire(std::size_t size, int numa) {
     auto& list = it->second;
     Stack stack = list.back();
     list.pop_back();
-    if (stack.guard != nullptr) ++impl_->guarded_in_use;
+    if (stack.guard != nullptr) {
+      ++impl_->guarded_in_use;
+    } else {
+      arm_canary(stack);
+    }
     return stack;
   }
   try {
@@ -192,9 +201,10 @@ void StackPool::release(const Stack& stack) {
   --impl_->in_use;
   auto& list = impl_->free[{stack.numa, stack.size}];
   if (stack.guard == nullptr) {
-    // Rearm the canary: the overflow check compares against it at every switch.
-    auto* words = static_cast<std::uint64_t*>(stack.base);
-    for (std::size_t w = 0; w < kCanaryWords; ++w) words[w] = kCanaryWord;
+    // A slab cannot be unmapped piecemeal; past the cache's size its pages go back to the
+    // system instead (the canary is written again when the stack is next handed out).
+    if (list.size() >= impl_->options.cached_per_class)
+      ::madvise(stack.base, stack.size, MADV_DONTNEED);
     list.push_back(stack);
     return;
   }

@@ -25,8 +25,10 @@ struct Stack {
   void* top() const { return static_cast<char*>(base) + size; }
   bool contains(const void* address) const;
   bool in_guard(const void* address) const;
-  // For canary stacks: false when the words at the low end were overwritten.
-  bool canary_intact() const;
+  // For canary stacks: false when the words at the low end were overwritten. Checked at every
+  // switch, so the guarded case is answered inline.
+  bool canary_intact() const { return guard != nullptr || canary_words_intact(); }
+  bool canary_words_intact() const;
 };
 
 struct StackPoolOptions {
