@@ -201,16 +201,18 @@ void Scheduler::Impl::release_fiber_memory(detail::Fiber* fiber) noexcept {
 }
 
 void Scheduler::Impl::thread_ended(detail::Fiber* fiber) noexcept {
+  // Counted out before the joiners wake, so that a joiner never sees its thread still live.
+  // shutdown() may see zero now, but it joins this processor before tearing anything down.
+  if (live.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    all_done.fetch_add(1);
+    detail::futex_wake(&all_done, INT_MAX);
+  }
   fiber->joiners.lock.lock();
   fiber->done = true;
   detail::WaiterChain joiners = fiber->joiners.take_all();
   fiber->joiners.lock.unlock();
   joiners.deliver();
   release_fiber(fiber);
-  if (live.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    all_done.fetch_add(1);
-    detail::futex_wake(&all_done, INT_MAX);
-  }
 }
 
 void Scheduler::Impl::make_runnable(detail::Fiber* fiber) noexcept {
@@ -326,7 +328,10 @@ Scheduler::HookId Scheduler::add_idle_hook(std::function<bool()> hook) {
   auto h = std::make_shared<detail::Hook>();
   h->kind = detail::Hook::Kind::idle;
   h->idle = std::move(hook);
-  return impl_->hooks.add(std::move(h));
+  const HookId id = impl_->hooks.add(std::move(h));
+  // Sleeping processors are idle too: they run the new hook once before sleeping again.
+  for (const auto& vp : impl_->vps) vp->notify();
+  return id;
 }
 
 Scheduler::HookId Scheduler::add_switch_hook(std::function<void()> hook) {

@@ -88,7 +88,7 @@ void VirtualProcessor::idle_loop() {
       scheduler_.searching.fetch_add(1, std::memory_order_relaxed);
     }
     if (now - search_start < scheduler_.idle_spin_ns) {
-      cpu_relax();
+      spin_pause();
       continue;
     }
     stop_searching();
@@ -345,7 +345,25 @@ void VirtualProcessor::finish_switch(transfer_t from) noexcept {
 
 void VirtualProcessor::yield_current() noexcept {
   Fiber* self = current_;
-  Fiber* next = pick(self->priority.load(std::memory_order_relaxed));
+  const int floor = self->priority.load(std::memory_order_relaxed);
+  if (self->placement.kind == Placement::Kind::pinned && (picks_ + 1) % kHousekeepingPeriod != 0 &&
+      inbox_.load(std::memory_order_relaxed) == nullptr &&
+      reprioritize_.load(std::memory_order_relaxed) == 0 &&
+      (shared_.mask_hint() | node_.queue.mask_hint()) == 0) {
+    // Fast path of ranks yielding to ranks: only this processor's pinned queue has work, on a
+    // single level, so there is nothing to age and no other queue to weigh.
+    const std::uint32_t mask = ready_.mask();
+    if (mask == 0) return;
+    const int top = top_level(mask);
+    if (top >= floor && (mask & ((1u << top) - 1)) == 0) {
+      ++picks_;
+      Fiber* next = ready_.pop_front(top);
+      ready_.push_back(self);
+      switch_to(next, After::nothing);
+      return;
+    }
+  }
+  Fiber* next = pick(floor);
   if (next == nullptr) return;
   if (self->placement.kind == Placement::Kind::pinned) {
     // Safe before the switch: only this kernel thread takes fibers out of ready_, and it cannot

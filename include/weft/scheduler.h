@@ -49,8 +49,9 @@ class Scheduler {
   // Hooks for the I/O manager. A hook runs on a virtual processor's kernel thread, outside any
   // user thread, and must not block. remove_hook() returns once no VP runs the hook any more.
   using HookId = std::uint64_t;
-  // Run by a VP that has nothing to run; return true when it made progress (the VP then looks for
-  // work again instead of sleeping).
+  // Run by a VP that has nothing to run, while it looks for work (scheduler.idle_spin_us) before
+  // it sleeps; a sleeping VP runs none. Return true when it made progress: the VP then keeps
+  // looking. What must be watched while every VP sleeps needs a timer hook or a wake-up.
   HookId add_idle_hook(std::function<bool()> hook);
   // Run at context switches (every switch; keep it cheap or rate-limit it inside).
   HookId add_switch_hook(std::function<void()> hook);
