@@ -84,9 +84,10 @@ std::vector<ConfigKey> make_keys() {
                   "parks"),
       integer_key("scheduler.idle_spin_us", 0, 1000000, 20,
                   "microseconds an idle virtual processor looks for work before it sleeps"),
-      enumeration_key("placement.tasks", {"scatter", "numa", "compact"}, "numa",
-                      "how MPI ranks spread over the cores: round robin over NUMA nodes, balanced "
-                      "per NUMA node, or packed on consecutive cores"),
+      enumeration_key(
+          "placement.tasks", {"scatter", "numa", "compact"}, "numa",
+          "how MPI ranks spread over the cores: evenly over all cores leaving gaps for "
+          "their OpenMP threads, balanced per NUMA node, or packed on consecutive cores"),
       enumeration_key("placement.progress", {"none", "colocated", "numa", "dedicated"}, "numa",
                       "where a rank's progress thread runs: nowhere, on the rank's core, on a "
                       "free core of its NUMA node, or on a core kept for progress"),

@@ -187,22 +187,27 @@ void print_topology(std::ostream& out, const weft::Topology& topology) {
   print_table(out, rows);
 }
 
-// VP i runs on core i (the first scheduler.vps cores, all of them for 0); VPs beyond the cores
-// wrap around and share them.
+// VP i runs on core i: the first scheduler.vps cores, all of them for 0. The scheduler refuses
+// more VPs than cores, and so does this listing.
 void print_vps(std::ostream& out, const weft::Topology& topology, const weft::Config& config) {
   const std::int64_t configured = config.get_int("scheduler.vps");
   const int cores = topology.num_cores();
   const int vps = configured == 0 ? cores : static_cast<int>(configured);
+  if (vps > cores) {
+    const auto& entry = config.entry("scheduler.vps");
+    throw weft::Error("configuration key 'scheduler.vps' = '" + entry.value + "' (" +
+                      std::string(weft::to_string(entry.source)) + "): the topology has " +
+                      std::to_string(cores) + " cores; expected at most that many");
+  }
   out << "Virtual processors: " << vps << " (scheduler.vps = " << configured
-      << (configured == 0 ? ": one per core" : "")
-      << (vps > cores ? "; more than cores, so VPs share cores" : "") << ")"
+      << (configured == 0 ? ": one per core" : "") << ")"
       << (!topology.is_this_machine()          ? ", not bound: the topology is not this machine's"
           : !config.get_bool("scheduler.bind") ? ", not bound: scheduler.bind is false"
                                                : ", each bound to its core")
       << '\n';
   std::vector<std::vector<std::string>> rows;
   for (int vp = 0; vp < vps; ++vp) {
-    const weft::Topology::Core& core = topology.core(vp % cores);
+    const weft::Topology::Core& core = topology.core(vp);
     rows.push_back({"  VP " + std::to_string(vp) + ":", "core " + std::to_string(core.index),
                     "NUMA node " + std::to_string(core.numa)});
   }
