@@ -174,6 +174,7 @@ struct Topology::Impl {
   int num_pus = 0;
   int num_packages = 0;
   int num_numa_nodes = 0;
+  std::vector<int> numa_os_index;
   std::vector<Core> cores;
   DistanceMatrix distances;
   bool distances_from_hwloc = false;
@@ -202,6 +203,10 @@ Topology Topology::load(std::string_view spec) {
   impl->num_pus = count_of(topology, HWLOC_OBJ_PU);
   impl->num_packages = count_of(topology, HWLOC_OBJ_PACKAGE);
   impl->num_numa_nodes = std::max(1, count_of(topology, HWLOC_OBJ_NUMANODE));
+  for (int n = 0; n < impl->num_numa_nodes; ++n) {
+    hwloc_obj_t node = hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, n);
+    impl->numa_os_index.push_back(node != nullptr ? static_cast<int>(node->os_index) : n);
+  }
   if (auto from_hwloc = hwloc_distances(topology, impl->num_numa_nodes)) {
     impl->distances = std::move(*from_hwloc);
     impl->distances_from_hwloc = true;
@@ -235,6 +240,14 @@ int Topology::num_cores() const {
 }
 int Topology::num_numa_nodes() const {
   return impl_->num_numa_nodes;
+}
+int Topology::numa_os_index(int node) const {
+  if (node < 0 || node >= num_numa_nodes()) {
+    throw Error("Topology::numa_os_index: NUMA node " + std::to_string(node) +
+                " does not exist; expected 0.." + std::to_string(num_numa_nodes() - 1) + " on " +
+                quoted(impl_->spec));
+  }
+  return impl_->numa_os_index[node];
 }
 const std::vector<Topology::Core>& Topology::cores() const {
   return impl_->cores;

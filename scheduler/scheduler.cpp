@@ -42,11 +42,17 @@ void fiber_entry(detail::transfer_t from) noexcept {
   detail::current_vp()->exit_current();
 }
 
-StackPoolOptions stack_options(const Config& config) {
+StackPoolOptions stack_options(const Config& config, const Topology& topology) {
   StackPoolOptions options;
   options.guard_pages = config.get_bool("stack.guard");
   options.cached_per_class = static_cast<std::size_t>(config.get_int("stack.cache"));
   options.max_guarded = static_cast<std::size_t>(config.get_int("stack.max_guarded"));
+  // Stacks go on their thread's node only where there is more than one real node to choose.
+  if (topology.is_this_machine() && topology.num_numa_nodes() > 1) {
+    for (int n = 0; n < topology.num_numa_nodes(); ++n) {
+      options.node_os_index.push_back(topology.numa_os_index(n));
+    }
+  }
   return options;
 }
 
@@ -61,7 +67,7 @@ Scheduler::Impl* running_scheduler() noexcept {
 Scheduler::Impl::Impl(const Config& cfg)
     : config(cfg),
       topology(Topology::load(cfg.get_string("topology"))),
-      stacks(stack_options(cfg)) {
+      stacks(stack_options(cfg, topology)) {
   for (ThreadType type : kThreadTypes) {
     priorities[static_cast<int>(type)] = config.priority(type);
     stack_sizes[static_cast<int>(type)] = config.stack_size(type);

@@ -34,6 +34,8 @@ class Topology {
   const std::vector<Core>& cores() const;
   const Core& core(int index) const;
   std::vector<int> cores_of_numa(int node) const;
+  // Operating-system index of a NUMA node, as mbind and libnuma name it.
+  int numa_os_index(int node) const;
 
   // Relative distance between two NUMA nodes, 10 meaning local (ACPI SLIT convention). Taken
   // from hwloc when the machine reports distances, else 10 on the node and 20 elsewhere.

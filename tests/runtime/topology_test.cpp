@@ -247,3 +247,17 @@ TEST(Topology, CopiesShareTheLoadedTopology) {
 
 }  // namespace
 }  // namespace weft
+
+namespace weft {
+namespace {
+
+TEST(Topology, NumaNodesHaveOperatingSystemIndices) {
+  const Topology topology = Topology::load("synthetic:pack:2 [numa] core:4 pu:1");
+  ASSERT_EQ(topology.num_numa_nodes(), 2);
+  EXPECT_EQ(topology.numa_os_index(0), 0);
+  EXPECT_EQ(topology.numa_os_index(1), 1);
+  EXPECT_THROW(topology.numa_os_index(2), Error);
+}
+
+}  // namespace
+}  // namespace weft
