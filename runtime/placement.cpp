@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <string>
 
+#include "weft/config.h"
 #include "weft/error.h"
 #include "weft/topology.h"
 
@@ -303,6 +304,20 @@ int numa_progress_core(const NumaSlot& slot, int cores_per_node) {
   const std::int64_t c = cores_per_node, free = c - slot.n_local;
   const std::int64_t k = slot.pos_global * free / c;
   return static_cast<int>(((k + 1) * c + free - 1) / free - 1);
+}
+
+int virtual_processor_count(const Config& config, const Topology& topology) {
+  const int cores = topology.num_cores();
+  const std::int64_t configured = config.get_int("scheduler.vps");
+  if (configured <= cores) return configured == 0 ? cores : static_cast<int>(configured);
+  const Config::Entry& entry = config.entry("scheduler.vps");
+  throw Error("configuration key 'scheduler.vps' = '" + entry.value + "' (" +
+              std::string(to_string(entry.source)) +
+              (entry.origin.empty() ? "" : ": " + entry.origin) + "): " +
+              (topology.is_this_machine() ? std::string("this machine")
+                                          : "the topology '" + topology.spec() + "'") +
+              " has " + std::to_string(cores) +
+              " cores; expected at most that many, or 0 for one per core");
 }
 
 }  // namespace weft

@@ -10,6 +10,7 @@
 #include "futex.h"
 #include "scheduler_impl.h"
 #include "weft/error.h"
+#include "weft/placement.h"
 
 namespace weft {
 
@@ -76,15 +77,7 @@ Scheduler::Impl::Impl(const Config& cfg)
   spin_ns = config.get_int("scheduler.spin_us") * 1000;
   idle_spin_ns = config.get_int("scheduler.idle_spin_us") * 1000;
 
-  const int cores = topology.num_cores();
-  int count = static_cast<int>(config.get_int("scheduler.vps"));
-  if (count == 0) count = cores;
-  if (count > cores) {
-    const auto& e = config.entry("scheduler.vps");
-    throw Error("configuration key 'scheduler.vps' = '" + e.value + "' (" +
-                std::string(to_string(e.source)) + "): the topology '" + topology.spec() +
-                "' has " + std::to_string(cores) + " cores; expected at most that many");
-  }
+  const int count = virtual_processor_count(config, topology);
   for (int n = 0; n < topology.num_numa_nodes(); ++n) {
     nodes.push_back(std::make_unique<detail::NumaNode>());
     nodes.back()->index = n;

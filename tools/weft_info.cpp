@@ -187,18 +187,9 @@ void print_topology(std::ostream& out, const weft::Topology& topology) {
   print_table(out, rows);
 }
 
-// VP i runs on core i: the first scheduler.vps cores, all of them for 0. The scheduler refuses
-// more VPs than cores, and so does this listing.
 void print_vps(std::ostream& out, const weft::Topology& topology, const weft::Config& config) {
   const std::int64_t configured = config.get_int("scheduler.vps");
-  const int cores = topology.num_cores();
-  const int vps = configured == 0 ? cores : static_cast<int>(configured);
-  if (vps > cores) {
-    const auto& entry = config.entry("scheduler.vps");
-    throw weft::Error("configuration key 'scheduler.vps' = '" + entry.value + "' (" +
-                      std::string(weft::to_string(entry.source)) + "): the topology has " +
-                      std::to_string(cores) + " cores; expected at most that many");
-  }
+  const int vps = weft::virtual_processor_count(config, topology);
   out << "Virtual processors: " << vps << " (scheduler.vps = " << configured
       << (configured == 0 ? ": one per core" : "") << ")"
       << (!topology.is_this_machine()          ? ", not bound: the topology is not this machine's"

@@ -44,6 +44,13 @@ struct TaskPlace {
 std::vector<TaskPlace> place_tasks(const CoreLayout& layout, int tasks, int cores_per_task,
                                    TaskPolicy task_policy, ProgressPolicy progress_policy);
 
+class Config;
+
+// How many virtual processors run: scheduler.vps, or one per core when it is 0. Virtual processor
+// i runs on core i. Throws weft::Error, naming the key, its value and source, when the topology
+// has fewer cores than that.
+int virtual_processor_count(const Config& config, const Topology& topology);
+
 // The two algorithms of notes/seeds.md (paper 000), in exact integer arithmetic, for a host of
 // `numa_nodes` nodes of `cores_per_node` cores each.
 struct NumaSlot {
