@@ -107,11 +107,9 @@ int main(int argc, char** argv) try {
     progress.placement = weft::Placement::numa(node);
     threads.push_back(weft::spawn(progress, [] {
       // Boosted while it holds work, back to its base priority when idle.
-      const int base = weft::this_thread::priority();
-      weft::this_thread::set_priority(
-          weft::Scheduler::current()->config().get_int("priority.progress_boost"));
+      weft::this_thread::set_boosted(true);
       work(300);
-      weft::this_thread::set_priority(base);
+      weft::this_thread::set_boosted(false);
     }));
   }
   for (int i = 0; i < 8; ++i) {

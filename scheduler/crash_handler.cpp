@@ -98,10 +98,24 @@ const char* signal_name(int signal) {
   return "a fatal signal";
 }
 
-void on_fatal_signal(int signal, siginfo_t* info, void*) {
+void on_fatal_signal(int signal, siginfo_t* info, void* context) {
   VirtualProcessor* vp = current_vp();
   const Fiber* fiber = vp != nullptr ? vp->current() : nullptr;
-  if (fiber != nullptr) {
+  if (fiber == nullptr) {
+    // Not a weft thread: whatever handled this signal before weft still does.
+    for (std::size_t i = 0; i < std::size(kSignals); ++i) {
+      if (kSignals[i] != signal) continue;
+      const struct sigaction& before = previous[i];
+      if ((before.sa_flags & SA_SIGINFO) != 0 && before.sa_sigaction != nullptr) {
+        before.sa_sigaction(signal, info, context);
+        return;
+      }
+      if (before.sa_handler != SIG_DFL && before.sa_handler != SIG_IGN) {
+        before.sa_handler(signal);
+        return;
+      }
+    }
+  } else {
     if ((signal == SIGSEGV || signal == SIGBUS) && fiber->stack.in_guard(info->si_addr)) {
       overflow_message(*fiber, vp->index(), "guard page hit");
     } else {

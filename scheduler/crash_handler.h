@@ -9,7 +9,8 @@ namespace weft::detail {
 
 struct Fiber;
 
-// Installs the handlers for the scheduler's lifetime and restores the previous ones after.
+// Installs the handlers for the scheduler's lifetime and restores the previous ones after. A
+// signal on a kernel thread that runs no weft thread goes to the handler installed before.
 class CrashHandler {
  public:
   CrashHandler();

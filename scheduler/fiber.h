@@ -46,6 +46,7 @@ struct Fiber {
   // Read by whoever queues the fiber; relaxed, since a queue only needs some recent value and
   // set_priority() moves a queued fiber under the queue's lock.
   std::atomic<int> priority{0};
+  int base_priority = 0;  // what set_boosted(false) returns to; written by the thread itself
   // The virtual processor that last ran the fiber: where a free fiber is queued when woken.
   std::atomic<int> vp{0};
 

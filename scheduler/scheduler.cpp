@@ -73,6 +73,7 @@ Scheduler::Impl::Impl(const Config& cfg)
     priorities[static_cast<int>(type)] = config.priority(type);
     stack_sizes[static_cast<int>(type)] = config.stack_size(type);
   }
+  progress_boost = static_cast<int>(config.get_int("priority.progress_boost"));
   starvation_limit = static_cast<std::uint32_t>(config.get_int("scheduler.starvation_limit"));
   spin_ns = config.get_int("scheduler.spin_us") * 1000;
   idle_spin_ns = config.get_int("scheduler.idle_spin_us") * 1000;
@@ -167,6 +168,7 @@ detail::Fiber* Scheduler::Impl::new_fiber(const ThreadAttr& attr, std::function<
   fiber->rank = attr.rank;
   fiber->placement = attr.placement;
   fiber->priority.store(priority, std::memory_order_relaxed);
+  fiber->base_priority = priority;
   fiber->vp.store(start, std::memory_order_relaxed);
   // Keep the epoch across reuse: a stale wake-up for the previous thread must still miss.
   const std::uint64_t epoch = detail::park_epoch(fiber->park.load(std::memory_order_relaxed));
@@ -221,9 +223,11 @@ void Scheduler::Impl::make_runnable(detail::Fiber* fiber) noexcept {
       return;
     case Placement::Kind::numa: {
       detail::NumaNode& node = *nodes[fiber->placement.index];
-      node.queue.push_back(fiber);
+      const std::size_t queued = node.queue.push_back(fiber);
       detail::VirtualProcessor* here = detail::current_vp();
-      if (here == nullptr || &here->node() != &node) wake_idle(node.index);
+      // Same rule as free threads, within the node: a processor of the node that queues one
+      // thread runs it itself; surplus, or work from elsewhere, wakes a sleeping one.
+      if (here == nullptr || &here->node() != &node || queued >= 2) wake_idle(node.index, true);
       return;
     }
     case Placement::Kind::free: {
@@ -231,17 +235,20 @@ void Scheduler::Impl::make_runnable(detail::Fiber* fiber) noexcept {
       const std::size_t queued = vp.shared().push_back(fiber);
       if (&vp != detail::current_vp()) vp.notify();
       // Surplus work: a sleeping processor may steal it while this one is busy.
-      if (queued >= 2) wake_idle(vp.numa());
+      if (queued >= 2) wake_idle(vp.numa(), false);
       return;
     }
   }
 }
 
-void Scheduler::Impl::wake_idle(int numa) noexcept {
-  if (searching.load(std::memory_order_relaxed) != 0) return;
+void Scheduler::Impl::wake_idle(int numa, bool node_only) noexcept {
+  // seq_cst: pairs with the searching processors' decrement before their last look (see
+  // VirtualProcessor::idle_loop); a searcher that will see this work makes a wake-up useless.
+  if ((node_only ? nodes[numa]->searching.load() : searching.load()) != 0) return;
   for (detail::VirtualProcessor* vp : nodes[numa]->vps) {
     if (vp->wake_if_sleeping()) return;
   }
+  if (node_only) return;
   for (const auto& vp : vps) {
     if (vp->numa() != numa && vp->wake_if_sleeping()) return;
   }

@@ -34,6 +34,7 @@ struct Scheduler::Impl {
 
   int priorities[kThreadTypes.size()] = {};
   std::size_t stack_sizes[kThreadTypes.size()] = {};
+  int progress_boost = kMaxPriority;
   std::uint32_t starvation_limit = 32;
   std::int64_t spin_ns = 50'000;
   std::int64_t idle_spin_ns = 20'000;
@@ -61,8 +62,9 @@ struct Scheduler::Impl {
 
   // Queues a runnable fiber where its placement says, waking a processor if one must act.
   void make_runnable(detail::Fiber* fiber) noexcept;
-  // Wakes a sleeping processor, nearest to `numa` first, unless one is already looking for work.
-  void wake_idle(int numa) noexcept;
+  // Wakes a sleeping processor of node `numa` (of any node, nearest first, unless `node_only`)
+  // unless one that could take the work is already looking for it.
+  void wake_idle(int numa, bool node_only) noexcept;
 };
 
 namespace detail {

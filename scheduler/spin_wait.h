@@ -1,7 +1,8 @@
 // The spin before a park. A waiting weft thread first spins for its processor's adaptive budget:
 // it grows when spins end in success and shrinks when they end in a park, so a core that keeps
 // parking anyway stops burning cycles on spins. While spinning, the core's other runnable threads
-// get the core (the awaited event may depend on them).
+// of the same or higher priority get the core (the awaited event may depend on them); lower ones
+// get it through aging.
 #pragma once
 
 #include <thread>

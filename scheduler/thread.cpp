@@ -1,5 +1,6 @@
 #include "weft/thread.h"
 
+#include <algorithm>
 #include <string>
 #include <thread>
 
@@ -149,7 +150,17 @@ void set_priority(int priority) {
   if (self == nullptr) {
     throw Error("weft::this_thread::set_priority: the caller is not a weft thread");
   }
+  self->base_priority = priority;
   change_priority(self, priority);
+}
+
+void set_boosted(bool boosted) {
+  detail::Fiber* self = detail::current_fiber();
+  if (self == nullptr) {
+    throw Error("weft::this_thread::set_boosted: the caller is not a weft thread");
+  }
+  const int boost = detail::running_scheduler()->progress_boost;
+  change_priority(self, boosted ? std::max(self->base_priority, boost) : self->base_priority);
 }
 
 void yield() {

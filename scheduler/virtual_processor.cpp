@@ -63,10 +63,14 @@ void VirtualProcessor::main() {
 void VirtualProcessor::idle_loop() {
   bool searching = false;
   std::int64_t search_start = 0;
+  // seq_cst on the searching counts: a waker pushes work, then reads them; a processor that
+  // stops searching then re-reads the queues before sleeping (see sleep()). One of the two sees
+  // the other.
   auto stop_searching = [&] {
     if (searching) {
       searching = false;
-      scheduler_.searching.fetch_sub(1, std::memory_order_relaxed);
+      scheduler_.searching.fetch_sub(1);
+      node_.searching.fetch_sub(1);
     }
   };
   for (;;) {
@@ -85,7 +89,8 @@ void VirtualProcessor::idle_loop() {
     if (!searching) {
       searching = true;
       search_start = now;
-      scheduler_.searching.fetch_add(1, std::memory_order_relaxed);
+      scheduler_.searching.fetch_add(1);
+      node_.searching.fetch_add(1);
     }
     if (now - search_start < scheduler_.idle_spin_ns) {
       spin_pause();
@@ -238,7 +243,7 @@ Fiber* VirtualProcessor::steal() noexcept {
     Fiber* fiber = victim->shared_.pop();
     if (fiber == nullptr) continue;
     // More left there: let another sleeping processor help (it stops at the first searcher).
-    if (victim->shared_.size_hint() > 1) scheduler_.wake_idle(victim->numa());
+    if (victim->shared_.size_hint() > 1) scheduler_.wake_idle(victim->numa(), false);
     return fiber;
   }
   return nullptr;

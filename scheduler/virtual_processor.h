@@ -26,6 +26,8 @@ namespace weft::detail {
 struct NumaNode {
   int index = 0;
   SharedQueue queue;
+  // Processors of this node looking for work: only they can take this node's queue.
+  std::atomic<std::uint32_t> searching{0};
   std::vector<class VirtualProcessor*> vps;
 };
 

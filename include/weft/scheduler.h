@@ -46,8 +46,10 @@ class Scheduler {
   };
   std::vector<VpStats> stats() const;
 
-  // Hooks for the I/O manager. A hook runs on a virtual processor's kernel thread, outside any
-  // user thread, and must not block. remove_hook() returns once no VP runs the hook any more.
+  // Hooks for the I/O manager. A hook runs on a virtual processor's kernel thread, either from its
+  // idle loop or at a scheduling point on the stack of the user thread being switched out; it
+  // must neither block nor switch (no weft waits inside). remove_hook() returns once no VP runs
+  // the hook any more, so it must not be called from the hook itself.
   using HookId = std::uint64_t;
   // Run by a VP that has nothing to run, while it looks for work (scheduler.idle_spin_us) before
   // it sleeps; a sleeping VP runs none. Return true when it made progress: the VP then keeps
@@ -55,7 +57,8 @@ class Scheduler {
   HookId add_idle_hook(std::function<bool()> hook);
   // Run at context switches (every switch; keep it cheap or rate-limit it inside).
   HookId add_switch_hook(std::function<void()> hook);
-  // Run about every `period` by some VP: at its next scheduling point, or woken from its sleep.
+  // Run about every `period` by some VP: at one of its scheduling points (every 16th), or woken
+  // from its sleep for it.
   HookId add_timer_hook(std::chrono::nanoseconds period, std::function<void()> hook);
   void remove_hook(HookId id);
 

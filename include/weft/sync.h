@@ -81,8 +81,9 @@ class Event {
 
 // Collaborative wait: returns once pred() is true. `poll` (may be empty) is called to make
 // progress on what the caller waits for. The caller first spins for an adaptive budget, calling
-// poll and letting the other threads of its core run; then it parks, and its core's idle loop
-// and context switches run poll and pred on its behalf and wake it when pred() holds.
+// poll and letting the other threads of its core of the same or higher priority run; then it
+// parks, and its core runs poll and pred on its behalf (in its idle loop and at every 16th
+// scheduling point) and wakes it when pred() holds. poll and pred must not block.
 void wait_until(std::function<bool()> pred, std::function<void()> poll = {});
 
 }  // namespace weft

@@ -19,7 +19,11 @@ ThreadType type();   // ThreadType::user outside weft
 int vp();            // virtual processor now running the caller, -1 outside weft
 int rank();          // -1 when the thread has none
 int priority();
+// Sets the priority the thread runs at and returns to when unboosted.
 void set_priority(int priority);
+// A progress thread boosts itself while it holds work: boosted, it runs at
+// priority.progress_boost (if that is above its own priority); unboosted, at its own again.
+void set_boosted(bool boosted);
 
 void yield();
 void sleep_for(std::chrono::nanoseconds duration);

@@ -157,6 +157,28 @@ TEST(Priority, ThreadBoostsAndLowersItself) {
   EXPECT_THROW(this_thread::set_priority(1), Error);
 }
 
+TEST(Priority, ProgressThreadBoostsWhileItHoldsWork) {
+  Scheduler scheduler(config_with({{"topology", "synthetic:pack:1 core:1 pu:1"},
+                                   {"priority.progress", "1"},
+                                   {"priority.progress_boost", "6"}}));
+  ThreadAttr attr;
+  attr.type = ThreadType::progress;
+  std::vector<int> seen;
+  spawn(attr, [&] {
+    seen.push_back(this_thread::priority());
+    this_thread::set_boosted(true);
+    seen.push_back(this_thread::priority());
+    this_thread::set_boosted(false);
+    seen.push_back(this_thread::priority());
+    // A thread already above the boost level keeps its own priority when boosted.
+    this_thread::set_priority(7);
+    this_thread::set_boosted(true);
+    seen.push_back(this_thread::priority());
+  }).join();
+  EXPECT_EQ(seen, (std::vector<int>{1, 6, 1, 7}));
+  EXPECT_THROW(this_thread::set_boosted(true), Error);
+}
+
 TEST(Priority, BoostedThreadOvertakesQueuedOnes) {
   Scheduler scheduler(one_vp());
   std::vector<char> order;

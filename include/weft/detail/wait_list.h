@@ -2,9 +2,11 @@
 // stack while it is listed; it is either a parked weft thread or a blocked kernel thread.
 //
 // Waking is two-phase: under the list's lock the waker unlinks waiters and marks them notified
-// (take_one / take_all); after releasing the lock it delivers the wake-ups (WaiterChain), so the
-// lock is never held across a futex call or a run-queue push. A notified waiter does not leave
-// (its stack frame stays valid) until its wake-up has been delivered.
+// (take_one / take_all); after releasing the lock it delivers the wake-ups (WaiterChain), so
+// waking never holds the lock across a futex call or a run-queue push. (ConditionVariable::wait
+// releases its mutex, which may wake a thread, under its own list's lock: the order condition
+// variable, then mutex, is the only nesting.) A notified waiter does not leave (its stack frame
+// stays valid) until its wake-up has been delivered.
 #pragma once
 
 #include <atomic>
