@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "test_config.h"
@@ -97,6 +98,72 @@ TEST(Affinity, NumaBoundThreadsStayOnTheirNode) {
   for (Thread& t : threads) t.join();
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_EQ(runs.load(), 16 * 500);
+}
+
+TEST(Affinity, NodeBoundThreadIsWokenWhileAnotherNodeSearches) {
+  // Regression: a wake-up for node 0 was skipped because a processor of node 1, which cannot
+  // run node 0's threads, was searching; the join below then hung until the test timed out.
+  Scheduler scheduler(config_with({{"topology", "synthetic:pack:2 [numa] core:2 pu:1"},
+                                   {"scheduler.idle_spin_us", "2000"}}));
+  for (int trial = 0; trial < 5; ++trial) {
+    std::atomic<bool> stop{false};
+    Event feed(Event::Mode::automatic);
+    // Keeps VP 2 (node 1) waking and searching: a foreign thread feeds it every 100 us.
+    Thread fed = spawn(with(Placement::pinned(2)), [&] {
+      while (!stop.load()) feed.wait();
+    });
+    std::thread feeder([&] {
+      while (!stop.load()) {
+        feed.set();
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      }
+    });
+    Event go;
+    std::atomic<bool> ran{false};
+    Thread waiter = spawn(with(Placement::numa(0)), [&] {
+      go.wait();
+      ran.store(true);
+    });
+    // Long enough for node 0's processors to stop searching and sleep.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    go.set();
+    waiter.join();
+    EXPECT_TRUE(ran.load());
+    stop.store(true);
+    feeder.join();
+    feed.set();
+    fed.join();
+  }
+}
+
+TEST(Affinity, NodeBoundThreadsSpreadOverTheirNode) {
+  Scheduler scheduler(config_with({{"topology", "synthetic:pack:1 [numa] core:4 pu:1"}}));
+  std::mutex mutex;
+  std::set<int> used;
+  auto spread = [&] {
+    std::lock_guard lock(mutex);
+    return used.size() >= 2;
+  };
+  // Compute-bound threads that never yield, spawned by a thread of the node that never yields
+  // either: they run side by side only if surplus work woke the node's sleeping processors.
+  // Each gives up after a bounded spin, so a failure ends the test instead of hanging it.
+  spawn(with(Placement::pinned(0)), [&] {
+    std::vector<Thread> threads;
+    for (int i = 0; i < 8; ++i) {
+      threads.push_back(spawn(with(Placement::numa(0)), [&] {
+        {
+          std::lock_guard lock(mutex);
+          used.insert(this_thread::vp());
+        }
+        for (long spins = 0; spins < 20'000'000 && !spread(); ++spins) {
+        }
+      }));
+    }
+    for (long spins = 0; spins < 20'000'000 && !spread(); ++spins) {
+    }
+    for (Thread& t : threads) t.join();
+  }).join();
+  EXPECT_GE(used.size(), 2u);
 }
 
 TEST(Affinity, FreeThreadsAreStolenWhenTheirCoreIsBusy) {
