@@ -103,8 +103,8 @@ TEST(Affinity, NumaBoundThreadsStayOnTheirNode) {
 TEST(Affinity, NodeBoundThreadIsWokenWhileAnotherNodeSearches) {
   // Regression: a wake-up for node 0 was skipped because a processor of node 1, which cannot
   // run node 0's threads, was searching; the join below then hung until the test timed out.
-  Scheduler scheduler(config_with({{"topology", "synthetic:pack:2 [numa] core:2 pu:1"},
-                                   {"scheduler.idle_spin_us", "2000"}}));
+  Scheduler scheduler(config_with(
+      {{"topology", "synthetic:pack:2 [numa] core:2 pu:1"}, {"scheduler.idle_spin_us", "2000"}}));
   for (int trial = 0; trial < 5; ++trial) {
     std::atomic<bool> stop{false};
     Event feed(Event::Mode::automatic);
