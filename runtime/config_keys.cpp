@@ -39,7 +39,8 @@ ConfigKey string_key(std::string name, std::vector<std::string> forms, std::stri
 }
 
 constexpr std::int64_t kKiB = 1024;
-constexpr std::int64_t kGiB = kKiB * kKiB * kKiB;
+constexpr std::int64_t kMiB = kKiB * kKiB;
+constexpr std::int64_t kGiB = kMiB * kKiB;
 
 struct TypeDefaults {
   int priority;
@@ -93,6 +94,11 @@ std::vector<ConfigKey> make_keys() {
                       "free core of its NUMA node, or on a core kept for progress"),
       integer_key("placement.cores_per_task", 1, 4096, 1,
                   "cores each MPI rank owns (its OpenMP workers run there)"),
+      integer_key("mpi.ranks", 1, 1 << 20, 1,
+                  "MPI ranks of the job (weftrun -n); a program started without weftrun runs one"),
+      size_key("mpi.eager_limit", 0, 64 * kMiB, "8K",
+               "largest message a send copies into an eager buffer when no receive is posted; "
+               "larger ones wait for the receive and are copied once, straight across"),
       integer_key("priority.progress_boost", kMinPriority, kMaxPriority, 6,
                   "priority of a progress thread while it holds work"),
       boolean_key("stack.guard", true,

@@ -1,0 +1,675 @@
+/* The MPI interface of weft (MPI-3.1 names, values and semantics; C and C++).
+ *
+ * Handles are pointers to objects of the runtime; the predefined ones are the addresses of objects
+ * inside libweft, shared by every rank of a process (the calling thread says which rank it is).
+ * Every function exists under its PMPI_ name too; the MPI_ name is a weak alias of it, so that a
+ * profiling library may define MPI_ functions of its own and call PMPI_ ones (MPI-3.1, 14.2). */
+#ifndef WEFT_MPI_H
+#define WEFT_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define WEFT_MPI 1
+
+typedef struct weft_mpi_comm* MPI_Comm;
+typedef struct weft_mpi_group* MPI_Group;
+typedef struct weft_mpi_datatype* MPI_Datatype;
+typedef struct weft_mpi_op* MPI_Op;
+typedef struct weft_mpi_request* MPI_Request;
+typedef struct weft_mpi_message* MPI_Message;
+typedef struct weft_mpi_errhandler* MPI_Errhandler;
+typedef struct weft_mpi_info* MPI_Info;
+
+typedef ptrdiff_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+/* MPI_SOURCE, MPI_TAG and MPI_ERROR are the standard's; the rest is private to weft. */
+typedef struct MPI_Status {
+  int MPI_SOURCE;
+  int MPI_TAG;
+  int MPI_ERROR;
+  int weft_cancelled;
+  MPI_Count weft_bytes; /* bytes received */
+} MPI_Status;
+
+typedef void(MPI_User_function)(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
+typedef void(MPI_Comm_errhandler_function)(MPI_Comm* comm, int* error_code, ...);
+typedef int(MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int comm_keyval, void* extra_state,
+                                         void* attribute_val_in, void* attribute_val_out,
+                                         int* flag);
+typedef int(MPI_Comm_delete_attr_function)(MPI_Comm comm, int comm_keyval, void* attribute_val,
+                                           void* extra_state);
+
+/* Predefined objects, defined in libweft. */
+extern struct weft_mpi_comm weft_mpi_comm_world, weft_mpi_comm_self;
+extern struct weft_mpi_group weft_mpi_group_empty;
+extern struct weft_mpi_errhandler weft_mpi_errors_are_fatal, weft_mpi_errors_return;
+extern struct weft_mpi_info weft_mpi_info_env;
+extern struct weft_mpi_message weft_mpi_message_no_proc;
+extern struct weft_mpi_datatype weft_mpi_char, weft_mpi_short, weft_mpi_int, weft_mpi_long,
+    weft_mpi_long_long, weft_mpi_signed_char, weft_mpi_unsigned_char, weft_mpi_unsigned_short,
+    weft_mpi_unsigned, weft_mpi_unsigned_long, weft_mpi_unsigned_long_long, weft_mpi_float,
+    weft_mpi_double, weft_mpi_long_double, weft_mpi_wchar, weft_mpi_c_bool, weft_mpi_int8_t,
+    weft_mpi_int16_t, weft_mpi_int32_t, weft_mpi_int64_t, weft_mpi_uint8_t, weft_mpi_uint16_t,
+    weft_mpi_uint32_t, weft_mpi_uint64_t, weft_mpi_aint, weft_mpi_count, weft_mpi_offset,
+    weft_mpi_c_float_complex, weft_mpi_c_double_complex, weft_mpi_c_long_double_complex,
+    weft_mpi_cxx_bool, weft_mpi_cxx_float_complex, weft_mpi_cxx_double_complex,
+    weft_mpi_cxx_long_double_complex, weft_mpi_byte, weft_mpi_packed, weft_mpi_float_int,
+    weft_mpi_double_int, weft_mpi_long_int, weft_mpi_2int, weft_mpi_short_int,
+    weft_mpi_long_double_int;
+extern struct weft_mpi_op weft_mpi_max, weft_mpi_min, weft_mpi_sum, weft_mpi_prod, weft_mpi_land,
+    weft_mpi_band, weft_mpi_lor, weft_mpi_bor, weft_mpi_lxor, weft_mpi_bxor, weft_mpi_maxloc,
+    weft_mpi_minloc, weft_mpi_replace, weft_mpi_no_op;
+
+#define MPI_COMM_NULL ((MPI_Comm)0)
+#define MPI_COMM_WORLD (&weft_mpi_comm_world)
+#define MPI_COMM_SELF (&weft_mpi_comm_self)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+#define MPI_GROUP_EMPTY (&weft_mpi_group_empty)
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC (&weft_mpi_message_no_proc)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+#define MPI_ERRORS_ARE_FATAL (&weft_mpi_errors_are_fatal)
+#define MPI_ERRORS_RETURN (&weft_mpi_errors_return)
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_INFO_ENV (&weft_mpi_info_env)
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+
+#define MPI_CHAR (&weft_mpi_char)
+#define MPI_SHORT (&weft_mpi_short)
+#define MPI_INT (&weft_mpi_int)
+#define MPI_LONG (&weft_mpi_long)
+#define MPI_LONG_LONG_INT (&weft_mpi_long_long)
+#define MPI_LONG_LONG (&weft_mpi_long_long)
+#define MPI_SIGNED_CHAR (&weft_mpi_signed_char)
+#define MPI_UNSIGNED_CHAR (&weft_mpi_unsigned_char)
+#define MPI_UNSIGNED_SHORT (&weft_mpi_unsigned_short)
+#define MPI_UNSIGNED (&weft_mpi_unsigned)
+#define MPI_UNSIGNED_LONG (&weft_mpi_unsigned_long)
+#define MPI_UNSIGNED_LONG_LONG (&weft_mpi_unsigned_long_long)
+#define MPI_FLOAT (&weft_mpi_float)
+#define MPI_DOUBLE (&weft_mpi_double)
+#define MPI_LONG_DOUBLE (&weft_mpi_long_double)
+#define MPI_WCHAR (&weft_mpi_wchar)
+#define MPI_C_BOOL (&weft_mpi_c_bool)
+#define MPI_INT8_T (&weft_mpi_int8_t)
+#define MPI_INT16_T (&weft_mpi_int16_t)
+#define MPI_INT32_T (&weft_mpi_int32_t)
+#define MPI_INT64_T (&weft_mpi_int64_t)
+#define MPI_UINT8_T (&weft_mpi_uint8_t)
+#define MPI_UINT16_T (&weft_mpi_uint16_t)
+#define MPI_UINT32_T (&weft_mpi_uint32_t)
+#define MPI_UINT64_T (&weft_mpi_uint64_t)
+#define MPI_AINT (&weft_mpi_aint)
+#define MPI_COUNT (&weft_mpi_count)
+#define MPI_OFFSET (&weft_mpi_offset)
+#define MPI_C_COMPLEX (&weft_mpi_c_float_complex)
+#define MPI_C_FLOAT_COMPLEX (&weft_mpi_c_float_complex)
+#define MPI_C_DOUBLE_COMPLEX (&weft_mpi_c_double_complex)
+#define MPI_C_LONG_DOUBLE_COMPLEX (&weft_mpi_c_long_double_complex)
+#define MPI_CXX_BOOL (&weft_mpi_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX (&weft_mpi_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX (&weft_mpi_cxx_double_complex)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX (&weft_mpi_cxx_long_double_complex)
+#define MPI_BYTE (&weft_mpi_byte)
+#define MPI_PACKED (&weft_mpi_packed)
+#define MPI_FLOAT_INT (&weft_mpi_float_int)
+#define MPI_DOUBLE_INT (&weft_mpi_double_int)
+#define MPI_LONG_INT (&weft_mpi_long_int)
+#define MPI_2INT (&weft_mpi_2int)
+#define MPI_SHORT_INT (&weft_mpi_short_int)
+#define MPI_LONG_DOUBLE_INT (&weft_mpi_long_double_int)
+
+#define MPI_MAX (&weft_mpi_max)
+#define MPI_MIN (&weft_mpi_min)
+#define MPI_SUM (&weft_mpi_sum)
+#define MPI_PROD (&weft_mpi_prod)
+#define MPI_LAND (&weft_mpi_land)
+#define MPI_BAND (&weft_mpi_band)
+#define MPI_LOR (&weft_mpi_lor)
+#define MPI_BOR (&weft_mpi_bor)
+#define MPI_LXOR (&weft_mpi_lxor)
+#define MPI_BXOR (&weft_mpi_bxor)
+#define MPI_MAXLOC (&weft_mpi_maxloc)
+#define MPI_MINLOC (&weft_mpi_minloc)
+#define MPI_REPLACE (&weft_mpi_replace)
+#define MPI_NO_OP (&weft_mpi_no_op)
+
+/* Special values. */
+#define MPI_ANY_SOURCE (-1)
+#define MPI_PROC_NULL (-2)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_KEYVAL_INVALID (-1)
+#define MPI_BOTTOM ((void*)0)
+#define MPI_IN_PLACE ((void*)-1)
+#define MPI_STATUS_IGNORE ((MPI_Status*)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status*)0)
+#define MPI_BSEND_OVERHEAD 128
+
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
+
+/* Thread levels. */
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+/* Results of the comparisons. */
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+/* Split types. */
+#define MPI_COMM_TYPE_SHARED 1
+
+/* Predefined attribute keys of MPI_COMM_WORLD. */
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE 5
+#define MPI_APPNUM 6
+#define MPI_LASTUSEDCODE 7
+
+/* Datatype constructors, as Type_get_envelope reports them. */
+#define MPI_COMBINER_NAMED 1
+#define MPI_COMBINER_DUP 2
+#define MPI_COMBINER_CONTIGUOUS 3
+#define MPI_COMBINER_VECTOR 4
+#define MPI_COMBINER_HVECTOR 5
+#define MPI_COMBINER_INDEXED 6
+#define MPI_COMBINER_HINDEXED 7
+#define MPI_COMBINER_INDEXED_BLOCK 8
+#define MPI_COMBINER_HINDEXED_BLOCK 9
+#define MPI_COMBINER_STRUCT 10
+#define MPI_COMBINER_RESIZED 11
+
+/* Error classes. */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_ROOT 7
+#define MPI_ERR_GROUP 8
+#define MPI_ERR_OP 9
+#define MPI_ERR_TOPOLOGY 10
+#define MPI_ERR_DIMS 11
+#define MPI_ERR_ARG 12
+#define MPI_ERR_UNKNOWN 13
+#define MPI_ERR_TRUNCATE 14
+#define MPI_ERR_OTHER 15
+#define MPI_ERR_INTERN 16
+#define MPI_ERR_IN_STATUS 17
+#define MPI_ERR_PENDING 18
+#define MPI_ERR_REQUEST 19
+#define MPI_ERR_INFO 28
+#define MPI_ERR_INFO_KEY 29
+#define MPI_ERR_INFO_VALUE 30
+#define MPI_ERR_INFO_NOKEY 31
+#define MPI_ERR_NO_MEM 34
+#define MPI_ERR_KEYVAL 48
+#define MPI_ERR_LASTCODE 0x3fffffff
+
+/* Predefined attribute callbacks. */
+int weft_mpi_comm_null_copy_fn(MPI_Comm, int, void*, void*, void*, int*);
+int weft_mpi_comm_dup_fn(MPI_Comm, int, void*, void*, void*, int*);
+int weft_mpi_comm_null_delete_fn(MPI_Comm, int, void*, void*);
+#define MPI_COMM_NULL_COPY_FN (&weft_mpi_comm_null_copy_fn)
+#define MPI_COMM_DUP_FN (&weft_mpi_comm_dup_fn)
+#define MPI_COMM_NULL_DELETE_FN (&weft_mpi_comm_null_delete_fn)
+
+/* The functions. */
+int MPI_Init(int* argc, char*** argv);
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided);
+int MPI_Finalize(void);
+int MPI_Initialized(int* flag);
+int MPI_Finalized(int* flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Query_thread(int* provided);
+int MPI_Is_thread_main(int* flag);
+int MPI_Get_version(int* version, int* subversion);
+int MPI_Get_library_version(char* version, int* resultlen);
+int MPI_Get_processor_name(char* name, int* resultlen);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+int MPI_Pcontrol(const int level, ...);
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler);
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_Errhandler_free(MPI_Errhandler* errhandler);
+int MPI_Error_string(int errorcode, char* string, int* resultlen);
+int MPI_Error_class(int errorcode, int* errorclass);
+int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Buffer_attach(void* buffer, int size);
+int MPI_Buffer_detach(void* buffer_addr, int* size);
+int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status* status);
+int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request* request);
+int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request);
+int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request);
+int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request);
+int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request* request);
+int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status* status);
+int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status);
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                MPI_Status* status);
+int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+              MPI_Status* status);
+int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+               MPI_Request* request);
+int MPI_Wait(MPI_Request* request, MPI_Status* status);
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status);
+int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag,
+                MPI_Status array_of_statuses[]);
+int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status);
+int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag,
+                MPI_Status* status);
+int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount,
+                 int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Request_free(MPI_Request* request);
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status);
+int MPI_Cancel(MPI_Request* request);
+int MPI_Test_cancelled(const MPI_Status* status, int* flag);
+int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count);
+int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count);
+int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
+int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request* request);
+int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request* request);
+int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request* request);
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request* request);
+int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request* request);
+int MPI_Start(MPI_Request* request);
+int MPI_Startall(int count, MPI_Request array_of_requests[]);
+int MPI_Comm_size(MPI_Comm comm, int* size);
+int MPI_Comm_rank(MPI_Comm comm, int* rank);
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm);
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
+int MPI_Comm_free(MPI_Comm* comm);
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result);
+int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name);
+int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen);
+int MPI_Comm_group(MPI_Comm comm, MPI_Group* group);
+int MPI_Comm_test_inter(MPI_Comm comm, int* flag);
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                           MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
+                           void* extra_state);
+int MPI_Comm_free_keyval(int* comm_keyval);
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val);
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag);
+int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+int MPI_Group_size(MPI_Group group, int* size);
+int MPI_Group_rank(MPI_Group group, int* rank);
+int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
+int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup);
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup);
+int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                              int ranks2[]);
+int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result);
+int MPI_Group_free(MPI_Group* group);
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype);
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                    MPI_Datatype* newtype);
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype* newtype);
+int MPI_Type_indexed(int count, const int array_of_blocklengths[],
+                     const int array_of_displacements[], MPI_Datatype oldtype,
+                     MPI_Datatype* newtype);
+int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                             const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                             MPI_Datatype* newtype);
+int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype* newtype);
+int MPI_Type_create_hindexed_block(int count, int blocklength,
+                                   const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype* newtype);
+int MPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                           const MPI_Aint array_of_displacements[],
+                           const MPI_Datatype array_of_types[], MPI_Datatype* newtype);
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype* newtype);
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype);
+int MPI_Type_commit(MPI_Datatype* datatype);
+int MPI_Type_free(MPI_Datatype* datatype);
+int MPI_Type_size(MPI_Datatype datatype, int* size);
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size);
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent);
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent);
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent);
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent);
+int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
+                          int* num_datatypes, int* combiner);
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                          int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]);
+int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name);
+int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen);
+int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+             int* position, MPI_Comm comm);
+int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+               MPI_Datatype datatype, MPI_Comm comm);
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size);
+int MPI_Get_address(const void* location, MPI_Aint* address);
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
+int MPI_Op_free(MPI_Op* op);
+int MPI_Op_commutative(MPI_Op op, int* commute);
+int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op);
+int MPI_Barrier(MPI_Comm comm);
+int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm);
+int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm);
+int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm);
+int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm);
+int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm);
+int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                  MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                  const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm);
+int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm);
+int MPI_Info_create(MPI_Info* info);
+int MPI_Info_set(MPI_Info info, const char* key, const char* value);
+int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag);
+int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag);
+int MPI_Info_get_nkeys(MPI_Info info, int* nkeys);
+int MPI_Info_get_nthkey(MPI_Info info, int n, char* key);
+int MPI_Info_delete(MPI_Info info, const char* key);
+int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo);
+int MPI_Info_free(MPI_Info* info);
+
+/* The same functions under their profiling names. */
+int PMPI_Init(int* argc, char*** argv);
+int PMPI_Init_thread(int* argc, char*** argv, int required, int* provided);
+int PMPI_Finalize(void);
+int PMPI_Initialized(int* flag);
+int PMPI_Finalized(int* flag);
+int PMPI_Abort(MPI_Comm comm, int errorcode);
+int PMPI_Query_thread(int* provided);
+int PMPI_Is_thread_main(int* flag);
+int PMPI_Get_version(int* version, int* subversion);
+int PMPI_Get_library_version(char* version, int* resultlen);
+int PMPI_Get_processor_name(char* name, int* resultlen);
+double PMPI_Wtime(void);
+double PMPI_Wtick(void);
+int PMPI_Pcontrol(const int level, ...);
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler);
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function* function, MPI_Errhandler* errhandler);
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int PMPI_Errhandler_free(MPI_Errhandler* errhandler);
+int PMPI_Error_string(int errorcode, char* string, int* resultlen);
+int PMPI_Error_class(int errorcode, int* errorclass);
+int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int PMPI_Buffer_attach(void* buffer, int size);
+int PMPI_Buffer_detach(void* buffer_addr, int* size);
+int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status* status);
+int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request* request);
+int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request);
+int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request);
+int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                MPI_Request* request);
+int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request* request);
+int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status* status);
+int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status* status);
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status);
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status);
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status);
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                 MPI_Status* status);
+int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+               MPI_Status* status);
+int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                MPI_Request* request);
+int PMPI_Wait(MPI_Request* request, MPI_Status* status);
+int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status);
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]);
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag,
+                 MPI_Status array_of_statuses[]);
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Status* status);
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag,
+                 MPI_Status* status);
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
+                  int array_of_indices[], MPI_Status array_of_statuses[]);
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount,
+                  int array_of_indices[], MPI_Status array_of_statuses[]);
+int PMPI_Request_free(MPI_Request* request);
+int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status);
+int PMPI_Cancel(MPI_Request* request);
+int PMPI_Test_cancelled(const MPI_Status* status, int* flag);
+int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count);
+int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count);
+int PMPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
+int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request* request);
+int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request);
+int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request);
+int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Request* request);
+int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                   MPI_Request* request);
+int PMPI_Start(MPI_Request* request);
+int PMPI_Startall(int count, MPI_Request array_of_requests[]);
+int PMPI_Comm_size(MPI_Comm comm, int* size);
+int PMPI_Comm_rank(MPI_Comm comm, int* rank);
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm);
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm);
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm);
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm);
+int PMPI_Comm_free(MPI_Comm* comm);
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result);
+int PMPI_Comm_set_name(MPI_Comm comm, const char* comm_name);
+int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen);
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group* group);
+int PMPI_Comm_test_inter(MPI_Comm comm, int* flag);
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn,
+                            MPI_Comm_delete_attr_function* comm_delete_attr_fn, int* comm_keyval,
+                            void* extra_state);
+int PMPI_Comm_free_keyval(int* comm_keyval);
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val);
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag);
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval);
+int PMPI_Group_size(MPI_Group group, int* size);
+int PMPI_Group_rank(MPI_Group group, int* rank);
+int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
+int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup);
+int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup);
+int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup);
+int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup);
+int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
+                               int ranks2[]);
+int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result);
+int PMPI_Group_free(MPI_Group* group);
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype);
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                     MPI_Datatype* newtype);
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype* newtype);
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                      const int array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype* newtype);
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                              MPI_Datatype* newtype);
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype);
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype* newtype);
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype* newtype);
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype* newtype);
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype);
+int PMPI_Type_commit(MPI_Datatype* datatype);
+int PMPI_Type_free(MPI_Datatype* datatype);
+int PMPI_Type_size(MPI_Datatype datatype, int* size);
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size);
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent);
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent);
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint* true_extent);
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Count* true_extent);
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
+                           int* num_datatypes, int* combiner);
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name);
+int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen);
+int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+              int* position, MPI_Comm comm);
+int PMPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+                MPI_Datatype datatype, MPI_Comm comm);
+int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size);
+int PMPI_Get_address(const void* location, MPI_Aint* address);
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
+int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
+int PMPI_Op_free(MPI_Op* op);
+int PMPI_Op_commutative(MPI_Op op, int* commute);
+int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
+                      MPI_Op op);
+int PMPI_Barrier(MPI_Comm comm);
+int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm);
+int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm);
+int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm);
+int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm);
+int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm);
+int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm);
+int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm);
+int PMPI_Info_create(MPI_Info* info);
+int PMPI_Info_set(MPI_Info info, const char* key, const char* value);
+int PMPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag);
+int PMPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag);
+int PMPI_Info_get_nkeys(MPI_Info info, int* nkeys);
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key);
+int PMPI_Info_delete(MPI_Info info, const char* key);
+int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo);
+int PMPI_Info_free(MPI_Info* info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WEFT_MPI_H */
