@@ -76,6 +76,8 @@ ConfigOverrides with_settings(std::vector<std::pair<std::string, std::string>> s
 
 TEST(ConfigTest, EveryKeyHasItsDefault) {
   const std::map<std::string, std::string> expected = {
+      {"mpi.eager_limit", "8K"},
+      {"mpi.ranks", "1"},
       {"placement.cores_per_task", "1"},
       {"placement.progress", "numa"},
       {"placement.tasks", "numa"},
