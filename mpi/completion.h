@@ -1,0 +1,121 @@
+// How a thread waits for operations that other threads complete (a receive matched by a sender, a
+// rendezvous send copied by its receiver, a probe satisfied by an arrival).
+//
+// A Completion is one word: pending, done, freed (MPI_Request_free on a pending request: the
+// completer then owns the request), or the address of the Parker of a thread waiting for it.
+// The completer only swaps the word and, when a Parker was there, notifies it: it never touches
+// the waiting thread's object otherwise, so a waiter may reclaim its request (even a stack one)
+// the moment it sees "done". One Parker may be armed on many Completions (MPI_Waitany).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "weft/detail/wait_list.h"
+
+namespace weft::mpi {
+
+// A waiting thread's parking spot, on its own stack.
+class Parker {
+ public:
+  // By a completer: counts one notification and wakes the waiter.
+  void notify() noexcept;
+  // Parks until more than `seen` notifications arrived; returns their number.
+  std::uint32_t wait_beyond(std::uint32_t seen);
+  // Returns once `expected` notifications arrived: from then on no completer touches the Parker,
+  // which may go out of scope.
+  void drain(std::uint32_t expected);
+
+ private:
+  std::uint32_t count_ = 0;  // guarded by waiters_.lock
+  detail::WaitList waiters_;
+};
+
+class Completion {
+ public:
+  // Re-arms a completed persistent request; only its owner calls it, with nobody waiting.
+  void reset() noexcept { state_.store(kPending, std::memory_order_relaxed); }
+  // acquire: what the completer wrote before complete() is visible after done() is true.
+  bool done() const noexcept { return state_.load(std::memory_order_acquire) == kDone; }
+
+  // By the completer, after it wrote the results. Returns true when the owner had freed the
+  // request: the caller must then dispose of it.
+  bool complete() noexcept {
+    // acq_rel: release publishes the results; acquire pairs with the arm() of a waiter.
+    const std::uintptr_t old = state_.exchange(kDone, std::memory_order_acq_rel);
+    if (old > kFreed) reinterpret_cast<Parker*>(old)->notify();
+    return old == kFreed;
+  }
+
+  // By the owner: arranges for `parker` to be notified at completion. False when already done.
+  bool arm(Parker* parker) noexcept {
+    std::uintptr_t expected = kPending;
+    return state_.compare_exchange_strong(expected, reinterpret_cast<std::uintptr_t>(parker),
+                                          std::memory_order_acq_rel, std::memory_order_acquire);
+  }
+  // By the owner: withdraws `parker`. False when the completer already took it (and notifies
+  // it, or has).
+  bool disarm(Parker* parker) noexcept {
+    std::uintptr_t expected = reinterpret_cast<std::uintptr_t>(parker);
+    return state_.compare_exchange_strong(expected, kPending, std::memory_order_acq_rel,
+                                          std::memory_order_acquire);
+  }
+  // By the owner, giving the pending request up. False when it is already done (the owner still
+  // owns it then).
+  bool mark_freed() noexcept {
+    std::uintptr_t expected = kPending;
+    return state_.compare_exchange_strong(expected, kFreed, std::memory_order_acq_rel,
+                                          std::memory_order_acquire);
+  }
+
+ private:
+  static constexpr std::uintptr_t kPending = 0, kDone = 1, kFreed = 2;
+  std::atomic<std::uintptr_t> state_{kPending};
+};
+
+// The adaptive spin before a wait parks, one per rank: it doubles (plus 1 us) after a spin that
+// saw the completion and halves after one that ended in a park, up to the scheduler's
+// scheduler.spin_us ceiling, so a rank whose waits are long stops burning its core.
+class SpinBudget {
+ public:
+  void set_limit(std::int64_t limit_ns) noexcept;
+  // Spins (yielding to the core's other threads between rounds) until done() or the budget
+  // runs out; true when done.
+  bool spin(const Completion& completion) noexcept;
+  template <class Pred>
+  bool spin_until(Pred&& pred) noexcept;
+
+ private:
+  bool keep_spinning(std::int64_t start_ns) noexcept;
+  void succeeded() noexcept;
+  std::int64_t limit_ns_ = 0;
+  // relaxed: a heuristic shared by the rank's threads; a lost update costs nothing.
+  std::atomic<std::int64_t> budget_ns_{0};
+};
+
+std::int64_t monotonic_ns() noexcept;
+void spin_pause() noexcept;
+
+template <class Pred>
+bool SpinBudget::spin_until(Pred&& pred) noexcept {
+  const std::int64_t start = monotonic_ns();
+  do {
+    for (int i = 0; i < 16; ++i) {
+      if (pred()) {
+        succeeded();
+        return true;
+      }
+      spin_pause();
+    }
+  } while (keep_spinning(start));
+  return false;
+}
+
+inline bool SpinBudget::spin(const Completion& completion) noexcept {
+  return spin_until([&] { return completion.done(); });
+}
+
+// Waits for one completion: spin, then park.
+void wait(Completion& completion, SpinBudget& budget);
+
+}  // namespace weft::mpi

@@ -1,0 +1,182 @@
+#include "engine.h"
+
+#include <mutex>
+
+namespace weft::mpi {
+
+namespace {
+
+// The local rendezvous payload: the sender's own buffer, read by the receiver in place.
+std::size_t deliver_rendezvous(weft_mpi_message& message, void* buffer, std::size_t count,
+                               const Datatype& type) {
+  const Request& send = *static_cast<RendezvousMessage&>(message).request;
+  if (message.envelope.bytes == 0) return 0;
+  return copy(send.buffer, static_cast<std::size_t>(send.count), *send.datatype, buffer, count,
+              type);
+}
+
+void release_rendezvous(weft_mpi_message& message) {
+  Request& send = *static_cast<RendezvousMessage&>(message).request;
+  send.status.MPI_ERROR = MPI_SUCCESS;
+  finish(send);
+}
+
+const PayloadOps kRendezvousOps = {&deliver_rendezvous, &release_rendezvous};
+
+}  // namespace
+
+void set_received_status(Request& recv, const Envelope& envelope, std::size_t moved) {
+  const std::size_t capacity = static_cast<std::size_t>(recv.count) * recv.datatype->size();
+  recv.status.MPI_SOURCE = envelope.source;
+  recv.status.MPI_TAG = envelope.tag;
+  recv.status.MPI_ERROR = envelope.bytes > capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  recv.status.weft_cancelled = 0;
+  recv.status.weft_bytes = static_cast<MPI_Count>(moved);
+}
+
+Engine::~Engine() {
+  while (weft_mpi_message* message = unexpected_.front()) {
+    unexpected_.remove(message);
+    if (EagerPool::is_eager(*message)) message->release();
+  }
+}
+
+void Engine::enqueue(weft_mpi_message* message) {
+  unexpected_.push_back(message);
+  message->queued = true;
+  for (Prober* prober = probers_.front(); prober != nullptr;) {
+    Prober* next = prober->next;
+    if (prober->pattern.matches(message->envelope)) {
+      probers_.remove(prober);
+      prober->parker->notify();
+    }
+    prober = next;
+  }
+}
+
+weft_mpi_message* Engine::take_match(const Pattern& pattern) {
+  weft_mpi_message* message =
+      unexpected_.find([&](const weft_mpi_message& m) { return pattern.matches(m.envelope); });
+  if (message != nullptr) {
+    unexpected_.remove(message);
+    message->queued = false;
+  }
+  return message;
+}
+
+void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_limit) {
+  lock_.lock();
+  Request* recv = posted_.find([&](const Request& r) { return r.matches(envelope); });
+  if (recv != nullptr) {
+    posted_.remove(recv);
+    recv->posted = false;
+    lock_.unlock();
+    const std::size_t moved =
+        envelope.bytes == 0
+            ? 0
+            : copy(send.buffer, static_cast<std::size_t>(send.count), *send.datatype, recv->buffer,
+                   static_cast<std::size_t>(recv->count), *recv->datatype);
+    set_received_status(*recv, envelope, moved);
+    finish(*recv);
+    send.status.MPI_ERROR = MPI_SUCCESS;
+    finish(send);
+    return;
+  }
+  const bool eager = (send.mode == SendMode::standard || send.mode == SendMode::ready) &&
+                     envelope.bytes <= eager_limit;
+  if (eager) {
+    enqueue(
+        eager_.make(envelope, send.buffer, static_cast<std::size_t>(send.count), *send.datatype));
+    lock_.unlock();
+    send.status.MPI_ERROR = MPI_SUCCESS;
+    finish(send);
+    return;
+  }
+  send.rendezvous.envelope = envelope;
+  send.rendezvous.ops = &kRendezvousOps;
+  send.rendezvous.request = &send;
+  enqueue(&send.rendezvous);
+  lock_.unlock();
+}
+
+void Engine::post(Request& recv) {
+  lock_.lock();
+  weft_mpi_message* message = take_match(Pattern{recv.context, recv.peer, recv.tag});
+  if (message == nullptr) {
+    posted_.push_back(&recv);
+    recv.posted = true;
+    lock_.unlock();
+    return;
+  }
+  lock_.unlock();
+  receive(recv, *message);
+}
+
+void Engine::receive(Request& recv, weft_mpi_message& message) {
+  const Envelope envelope = message.envelope;  // the message is gone after release()
+  const std::size_t moved =
+      message.deliver(recv.buffer, static_cast<std::size_t>(recv.count), *recv.datatype);
+  message.release();
+  set_received_status(recv, envelope, moved);
+  finish(recv);
+}
+
+bool Engine::cancel_recv(Request& recv) {
+  {
+    std::lock_guard lock(lock_);
+    if (!recv.posted) return false;
+    posted_.remove(&recv);
+    recv.posted = false;
+  }
+  recv.cancelled = true;
+  recv.status.weft_cancelled = 1;
+  recv.status.MPI_ERROR = MPI_SUCCESS;
+  finish(recv);
+  return true;
+}
+
+bool Engine::cancel_send(Request& send) {
+  std::lock_guard lock(lock_);
+  if (!send.rendezvous.queued) return false;
+  unexpected_.remove(&send.rendezvous);
+  send.rendezvous.queued = false;
+  return true;
+}
+
+weft_mpi_message* Engine::find(const Pattern& pattern, bool take, Envelope* found) {
+  std::lock_guard lock(lock_);
+  weft_mpi_message* message =
+      take ? take_match(pattern) : unexpected_.find([&](const weft_mpi_message& m) {
+        return pattern.matches(m.envelope);
+      });
+  if (message != nullptr) *found = message->envelope;
+  return message;
+}
+
+weft_mpi_message* Engine::wait_for(const Pattern& pattern, bool take, Envelope* found,
+                                   SpinBudget& budget) {
+  weft_mpi_message* message = nullptr;
+  if (budget.spin_until([&] { return (message = find(pattern, take, found)) != nullptr; })) {
+    return message;
+  }
+  for (;;) {
+    Parker parker;
+    Prober prober{pattern, &parker};
+    lock_.lock();
+    message = take ? take_match(pattern) : unexpected_.find([&](const weft_mpi_message& m) {
+      return pattern.matches(m.envelope);
+    });
+    if (message != nullptr) {
+      *found = message->envelope;
+      lock_.unlock();
+      return message;
+    }
+    probers_.push_back(&prober);
+    lock_.unlock();
+    // The arrival that wakes us unlinks us; another thread of the rank may take the message
+    // first (MPI_THREAD_MULTIPLE), hence the loop.
+    parker.drain(1);
+  }
+}
+
+}  // namespace weft::mpi

@@ -1,0 +1,58 @@
+// An incoming message as a rank's matching engine sees it: an envelope to match on and a payload
+// that knows how to reach a receive buffer. The engine knows no transport; each kind of payload
+// (a local eager copy, a local sender's own buffer, later a remote one) supplies its two
+// operations. A message matched by MPI_Mprobe is the MPI_Message handle.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "datatype.h"
+#include "mpi.h"
+
+namespace weft::mpi {
+
+struct Envelope {
+  std::uint32_t context = 0;  // the communicator's point-to-point (or collective) context
+  int source = 0;             // comm rank of the sender
+  int tag = 0;
+  std::size_t bytes = 0;  // typed data the sender sent
+};
+
+// What a receive or a probe looks for; source and tag may be MPI_ANY_SOURCE / MPI_ANY_TAG.
+struct Pattern {
+  std::uint32_t context = 0;
+  int source = 0;
+  int tag = 0;
+
+  bool matches(const Envelope& envelope) const {
+    return envelope.context == context && (source == MPI_ANY_SOURCE || source == envelope.source) &&
+           (tag == MPI_ANY_TAG || tag == envelope.tag);
+  }
+};
+
+// The operations of one kind of payload; a table per kind, so a message costs one pointer.
+struct PayloadOps {
+  // Copies the message's data into `count` elements of `type` at `buffer` (what fits), returns
+  // the bytes moved.
+  std::size_t (*deliver)(weft_mpi_message& message, void* buffer, std::size_t count,
+                         const Datatype& type);
+  // The receiver is done with the message: the payload signals its sender (a rendezvous send
+  // completes now) and releases what it holds. The message must not be touched afterwards.
+  void (*release)(weft_mpi_message& message);
+};
+
+}  // namespace weft::mpi
+
+struct weft_mpi_message {
+  weft::mpi::Envelope envelope;
+  const weft::mpi::PayloadOps* ops = nullptr;  // null only for MPI_MESSAGE_NO_PROC
+  weft_mpi_message* next = nullptr;            // unexpected-queue links
+  weft_mpi_message* prev = nullptr;
+  bool queued = false;  // in an unexpected queue; guarded by that engine's lock
+
+  std::size_t deliver(void* buffer, std::size_t count, const weft::mpi::Datatype& type) {
+    return ops->deliver(*this, buffer, count, type);
+  }
+  void release() { ops->release(*this); }
+};

@@ -1,0 +1,100 @@
+// A point-to-point operation in flight: MPI_Request. Blocking calls keep theirs on the stack;
+// nonblocking ones take one from the issuing rank's pool. A send that waits for its receive
+// (rendezvous) lends the receiver's engine its embedded message, whose payload is the send's own
+// buffer: the receiver copies straight from it and then completes the send.
+#pragma once
+
+#include <cstdint>
+
+#include "communicator.h"
+#include "completion.h"
+#include "datatype.h"
+#include "message.h"
+#include "mpi.h"
+#include "weft/detail/spin_lock.h"
+
+struct weft_mpi_request;
+
+namespace weft::mpi {
+
+// The message a rendezvous send lends the receiver's engine: its payload is the sender's buffer.
+struct RendezvousMessage : weft_mpi_message {
+  weft_mpi_request* request = nullptr;
+};
+
+enum class RequestKind : std::uint8_t { send, recv };
+// Send modes. `buffered` is the internal send of a message that MPI_Bsend copied into the
+// attached buffer; the user's own Bsend request completes at once.
+enum class SendMode : std::uint8_t { standard, sync, ready, buffered };
+
+class RequestPool;
+
+}  // namespace weft::mpi
+
+struct weft_mpi_request {
+  weft::mpi::RequestKind kind = weft::mpi::RequestKind::send;
+  weft::mpi::SendMode mode = weft::mpi::SendMode::standard;
+  bool persistent = false;
+  bool active = false;     // a persistent request between MPI_Start and its completion call
+  bool cancelled = false;  // MPI_Cancel succeeded (read after completion)
+  weft::mpi::Completion completion;
+  MPI_Status status{};  // written by the completer before completion.complete()
+
+  // The operation, as the user gave it. `buffer` is const for sends.
+  void* buffer = nullptr;
+  int count = 0;
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  int peer = 0;  // dest or source, comm rank (MPI_PROC_NULL / MPI_ANY_SOURCE too)
+  int tag = 0;
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::uint32_t context = 0;  // comm->context, cached for matching
+  int owner = -1;             // world rank that issued it
+
+  weft_mpi_request* next = nullptr;  // posted-receive queue links
+  weft_mpi_request* prev = nullptr;
+  bool posted = false;  // in a posted-receive queue; guarded by that engine's lock
+
+  weft::mpi::RendezvousMessage rendezvous;  // a send's message while it waits for its receive
+  void* bsend_block = nullptr;              // SendMode::buffered: its part of the attached buffer
+  weft::mpi::RequestPool* pool = nullptr;   // null for a request on a stack
+
+  bool matches(const weft::mpi::Envelope& envelope) const {
+    return weft::mpi::Pattern{context, peer, tag}.matches(envelope);
+  }
+};
+
+namespace weft::mpi {
+
+using Request = weft_mpi_request;
+
+// Fills a request for an operation (the arguments already checked).
+void prepare(Request& request, RequestKind kind, SendMode mode, const void* buffer, int count,
+             MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, int owner);
+
+// Completes `request` with its status already written: wakes its waiter, or disposes of it when
+// its owner has freed it (MPI_Request_free) or nobody owns it (internal Bsend sends).
+void finish(Request& request);
+
+// Free requests of one rank, kept for reuse: a nonblocking call allocates nothing in the steady
+// state. Any thread may give one back (a completer disposes of a freed request).
+class RequestPool {
+ public:
+  RequestPool() = default;
+  RequestPool(const RequestPool&) = delete;
+  RequestPool& operator=(const RequestPool&) = delete;
+  ~RequestPool();
+
+  Request* get();
+  void put(Request* request);
+
+ private:
+  static constexpr int kMaxFree = 256;
+  detail::SpinLock lock_;
+  Request* free_ = nullptr;  // linked through `next`
+  int free_count_ = 0;
+};
+
+// Gives a request back to its pool (or leaves a stack one alone).
+void dispose(Request* request);
+
+}  // namespace weft::mpi

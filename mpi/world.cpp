@@ -1,0 +1,35 @@
+#include "world.h"
+
+#include "weft/this_thread.h"
+
+namespace weft::mpi {
+
+namespace {
+World* current_world = nullptr;
+}  // namespace
+
+World::World(int size, std::size_t eager_limit, std::int64_t spin_limit_ns)
+    : size_(size),
+      eager_limit_(eager_limit),
+      spin_limit_ns_(spin_limit_ns),
+      ranks_(new RankState[size]) {
+  for (int r = 0; r < size; ++r) ranks_[r].spin.set_limit(spin_limit_ns);
+}
+
+World* world() {
+  return current_world;
+}
+
+void set_world(World* world) {
+  current_world = world;
+}
+
+int caller_world_rank() {
+  return this_thread::rank();
+}
+
+RankState& caller_state() {
+  return current_world->rank(this_thread::rank());
+}
+
+}  // namespace weft::mpi
