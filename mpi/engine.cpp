@@ -128,7 +128,6 @@ bool Engine::cancel_recv(Request& recv) {
     posted_.remove(&recv);
     recv.posted = false;
   }
-  recv.cancelled = true;
   recv.status.weft_cancelled = 1;
   recv.status.MPI_ERROR = MPI_SUCCESS;
   finish(recv);

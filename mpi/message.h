@@ -50,6 +50,9 @@ struct weft_mpi_message {
   weft_mpi_message* next = nullptr;            // unexpected-queue links
   weft_mpi_message* prev = nullptr;
   bool queued = false;  // in an unexpected queue; guarded by that engine's lock
+  // Set by MPI_Mprobe, which takes the message out of the queue: errors of its MPI_Mrecv go to
+  // this communicator's handler.
+  MPI_Comm comm = MPI_COMM_NULL;
 
   std::size_t deliver(void* buffer, std::size_t count, const weft::mpi::Datatype& type) {
     return ops->deliver(*this, buffer, count, type);

@@ -19,7 +19,6 @@ void prepare(Request& request, RequestKind kind, SendMode mode, const void* buff
   request.comm = comm;
   request.context = comm->context;
   request.owner = owner;
-  request.cancelled = false;
   request.status = MPI_Status{};
 }
 

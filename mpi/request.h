@@ -35,8 +35,7 @@ struct weft_mpi_request {
   weft::mpi::RequestKind kind = weft::mpi::RequestKind::send;
   weft::mpi::SendMode mode = weft::mpi::SendMode::standard;
   bool persistent = false;
-  bool active = false;     // a persistent request between MPI_Start and its completion call
-  bool cancelled = false;  // MPI_Cancel succeeded (read after completion)
+  bool active = false;  // a persistent request between MPI_Start and its completion call
   weft::mpi::Completion completion;
   MPI_Status status{};  // written by the completer before completion.complete()
 
