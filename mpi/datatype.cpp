@@ -51,7 +51,7 @@ void weft_mpi_datatype::release() {
   if (layout->predefined) return;
   // acq_rel: the last release must see every use made under the other references.
   if (layout->references.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  for (MPI_Datatype inner : layout->parts->types) inner->release();
+  for (MPI_Datatype inner : layout->parts->contents.types) inner->release();
   delete layout->parts;
   delete layout;
   delete this;

@@ -79,14 +79,20 @@ constexpr ObjectName object_name(std::string_view text) {
   return name;
 }
 
+// A constructor's arguments, as MPI_Type_get_contents returns them. The derived types among
+// them are retained while the type built from them lives.
+struct Contents {
+  int combiner = MPI_COMBINER_NAMED;
+  std::vector<int> integers;
+  std::vector<MPI_Aint> addresses;
+  std::vector<MPI_Datatype> types;
+};
+
 // What a derived type owns: its blocks and the arguments of the constructor that built it.
 struct DerivedParts {
   std::vector<Block> blocks;
   std::vector<std::size_t> block_ends;
-  int combiner = MPI_COMBINER_NAMED;
-  std::vector<int> integers;
-  std::vector<MPI_Aint> addresses;
-  std::vector<MPI_Datatype> types;  // derived ones are retained while this type lives
+  Contents contents;
 };
 
 }  // namespace weft::mpi
@@ -125,11 +131,3 @@ struct weft_mpi_datatype::Layout {
   // literal type, so that the predefined ones are constant-initialised.
   weft::mpi::DerivedParts* parts;
 };
-
-namespace weft::mpi {
-
-// A new derived type (one reference, not committed) holding `parts`; the layout fields other
-// than the blocks are filled by the caller before the handle is published.
-MPI_Datatype make_derived(std::unique_ptr<DerivedParts> parts);
-
-}  // namespace weft::mpi

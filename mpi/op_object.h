@@ -1,0 +1,35 @@
+// The operation object behind an MPI_Op handle, private to op*.cpp.
+#pragma once
+
+#include <cstdint>
+
+#include "mpi.h"
+
+namespace weft::mpi {
+
+enum class OpKind : std::uint8_t {
+  max,
+  min,
+  sum,
+  prod,
+  land,
+  band,
+  lor,
+  bor,
+  lxor,
+  bxor,
+  maxloc,
+  minloc,
+  replace,
+  no_op,
+  user,
+};
+
+}  // namespace weft::mpi
+
+struct weft_mpi_op {
+  weft::mpi::OpKind kind;
+  MPI_User_function* function;  // user operations only
+  bool commutative;
+  const char* name;
+};
