@@ -39,8 +39,8 @@ int delete_one(MPI_Comm comm, int keyval, void* value) {
 }
 
 // Where MPI_Comm_get_attr points for a predefined attribute. Every value is the same for all ranks
-// of a job; only MPI_UNIVERSE_SIZE changes between jobs, so it is rewritten (under the lock, by the
-// first rank that asks) when a new world runs.
+// of a job; only MPI_UNIVERSE_SIZE may change between jobs, so the first rank of a job that asks
+// rewrites it, under the lock that every reader takes before it gets the address.
 int* predefined_value(int keyval) {
   static int tag_ub = kTagUpperBound;
   static int host = MPI_PROC_NULL;  // no rank is a host
@@ -49,7 +49,6 @@ int* predefined_value(int keyval) {
   static int appnum = 0;
   static int last_used_code = MPI_ERR_LASTCODE;  // no MPI_Add_error_code
   static weft::detail::SpinLock universe_lock;
-  static const World* universe_world = nullptr;
   static int universe_size = 0;
   switch (keyval) {
     case MPI_TAG_UB:
@@ -68,10 +67,8 @@ int* predefined_value(int keyval) {
       break;
   }
   std::lock_guard guard(universe_lock);
-  if (universe_world != world()) {
-    universe_world = world();
-    universe_size = world()->size();
-  }
+  // Written only when it changes: ranks of this job may be reading it through their pointer.
+  if (universe_size != world()->size()) universe_size = world()->size();
   return &universe_size;
 }
 
