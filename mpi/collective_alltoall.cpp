@@ -1,0 +1,173 @@
+// MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw. Every member publishes where its block for each
+// peer lies and copies its own row straight from every member's send buffer into its receive
+// buffer. With MPI_IN_PLACE a member's receive buffer is also what it sends, and others would read
+// blocks it is overwriting, so it publishes a packed copy of it instead. The final phase keeps
+// every send buffer valid until the last reader is done.
+#include <memory>
+#include <vector>
+
+#include "collective.h"
+#include "error.h"
+#include "profiling.h"
+
+using namespace weft::mpi;
+using collective::Block;
+using collective::Blocks;
+using collective::Call;
+
+namespace {
+
+// A packed copy of the blocks of `recv`, to send from in place.
+class Snapshot {
+ public:
+  Snapshot(const Blocks& recv, int size) : offsets_(static_cast<std::size_t>(size) + 1, 0) {
+    for (int r = 0; r < size; ++r) offsets_[r + 1] = offsets_[r] + recv.at(r).bytes();
+    data_.reset(new std::byte[offsets_.back()]);
+    for (int r = 0; r < size; ++r) {
+      const Block block = recv.at(r);
+      if (block.count > 0) pack(block.address, block.count, *block.type, data_.get() + offsets_[r]);
+    }
+  }
+  Blocks blocks() const { return Blocks::packed(data_.get(), offsets_.data()); }
+
+ private:
+  std::vector<std::size_t> offsets_;
+  std::unique_ptr<std::byte[]> data_;
+};
+
+int alltoall(MPI_Comm comm, std::string_view function, const Blocks& send, const Blocks& recv,
+             bool in_place) {
+  Call call(comm);
+  const int me = call.rank();
+  const int size = call.size();
+  std::unique_ptr<Snapshot> snapshot;
+  if (in_place) snapshot = std::make_unique<Snapshot>(recv, size);
+  const Blocks mine = in_place ? snapshot->blocks() : send;
+  call.publish(&mine);
+  collective::Truncation truncation;
+  // Starting with the caller's own block spreads the readers over the members' buffers.
+  for (int k = 0; k < size; ++k) {
+    const int r = (me + k) % size;
+    const Block from = call.of<Blocks>(r).at(me);
+    truncation.check(r, from, recv.at(r));
+    collective::transfer(from, recv.at(r));
+  }
+  call.phase();
+  return truncation.raise(comm, function);
+}
+
+int check_start(MPI_Comm comm, std::string_view function, const void* sendbuf,
+                const void* recvbuf) {
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (int rc =
+          collective::check_not_in_place(comm, function, "recvbuf", recvbuf, "only as sendbuf");
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  return collective::check_not_aliased(comm, function, sendbuf, recvbuf, true);
+}
+
+// Counts and displacements of one side of MPI_Alltoallv or MPI_Alltoallw.
+int check_vectors(MPI_Comm comm, std::string_view function, const char* side, const int* counts,
+                  const int* displs) {
+  const std::string prefix(side);
+  if (int rc = collective::check_counts(comm, function, prefix + "counts", counts, comm->size());
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  return collective::check_displs(comm, function, prefix + "displs", displs);
+}
+
+}  // namespace
+
+extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  constexpr std::string_view kFunction = "MPI_Alltoall";
+  if (int rc = check_start(comm, kFunction, sendbuf, recvbuf); rc != MPI_SUCCESS) return rc;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!in_place) {
+    if (int rc = check_count(comm, kFunction, "sendcount", sendcount); rc != MPI_SUCCESS) return rc;
+    if (int rc = check_datatype(comm, kFunction, "sendtype", sendtype); rc != MPI_SUCCESS) {
+      return rc;
+    }
+    if (int rc = check_buffer(comm, kFunction, "sendbuf", sendbuf, sendcount, sendtype);
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
+  }
+  if (int rc = check_count(comm, kFunction, "recvcount", recvcount); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_datatype(comm, kFunction, "recvtype", recvtype); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_buffer(comm, kFunction, "recvbuf", recvbuf, recvcount, recvtype);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  const Blocks send = in_place ? Blocks{} : Blocks::regular(sendbuf, sendcount, sendtype);
+  return alltoall(comm, kFunction, send, Blocks::regular(recvbuf, recvcount, recvtype), in_place);
+}
+WEFT_MPI_ALIAS(MPI_Alltoall);
+
+extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  constexpr std::string_view kFunction = "MPI_Alltoallv";
+  if (int rc = check_start(comm, kFunction, sendbuf, recvbuf); rc != MPI_SUCCESS) return rc;
+  const int size = comm->size();
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!in_place) {
+    if (int rc = check_vectors(comm, kFunction, "send", sendcounts, sdispls); rc != MPI_SUCCESS) {
+      return rc;
+    }
+    if (int rc = check_datatype(comm, kFunction, "sendtype", sendtype); rc != MPI_SUCCESS) {
+      return rc;
+    }
+    if (int rc = collective::check_buffer_of(comm, kFunction, "sendbuf", sendbuf, sendcounts, size,
+                                             sendtype);
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
+  }
+  if (int rc = check_vectors(comm, kFunction, "recv", recvcounts, rdispls); rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (int rc = check_datatype(comm, kFunction, "recvtype", recvtype); rc != MPI_SUCCESS) return rc;
+  if (int rc = collective::check_buffer_of(comm, kFunction, "recvbuf", recvbuf, recvcounts, size,
+                                           recvtype);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  const Blocks send = in_place ? Blocks{} : Blocks::varying(sendbuf, sendcounts, sdispls, sendtype);
+  return alltoall(comm, kFunction, send, Blocks::varying(recvbuf, recvcounts, rdispls, recvtype),
+                  in_place);
+}
+WEFT_MPI_ALIAS(MPI_Alltoallv);
+
+extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  constexpr std::string_view kFunction = "MPI_Alltoallw";
+  if (int rc = check_start(comm, kFunction, sendbuf, recvbuf); rc != MPI_SUCCESS) return rc;
+  const int size = comm->size();
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (!in_place) {
+    if (int rc = check_vectors(comm, kFunction, "send", sendcounts, sdispls); rc != MPI_SUCCESS) {
+      return rc;
+    }
+    if (int rc = collective::check_types(comm, kFunction, "sendtypes", sendtypes, sendcounts, size);
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
+  }
+  if (int rc = check_vectors(comm, kFunction, "recv", recvcounts, rdispls); rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (int rc = collective::check_types(comm, kFunction, "recvtypes", recvtypes, recvcounts, size);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  // No null-buffer check: byte displacements with absolute-address types go with MPI_BOTTOM.
+  const Blocks send = in_place ? Blocks{} : Blocks::typed(sendbuf, sendcounts, sdispls, sendtypes);
+  return alltoall(comm, kFunction, send, Blocks::typed(recvbuf, recvcounts, rdispls, recvtypes),
+                  in_place);
+}
+WEFT_MPI_ALIAS(MPI_Alltoallw);
