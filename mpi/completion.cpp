@@ -4,9 +4,6 @@
 
 #include <algorithm>
 
-#include "weft/detail/spin_lock.h"
-#include "weft/this_thread.h"
-
 namespace weft::mpi {
 
 void Parker::notify() noexcept {
@@ -44,19 +41,12 @@ std::int64_t monotonic_ns() noexcept {
   return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
 
-void spin_pause() noexcept {
-  detail::spin_pause();
-}
-
 void SpinBudget::set_limit(std::int64_t limit_ns) noexcept {
   limit_ns_ = limit_ns;
   budget_ns_.store(limit_ns / 4, std::memory_order_relaxed);
 }
 
 bool SpinBudget::keep_spinning(std::int64_t start_ns) noexcept {
-  // The awaited event often depends on another thread of this core (ranks share cores when
-  // oversubscribed): let it run between rounds.
-  this_thread::yield();
   if (monotonic_ns() - start_ns < budget_ns_.load(std::memory_order_relaxed)) return true;
   budget_ns_.store(budget_ns_.load(std::memory_order_relaxed) / 2, std::memory_order_relaxed);
   return false;

@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "weft/detail/wait_list.h"
+#include "weft/this_thread.h"
 
 namespace weft::mpi {
 
@@ -79,8 +80,8 @@ class Completion {
 class SpinBudget {
  public:
   void set_limit(std::int64_t limit_ns) noexcept;
-  // Spins (yielding to the core's other threads between rounds) until done() or the budget
-  // runs out; true when done.
+  // Spins (yielding to the core's other threads) until done() or the budget runs out; true
+  // when done.
   bool spin(const Completion& completion) noexcept;
   template <class Pred>
   bool spin_until(Pred&& pred) noexcept;
@@ -94,21 +95,20 @@ class SpinBudget {
 };
 
 std::int64_t monotonic_ns() noexcept;
-void spin_pause() noexcept;
 
 template <class Pred>
 bool SpinBudget::spin_until(Pred&& pred) noexcept {
   const std::int64_t start = monotonic_ns();
-  do {
-    for (int i = 0; i < 16; ++i) {
-      if (pred()) {
-        succeeded();
-        return true;
-      }
-      spin_pause();
+  for (unsigned round = 1;; ++round) {
+    if (pred()) {
+      succeeded();
+      return true;
     }
-  } while (keep_spinning(start));
-  return false;
+    // A yield costs less than a pause instruction when the core has nothing else to run, and
+    // when it has, the awaited event often depends on that other thread (ranks share cores).
+    this_thread::yield();
+    if (round % 16 == 0 && !keep_spinning(start)) return false;
+  }
 }
 
 inline bool SpinBudget::spin(const Completion& completion) noexcept {
