@@ -29,7 +29,8 @@ bool weft_mpi_datatype::predefined() const {
   return layout->predefined;
 }
 bool weft_mpi_datatype::contiguous() const {
-  return layout->block_count <= 1 && static_cast<std::size_t>(layout->extent) == layout->size;
+  return layout->block_count <= 1 && layout->repeat == 1 &&
+         static_cast<std::size_t>(layout->extent) == layout->size;
 }
 std::string_view weft_mpi_datatype::name() const {
   return layout->name.text;
@@ -73,15 +74,18 @@ class Cursor {
   Cursor(const void* base, const Layout& layout, std::size_t offset)
       : base_(base), layout_(layout) {
     element_ = offset / layout.size;
-    const std::size_t within_element = offset % layout.size;
+    const std::size_t period = layout.size / layout.repeat;
+    period_ = offset % layout.size / period;
+    const std::size_t within_period = offset % period;
     const std::size_t* ends = layout.block_ends;
     block_ = static_cast<std::size_t>(
-        std::upper_bound(ends, ends + layout.block_count, within_element) - ends);
-    within_ = within_element - (block_ == 0 ? 0 : ends[block_ - 1]);
+        std::upper_bound(ends, ends + layout.block_count, within_period) - ends);
+    within_ = within_period - (block_ == 0 ? 0 : ends[block_ - 1]);
   }
 
   char* data() const {
     return at(base_, static_cast<MPI_Aint>(element_) * layout_.extent +
+                         static_cast<MPI_Aint>(period_) * layout_.stride +
                          layout_.blocks[block_].offset + static_cast<MPI_Aint>(within_));
   }
   std::size_t available() const { return layout_.blocks[block_].length - within_; }
@@ -90,16 +94,18 @@ class Cursor {
     within_ += bytes;
     if (within_ < layout_.blocks[block_].length) return;
     within_ = 0;
-    if (++block_ == layout_.block_count) {
-      block_ = 0;
-      ++element_;
-    }
+    if (++block_ < layout_.block_count) return;
+    block_ = 0;
+    if (++period_ < layout_.repeat) return;
+    period_ = 0;
+    ++element_;
   }
 
  private:
   const void* base_;
   const Layout& layout_;
   std::size_t element_;
+  std::size_t period_;
   std::size_t block_;
   std::size_t within_;
 };

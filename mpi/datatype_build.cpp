@@ -80,6 +80,8 @@ Layout* blank_layout() {
   return new Layout{.blocks = nullptr,
                     .block_count = 0,
                     .block_ends = nullptr,
+                    .repeat = 1,
+                    .stride = 0,
                     .size = 0,
                     .lb = 0,
                     .extent = 0,
@@ -102,15 +104,17 @@ Layout* blank_layout() {
 
 }  // namespace
 
-MPI_Datatype build(const std::vector<Piece>& pieces, Padding padding, Contents contents) {
+MPI_Datatype build(const std::vector<Piece>& pieces, Padding padding, Contents contents,
+                   Repetition repetition) {
   auto* parts = new DerivedParts{{}, {}, std::move(contents)};
   Layout* layout = blank_layout();
   Span bounds;
   Span data;
+  std::size_t period_size = 0;
   for (const Piece& piece : pieces) {
     const Layout& old = *piece.type->layout;
     if (piece.count == 0) continue;
-    layout->size += piece.count * old.size;
+    period_size += piece.count * old.size;
     layout->alignment = std::max(layout->alignment, old.alignment);
     layout->explicit_bounds = layout->explicit_bounds || old.explicit_bounds;
     // A type without data and without explicit bounds has an empty type map: no bounds either.
@@ -126,13 +130,34 @@ MPI_Datatype build(const std::vector<Piece>& pieces, Padding padding, Contents c
       continue;
     }
     for (std::size_t k = 0; k < piece.count; ++k) {
-      const MPI_Aint base = piece.displacement + static_cast<MPI_Aint>(k) * old.extent;
-      for (std::size_t b = 0; b < old.block_count; ++b) {
-        append(parts->blocks, base + old.blocks[b].offset, old.blocks[b].length);
+      for (std::size_t r = 0; r < old.repeat; ++r) {
+        const MPI_Aint base = piece.displacement + static_cast<MPI_Aint>(k) * old.extent +
+                              static_cast<MPI_Aint>(r) * old.stride;
+        for (std::size_t b = 0; b < old.block_count; ++b) {
+          append(parts->blocks, base + old.blocks[b].offset, old.blocks[b].length);
+        }
       }
     }
   }
-  if (!bounds.empty()) {
+  layout->repeat = std::max<std::size_t>(repetition.count, 1);
+  layout->stride = repetition.stride;
+  if (repetition.count == 0) {
+    parts->blocks.clear();
+    period_size = 0;
+  } else if (repetition.count > 1) {
+    if (!bounds.empty()) bounds.cover(bounds.low, bounds.high, repetition.count, repetition.stride);
+    if (!data.empty()) data.cover(data.low, data.high, repetition.count, repetition.stride);
+    // Periods that touch (a vector whose stride is its block) make one block.
+    if (parts->blocks.size() == 1 &&
+        static_cast<MPI_Aint>(parts->blocks.front().length) == repetition.stride) {
+      parts->blocks.front().length *= repetition.count;
+      layout->repeat = 1;
+      layout->stride = 0;
+    }
+  }
+  const std::size_t periods = repetition.count;
+  layout->size = period_size * periods;
+  if (!bounds.empty() && periods > 0) {
     layout->lb = bounds.low;
     layout->extent = bounds.high - bounds.low;
   }
@@ -140,7 +165,7 @@ MPI_Datatype build(const std::vector<Piece>& pieces, Padding padding, Contents c
     const auto align = static_cast<MPI_Aint>(layout->alignment);
     if (const MPI_Aint over = layout->extent % align; over != 0) layout->extent += align - over;
   }
-  if (!data.empty()) {
+  if (!data.empty() && periods > 0) {
     layout->true_lb = data.low;
     layout->true_extent = data.high - data.low;
   } else {
@@ -149,6 +174,8 @@ MPI_Datatype build(const std::vector<Piece>& pieces, Padding padding, Contents c
   std::tie(layout->basic, layout->basic_count) =
       common(pieces, &Layout::basic, &Layout::basic_count);
   std::tie(layout->unit, layout->unit_count) = common(pieces, &Layout::unit, &Layout::unit_count);
+  layout->basic_count *= periods;
+  layout->unit_count *= periods;
   return publish(layout, parts);
 }
 
@@ -158,6 +185,8 @@ MPI_Datatype build_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent) {
                                  {},
                                  Contents{MPI_COMBINER_RESIZED, {}, {lb, extent}, {old}}};
   Layout* layout = blank_layout();
+  layout->repeat = from.repeat;
+  layout->stride = from.stride;
   layout->size = from.size;
   layout->lb = lb;
   layout->extent = extent;

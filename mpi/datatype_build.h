@@ -20,9 +20,17 @@ struct Piece {
 // epsilon), unless bounds were set explicitly inside; the other constructors never pad.
 enum class Padding { none, alignment };
 
+// The pieces of a constructor describe one period of the element, repeated `count` times
+// `stride` bytes apart (a vector's blocks: one piece, `count` periods).
+struct Repetition {
+  std::size_t count = 1;
+  MPI_Aint stride = 0;
+};
+
 // A new derived type: one reference, not committed, nameless. The derived types of `contents`
 // are retained until it is deleted.
-MPI_Datatype build(const std::vector<Piece>& pieces, Padding padding, Contents contents);
+MPI_Datatype build(const std::vector<Piece>& pieces, Padding padding, Contents contents,
+                   Repetition repetition = {});
 MPI_Datatype build_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent);
 MPI_Datatype build_dup(MPI_Datatype old);
 

@@ -45,24 +45,16 @@ MPI_Aint in_bytes(MPI_Aint elements, MPI_Datatype oldtype) {
   return elements * oldtype->extent();
 }
 
-std::vector<Piece> vector_pieces(int count, int blocklength, MPI_Aint stride_bytes,
-                                 MPI_Datatype oldtype) {
-  std::vector<Piece> pieces;
-  pieces.reserve(static_cast<std::size_t>(count));
-  for (int i = 0; i < count; ++i) {
-    pieces.push_back({i * stride_bytes, static_cast<std::size_t>(blocklength), oldtype});
-  }
-  return pieces;
-}
-
 }  // namespace
 
 extern "C" int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
   if (int rc = check_common("MPI_Type_contiguous", count, oldtype, newtype); rc != MPI_SUCCESS) {
     return rc;
   }
-  *newtype = weft::mpi::build({{0, static_cast<std::size_t>(count), oldtype}}, Padding::none,
-                              Contents{MPI_COMBINER_CONTIGUOUS, {count}, {}, {oldtype}});
+  // One old element repeated: a non-contiguous old type is stored once, not `count` times.
+  *newtype = weft::mpi::build({{0, 1, oldtype}}, Padding::none,
+                              Contents{MPI_COMBINER_CONTIGUOUS, {count}, {}, {oldtype}},
+                              {static_cast<std::size_t>(count), oldtype->extent()});
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Type_contiguous);
@@ -74,9 +66,10 @@ extern "C" int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Data
   if (int rc = checks::block_length(kFunction, "blocklength", blocklength); rc != MPI_SUCCESS) {
     return rc;
   }
-  *newtype = weft::mpi::build(
-      vector_pieces(count, blocklength, in_bytes(stride, oldtype), oldtype), Padding::none,
-      Contents{MPI_COMBINER_VECTOR, {count, blocklength, stride}, {}, {oldtype}});
+  *newtype =
+      weft::mpi::build({{0, static_cast<std::size_t>(blocklength), oldtype}}, Padding::none,
+                       Contents{MPI_COMBINER_VECTOR, {count, blocklength, stride}, {}, {oldtype}},
+                       {static_cast<std::size_t>(count), in_bytes(stride, oldtype)});
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Type_vector);
@@ -89,8 +82,9 @@ extern "C" int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint str
     return rc;
   }
   *newtype =
-      weft::mpi::build(vector_pieces(count, blocklength, stride, oldtype), Padding::none,
-                       Contents{MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {oldtype}});
+      weft::mpi::build({{0, static_cast<std::size_t>(blocklength), oldtype}}, Padding::none,
+                       Contents{MPI_COMBINER_HVECTOR, {count, blocklength}, {stride}, {oldtype}},
+                       {static_cast<std::size_t>(count), stride});
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Type_create_hvector);

@@ -1,8 +1,10 @@
 // The representation of a datatype, private to the datatype and reduction code of mpi/.
 //
-// One element of a type is a list of blocks (offset from the buffer, length in bytes) in type-map
-// order, adjacent blocks merged, empty ones dropped; element i of a count lies extent() bytes
-// after element i - 1. A copy walks these lists as byte streams (datatype.cpp).
+// One element of a type is a period, a list of blocks (offset from the buffer, length in bytes)
+// in type-map order, adjacent blocks merged, empty ones dropped, repeated `repeat` times `stride`
+// bytes apart; element i of a count lies extent() bytes after element i - 1. The repetition keeps
+// a vector of a million columns at one block instead of a million. A copy walks these lists as
+// byte streams (datatype.cpp).
 //
 // Predefined types are constant-initialised (their blocks are static arrays), so they are usable
 // from any static constructor; derived types own their blocks and constructor arguments.
@@ -98,10 +100,12 @@ struct DerivedParts {
 }  // namespace weft::mpi
 
 struct weft_mpi_datatype::Layout {
-  const weft::mpi::Block* blocks;
+  const weft::mpi::Block* blocks;  // one period
   std::size_t block_count;
-  // block_ends[i]: stream bytes of one element up to the end of block i (finds a byte's block).
+  // block_ends[i]: stream bytes of one period up to the end of block i (finds a byte's block).
   const std::size_t* block_ends;
+  std::size_t repeat;  // periods per element, >= 1
+  MPI_Aint stride;     // bytes from one period to the next
   std::size_t size;
   MPI_Aint lb;
   MPI_Aint extent;

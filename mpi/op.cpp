@@ -128,11 +128,14 @@ int apply(MPI_Op op, const void* in, void* inout, std::size_t count, MPI_Datatyp
   if (unit.layout->block_count == 1 && static_cast<std::size_t>(unit.extent()) == unit_size) {
     // Every block of the type is a run of whole units (blocks merge whole units only).
     for (std::size_t e = 0; e < count; ++e) {
-      const MPI_Aint base = static_cast<MPI_Aint>(e) * layout.extent;
-      for (std::size_t b = 0; b < layout.block_count; ++b) {
-        const MPI_Aint offset = base + layout.blocks[b].offset;
-        run_units(op->kind, unit, at(in, offset), at(inout, offset),
-                  layout.blocks[b].length / unit_size);
+      for (std::size_t r = 0; r < layout.repeat; ++r) {
+        const MPI_Aint base =
+            static_cast<MPI_Aint>(e) * layout.extent + static_cast<MPI_Aint>(r) * layout.stride;
+        for (std::size_t b = 0; b < layout.block_count; ++b) {
+          const MPI_Aint offset = base + layout.blocks[b].offset;
+          run_units(op->kind, unit, at(in, offset), at(inout, offset),
+                    layout.blocks[b].length / unit_size);
+        }
       }
     }
     return MPI_SUCCESS;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "datatype_layout.h"
 #include "mpi.h"
 
 namespace {
@@ -165,6 +166,31 @@ TEST(Constructors, Vector) {
   ASSERT_EQ(PMPI_Type_vector(4, 2, 2, MPI_INT, &t), MPI_SUCCESS);
   EXPECT_TRUE(t->contiguous());
   PMPI_Type_free(&t);
+}
+
+TEST(Constructors, RepeatedPeriodsStayCompact) {
+  MPI_Datatype column = MPI_DATATYPE_NULL;
+  ASSERT_EQ(PMPI_Type_vector(1000000, 1, 2, MPI_DOUBLE, &column), MPI_SUCCESS);
+  expect_bounds(column, {8000000, 0, 15999992, 0, 15999992});
+  EXPECT_EQ(column->layout->block_count, 1u);
+  EXPECT_EQ(column->basic_count(), 1000000u);
+  // Three of a two-int vector, then a vector of those: the map of the whole.
+  MPI_Datatype pair = MPI_DATATYPE_NULL, three = MPI_DATATYPE_NULL, nested = MPI_DATATYPE_NULL;
+  ASSERT_EQ(PMPI_Type_vector(2, 1, 2, MPI_INT, &pair), MPI_SUCCESS);  // ints 0 2, extent 3
+  ASSERT_EQ(PMPI_Type_contiguous(3, pair, &three), MPI_SUCCESS);
+  expect_bounds(three, {24, 0, 36, 0, 36});
+  EXPECT_EQ(int_map(three), (std::vector<int>{0, 2, 3, 5, 6, 8}));
+  EXPECT_EQ(three->layout->block_count, 2u);
+  ASSERT_EQ(PMPI_Type_create_hvector(2, 1, -40, three, &nested), MPI_SUCCESS);
+  expect_bounds(nested, {48, -40, 76, -40, 76});
+  EXPECT_EQ(int_map(nested, 2),
+            (std::vector<int>{0,  2,  3,  5,  6,  8,  -10, -8, -7, -5, -4, -2,
+                              19, 21, 22, 24, 25, 27, 9,   11, 12, 14, 15, 17}));
+  // A stride equal to the block: one block, no repetition.
+  MPI_Datatype dense = MPI_DATATYPE_NULL;
+  ASSERT_EQ(PMPI_Type_contiguous(1000, MPI_INT, &dense), MPI_SUCCESS);
+  EXPECT_TRUE(dense->contiguous());
+  for (MPI_Datatype* t : {&column, &pair, &three, &nested, &dense}) PMPI_Type_free(t);
 }
 
 TEST(Constructors, Hvector) {
