@@ -4,7 +4,7 @@
 
 namespace weft::mpi {
 
-Meeting::Meeting(int size) : size_(size), slots_(new Slot[size]), barrier_(size) {}
+Meeting::Meeting(int size) : size_(size), slots_(new Slot[size]) {}
 
 void Meeting::publish(int rank, const void* args) {
   // release: a reader that sees the pointer sees what it points to.
@@ -22,10 +22,6 @@ const void* Meeting::arguments(int rank) {
 
 const void* Meeting::try_arguments(int rank) const {
   return slots_[rank].args.load(std::memory_order_acquire);  // acquire: pairs with publish()
-}
-
-bool Meeting::phase() {
-  return barrier_.arrive_and_wait();
 }
 
 std::shared_ptr<Meeting> MeetingTable::join(std::uint64_t call, int size) {
