@@ -50,19 +50,25 @@ int Truncation::raise(MPI_Comm comm, std::string_view function) const {
 
 int raise_mismatch(MPI_Comm comm, std::string_view function, const Call::Mismatch* mismatch) {
   if (mismatch == nullptr) return MPI_SUCCESS;
-  return mpi::raise(comm, function, MPI_ERR_TRUNCATE,
-                    "rank " + std::to_string(mismatch->rank) + " passed count and datatype of " +
-                        bytes_text(mismatch->bytes) + " but rank " +
-                        std::to_string(mismatch->reference) + " " + bytes_text(mismatch->expected) +
-                        ", expected the same on every rank");
+  auto side = [](int rank, std::size_t count, std::size_t bytes) {
+    return "rank " + std::to_string(rank) + " passed " + std::to_string(count) +
+           (count == 1 ? " element (" : " elements (") + bytes_text(bytes) + ")";
+  };
+  return mpi::raise(
+      comm, function, MPI_ERR_TRUNCATE,
+      side(mismatch->rank, mismatch->count, mismatch->bytes) + " but " +
+          side(mismatch->reference, mismatch->expected_count, mismatch->expected_bytes) +
+          ", expected the same count and datatype on every rank");
 }
 
 bool agree(Call& call, int reference, bool report) {
-  const std::size_t expected = call.of<Contribution>(reference).bytes();
+  const Contribution& expected = call.of<Contribution>(reference);
   for (int r = 0; r < call.size(); ++r) {
-    const std::size_t bytes = call.of<Contribution>(r).bytes();
-    if (bytes != expected) {
-      if (report) call.set_mismatch({r, bytes, reference, expected});
+    const Contribution& c = call.of<Contribution>(r);
+    if (c.count != expected.count || c.bytes() != expected.bytes()) {
+      if (report) {
+        call.set_mismatch({r, c.count, c.bytes(), reference, expected.count, expected.bytes()});
+      }
       return false;
     }
   }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <utility>
 
 #include "communicator.h"
 #include "datatype.h"
@@ -37,14 +38,22 @@ class Call {
   }
   // Returns when every member has called it; true in exactly one of them.
   bool phase() { return meeting_->phase(); }
+  // The same, the last member to arrive running `work` for all before anyone returns; every
+  // member has published by then (each publishes before its phase).
+  template <class Work>
+  bool phase(Work&& work) {
+    return meeting_->phase(std::forward<Work>(work));
+  }
 
   // What one member found wrong with the members' signatures (it reads them all) and tells every
   // member: set before a phase, read after it.
   struct Mismatch {
-    int rank;  // whose signature differs from the reference member's
+    int rank;  // whose count or size differs from the reference member's
+    std::size_t count;
     std::size_t bytes;
     int reference;
-    std::size_t expected;
+    std::size_t expected_count;
+    std::size_t expected_bytes;
   };
   void set_mismatch(const Mismatch& mismatch) {
     meeting_->shared = std::make_shared<Mismatch>(mismatch);
@@ -145,6 +154,10 @@ class Chunks {
   int parts_;
 };
 
+// Below this many bytes moved in all, one member (the last to arrive) copies for everyone inside
+// the final phase: members then wait for nobody's publication, only for that phase.
+constexpr std::size_t kSerialCopyBytes = 16 * 1024;
+
 // Memory laid out like a user buffer of `count` elements of `type` (a reduction's accumulator);
 // small ones need no allocation.
 class Scratch {
@@ -180,10 +193,24 @@ struct Contribution {
   std::size_t bytes() const { return count * type->size(); }
 };
 
-// Whether every member's contribution holds as many bytes as member `reference`'s (a reduction
-// would otherwise read or write past a buffer). The member passing `report` tells the others
-// what differs, through the meeting.
+// Whether every member's contribution has the count and size of member `reference`'s (a
+// reduction would otherwise read or write past a buffer). With `report`, tells every member what
+// differs, through the meeting.
 bool agree(Call& call, int reference, bool report);
+
+// Runs part(p) for each chunk p of a reduction, then the call's final phase. With several
+// chunks, the member whose `own_part` is p does chunk p before the phase; with one, the last
+// member to arrive does it inside the phase, so that no member waits for another's publication.
+// Nothing is reduced, and every member is told, when the contributions disagree.
+template <class Part>
+void reduce_parts(Call& call, const Chunks& chunks, int reference, int own_part, Part&& part) {
+  if (chunks.parts() > 1 && own_part < chunks.parts() && agree(call, reference, false)) {
+    part(own_part);
+  }
+  call.phase([&] {
+    if (agree(call, reference, true) && chunks.parts() == 1) part(0);
+  });
+}
 
 // Argument checks the collectives add to mpi/error.h's; each returns MPI_SUCCESS or raises on
 // `comm` and returns the class.

@@ -1,10 +1,26 @@
-// MPI_Bcast: the root publishes its buffer, every other member copies straight from it into its
-// own, and a phase keeps the root's buffer valid until the last reader is done.
+// MPI_Bcast. The root publishes its buffer and every member copies straight from it into its own:
+// for a large buffer each reader copies its own, in parallel on all cores; for a small one the
+// last member to arrive copies for everyone inside the final phase, so that nobody waits for the
+// root's publication. Either way the final phase keeps the root's buffer valid until the last
+// copy is done.
 #include "collective.h"
 #include "error.h"
 #include "profiling.h"
 
 using namespace weft::mpi;
+using collective::Block;
+using collective::Call;
+
+namespace {
+
+struct BcastSide {
+  Block data;
+  bool copied = false;  // the member copied the root's data itself
+  // Written by whoever copies into this member, read by it after the final phase.
+  mutable collective::Truncation truncation;
+};
+
+}  // namespace
 
 extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   constexpr std::string_view kFunction = "MPI_Bcast";
@@ -22,17 +38,28 @@ extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int ro
     return rc;
   }
 
-  collective::Call call(comm);
-  const collective::Block mine{buffer, static_cast<std::size_t>(count), datatype};
-  collective::Truncation truncation;
-  if (call.rank() == root) {
-    call.publish(&mine);
-  } else {
-    const collective::Block& from = call.of<collective::Block>(root);
-    truncation.check(root, from, mine);
-    collective::transfer(from, mine);
+  Call call(comm);
+  const int size = call.size();
+  BcastSide mine;
+  mine.data = {buffer, static_cast<std::size_t>(count), datatype};
+  const bool serial =
+      mine.data.bytes() * static_cast<std::size_t>(size - 1) <= collective::kSerialCopyBytes;
+  if (call.rank() != root && !serial) {
+    const Block& from = call.of<BcastSide>(root).data;
+    mine.truncation.check(root, from, mine.data);
+    collective::transfer(from, mine.data);
+    mine.copied = true;
   }
-  call.phase();
-  return truncation.raise(comm, kFunction);
+  call.publish(&mine);
+  call.phase([&] {
+    const Block& from = call.of<BcastSide>(root).data;
+    for (int r = 0; r < size; ++r) {
+      const BcastSide& side = call.of<BcastSide>(r);
+      if (r == root || side.copied) continue;
+      side.truncation.check(root, from, side.data);
+      collective::transfer(from, side.data);
+    }
+  });
+  return mine.truncation.raise(comm, kFunction);
 }
 WEFT_MPI_ALIAS(MPI_Bcast);

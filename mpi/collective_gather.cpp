@@ -1,7 +1,8 @@
-// MPI_Gather and MPI_Gatherv. The root publishes where each member's block goes; every other
-// member copies its send buffer straight into its block of the root's receive buffer, so the
-// copies run on all members' cores at once. The root checks each sender's size against its
-// block (a receive reports truncation) and waits for the writers in the final phase.
+// MPI_Gather and MPI_Gatherv. The root publishes where each member's block goes. For large
+// blocks every other member copies its send buffer straight into its block of the root's receive
+// buffer, on all cores at once; for small ones the last member to arrive copies them all inside
+// the final phase, so that nobody waits for the root's publication. Every sender's size is
+// checked against its block there (the root reports truncation, as a receive would).
 #include "collective.h"
 #include "error.h"
 #include "profiling.h"
@@ -15,30 +16,40 @@ namespace {
 
 struct GatherSide {
   Block send;
-  Blocks recv;  // significant at the root
+  Blocks recv;          // significant at the root
+  bool copied = false;  // the member wrote its block into the root's buffer itself
+  // The root's, written in the final phase by the member checking every sender's size.
+  mutable collective::Truncation truncation;
 };
 
 int gather(MPI_Comm comm, std::string_view function, const void* sendbuf, int sendcount,
            MPI_Datatype sendtype, const Blocks& recv, int root) {
   Call call(comm);
   const int me = call.rank();
-  const GatherSide mine{{const_cast<void*>(sendbuf), static_cast<std::size_t>(sendcount), sendtype},
-                        recv};
-  call.publish(&mine);
-  collective::Truncation truncation;
+  const int size = call.size();
+  GatherSide mine;
+  mine.send = {const_cast<void*>(sendbuf), static_cast<std::size_t>(sendcount), sendtype};
+  mine.recv = recv;
   if (me == root) {
     if (sendbuf != MPI_IN_PLACE) {
-      truncation.check(me, mine.send, recv.at(me));
+      mine.truncation.check(me, mine.send, recv.at(me));
       collective::transfer(mine.send, recv.at(me));
     }
-    for (int r = 0; r < call.size(); ++r) {
-      if (r != me) truncation.check(r, call.of<GatherSide>(r).send, recv.at(r));
-    }
-  } else {
+  } else if (mine.send.bytes() * static_cast<std::size_t>(size) > collective::kSerialCopyBytes) {
     collective::transfer(mine.send, call.of<GatherSide>(root).recv.at(me));
+    mine.copied = true;
   }
-  call.phase();
-  return truncation.raise(comm, function);
+  call.publish(&mine);
+  call.phase([&] {
+    const GatherSide& target = call.of<GatherSide>(root);
+    for (int r = 0; r < size; ++r) {
+      if (r == root) continue;
+      const GatherSide& side = call.of<GatherSide>(r);
+      target.truncation.check(r, side.send, target.recv.at(r));
+      if (!side.copied) collective::transfer(side.send, target.recv.at(r));
+    }
+  });
+  return mine.truncation.raise(comm, function);
 }
 
 // The checks of the send side (every member's, unless MPI_IN_PLACE at the root), and the root's

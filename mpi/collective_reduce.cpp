@@ -1,9 +1,10 @@
 // MPI_Reduce and MPI_Allreduce. Every member publishes its input; the elements are split into
-// chunks (one for small counts) and the member owning a chunk reduces it over all inputs, in rank
-// order, straight into the result buffers: the root's (Reduce) or every member's (Allreduce).
-// Members write disjoint chunks and read only their own chunk of the inputs, so an input that is
-// also a result buffer (MPI_IN_PLACE) is read before it is written; one phase at the end keeps
-// every buffer valid until the last writer is done.
+// chunks and the member owning a chunk reduces it over all inputs, in rank order, straight into
+// the result buffers: the root's (Reduce) or every member's (Allreduce). A small reduction is one
+// chunk, reduced by the last member to arrive inside the final phase. Owners write disjoint chunks
+// and read only their own chunk of the inputs, so an input that is also a result buffer
+// (MPI_IN_PLACE) is read before it is written; the final phase keeps every buffer valid until the
+// last writer is done.
 #include <optional>
 
 #include "collective.h"
@@ -83,18 +84,17 @@ extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
   const Contribution mine{sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf,
                           static_cast<std::size_t>(count), datatype};
   call.publish(&mine);
-  // Chunks are owned from the root on, so that a small reduction is the root's alone.
-  const int part = (call.rank() - root + size) % size;
   const collective::Chunks chunks(mine.count, *datatype, size);
   std::optional<collective::Scratch> scratch;
-  if (part < chunks.parts() && collective::agree(call, root, part == 0)) {
+  // Chunks are owned from the root on, so that the root reduces the first.
+  const int own_part = (call.rank() - root + size) % size;
+  collective::reduce_parts(call, chunks, root, own_part, [&](int part) {
     const std::size_t first = chunks.begin(part);
     const std::size_t length = chunks.size(part);
     void* result = collective::element(call.of<Contribution>(root).output, first, *datatype);
     void* acc = reduce_chunk(call, first, length, datatype, op, result, scratch);
     if (acc != result) copy(acc, length, *datatype, result, length, *datatype);
-  }
-  call.phase();
+  });
   return collective::raise_mismatch(comm, kFunction, call.mismatch());
 }
 WEFT_MPI_ALIAS(MPI_Reduce);
@@ -117,9 +117,9 @@ extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
   call.publish(&mine);
   const collective::Chunks chunks(mine.count, *datatype, size);
   std::optional<collective::Scratch> scratch;
-  if (me < chunks.parts() && collective::agree(call, 0, me == 0)) {
-    const std::size_t first = chunks.begin(me);
-    const std::size_t length = chunks.size(me);
+  collective::reduce_parts(call, chunks, 0, me, [&](int part) {
+    const std::size_t first = chunks.begin(part);
+    const std::size_t length = chunks.size(part);
     void* own = collective::element(recvbuf, first, *datatype);
     void* acc = reduce_chunk(call, first, length, datatype, op, own, scratch);
     // Starting after the caller spreads the owners' writes over the members.
@@ -128,8 +128,7 @@ extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
       void* result = collective::element(call.of<Contribution>(r).output, first, *datatype);
       copy(acc, length, *datatype, result, length, *datatype);
     }
-  }
-  call.phase();
+  });
   return collective::raise_mismatch(comm, kFunction, call.mismatch());
 }
 WEFT_MPI_ALIAS(MPI_Allreduce);

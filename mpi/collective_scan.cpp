@@ -1,8 +1,9 @@
 // MPI_Scan and MPI_Exscan. Every member publishes its input and result buffer; the elements are
-// split into chunks (one for small counts) and the member owning a chunk walks the members in
-// rank order, writing each one's prefix of that chunk from the previous member's. Total work is
-// one operation per member and element, shared among the chunk owners, and one phase at the end
-// keeps every buffer valid until the last owner is done.
+// split into chunks and the member owning a chunk walks the members in rank order, writing each
+// one's prefix of that chunk from the previous member's (a small scan is one chunk, walked by the
+// last member to arrive inside the final phase). Total work is one operation per member and
+// element, shared among the chunk owners; the final phase keeps every buffer valid until the last
+// owner is done.
 #include <utility>
 
 #include "collective.h"
@@ -94,10 +95,9 @@ int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, M
                           static_cast<std::size_t>(count), datatype};
   call.publish(&mine);
   const collective::Chunks chunks(mine.count, *datatype, call.size());
-  if (me < chunks.parts() && collective::agree(call, 0, me == 0)) {
-    walk(call, chunks.begin(me), chunks.size(me), datatype, op);
-  }
-  call.phase();
+  collective::reduce_parts(call, chunks, 0, me, [&](int part) {
+    walk(call, chunks.begin(part), chunks.size(part), datatype, op);
+  });
   return collective::raise_mismatch(comm, function, call.mismatch());
 }
 

@@ -1,7 +1,8 @@
 // MPI_Scatter and MPI_Scatterv. The root publishes where each member's block lies in its send
-// buffer; every member copies its own block straight into its receive buffer (checking that it
-// fits, as a receive does), and the final phase keeps the root's buffer valid until the last
-// reader is done.
+// buffer. For large blocks every member copies its own straight into its receive buffer; for
+// small ones the last member to arrive copies them all inside the final phase, so that nobody
+// waits for the root's publication. A block that does not fit is truncated and reported by its
+// receiver, as a receive would; the final phase keeps the root's buffer valid until then.
 #include "collective.h"
 #include "error.h"
 #include "profiling.h"
@@ -13,25 +14,45 @@ using collective::Call;
 
 namespace {
 
+struct ScatterSide {
+  Blocks send;  // significant at the root
+  Block recv;
+  bool copied = false;  // the member copied its block itself (or the root needs none)
+  // Written by whoever copies into this member, read by it after the final phase.
+  mutable collective::Truncation truncation;
+};
+
 int scatter(MPI_Comm comm, std::string_view function, const Blocks& send, void* recvbuf,
             int recvcount, MPI_Datatype recvtype, int root) {
   Call call(comm);
   const int me = call.rank();
-  const Block recv{recvbuf, static_cast<std::size_t>(recvcount), recvtype};
-  collective::Truncation truncation;
+  const int size = call.size();
+  ScatterSide mine;
+  mine.send = send;
+  mine.recv = {recvbuf, static_cast<std::size_t>(recvcount), recvtype};
   if (me == root) {
-    call.publish(&send);
     if (recvbuf != MPI_IN_PLACE) {
-      truncation.check(me, send.at(me), recv);
-      collective::transfer(send.at(me), recv);
+      mine.truncation.check(me, send.at(me), mine.recv);
+      collective::transfer(send.at(me), mine.recv);
     }
-  } else {
-    const Block from = call.of<Blocks>(root).at(me);
-    truncation.check(root, from, recv);
-    collective::transfer(from, recv);
+    mine.copied = true;
+  } else if (mine.recv.bytes() * static_cast<std::size_t>(size) > collective::kSerialCopyBytes) {
+    const Block from = call.of<ScatterSide>(root).send.at(me);
+    mine.truncation.check(root, from, mine.recv);
+    collective::transfer(from, mine.recv);
+    mine.copied = true;
   }
-  call.phase();
-  return truncation.raise(comm, function);
+  call.publish(&mine);
+  call.phase([&] {
+    const Blocks& source = call.of<ScatterSide>(root).send;
+    for (int r = 0; r < size; ++r) {
+      const ScatterSide& side = call.of<ScatterSide>(r);
+      if (side.copied) continue;
+      side.truncation.check(root, source.at(r), side.recv);
+      collective::transfer(source.at(r), side.recv);
+    }
+  });
+  return mine.truncation.raise(comm, function);
 }
 
 // The receive side's checks (every member's, unless MPI_IN_PLACE at the root).

@@ -76,6 +76,16 @@ TEST(CollectiveError, MismatchedSignaturesTruncate) {
                              : MPI_Bcast(room, 2, MPI_INT, 0, MPI_COMM_WORLD);
     EXPECT_EQ(rc, rank == 0 ? MPI_SUCCESS : MPI_ERR_TRUNCATE);
 
+    // The same with blocks large enough that every reader copies its own.
+    std::vector<int> large(20'000, 7);
+    std::vector<int> half(10'000, -1);
+    EXPECT_EQ(MPI_Bcast(rank == 0 ? large.data() : half.data(), rank == 0 ? 20'000 : 10'000,
+                        MPI_INT, 0, MPI_COMM_WORLD),
+              rank == 0 ? MPI_SUCCESS : MPI_ERR_TRUNCATE);
+    if (rank != 0)
+      expect_elements(
+          half, [](std::size_t) { return 7; }, "truncated Bcast");
+
     // Gather: rank 1 sends 3 where the root takes 2 from each; the root reports it and the
     // blocks of the others are intact.
     std::vector<int> gathered(2 * size + 1, -1);

@@ -137,6 +137,26 @@ TEST_P(Collective, ScatterAndScatterv) {
   });
 }
 
+// Blocks large enough that every member copies its own, instead of the last one to arrive
+// copying them all.
+TEST_P(Collective, GatherAndScatterLargeBlocks) {
+  run_ranks(GetParam(), [](int rank, int size) {
+    constexpr std::size_t kBlock = 5000;
+    const int root = size - 1;
+    std::vector<int> mine(kBlock);
+    for (std::size_t i = 0; i < kBlock; ++i) mine[i] = value(rank, i);
+    std::vector<int> all(rank == root ? kBlock * size : 0, -1);
+    MPI_Gather(mine.data(), kBlock, MPI_INT, all.data(), kBlock, MPI_INT, root, MPI_COMM_WORLD);
+    auto expected = [](std::size_t i) { return value(int(i / kBlock), i % kBlock); };
+    if (rank == root) expect_elements(all, expected, "large Gather");
+
+    std::vector<int> back(kBlock, -1);
+    MPI_Scatter(all.data(), kBlock, MPI_INT, back.data(), kBlock, MPI_INT, root, MPI_COMM_WORLD);
+    expect_elements(
+        back, [&](std::size_t i) { return value(rank, i); }, "large Scatter");
+  });
+}
+
 TEST_P(Collective, AllgatherAndAllgatherv) {
   run_ranks(GetParam(), [](int rank, int size) {
     const int mine[2] = {value(rank, 0), value(rank, 1)};
