@@ -34,7 +34,7 @@ void set_received_status(Request& recv, const Envelope& envelope, std::size_t mo
   recv.status.weft_bytes = static_cast<MPI_Count>(moved);
 }
 
-Engine::~Engine() {
+void Engine::discard_unreceived() {
   while (weft_mpi_message* message = unexpected_.front()) {
     unexpected_.remove(message);
     if (EagerPool::is_eager(*message)) message->release();

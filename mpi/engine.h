@@ -22,8 +22,9 @@ class Engine {
   Engine() = default;
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
-  // Gives back the eager messages nobody received.
-  ~Engine();
+
+  // At the end of the job: empties the unexpected queue, giving back its eager messages.
+  void discard_unreceived();
 
   // A send to this engine's rank, from any thread. With a matching posted receive the data is
   // copied straight across and both complete; else a standard or ready send of at most

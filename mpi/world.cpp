@@ -16,6 +16,10 @@ World::World(int size, std::size_t eager_limit, std::int64_t spin_limit_ns)
   for (int r = 0; r < size; ++r) ranks_[r].spin.set_limit(spin_limit_ns);
 }
 
+World::~World() {
+  for (int r = 0; r < size_; ++r) ranks_[r].engine.discard_unreceived();
+}
+
 World* world() {
   return current_world;
 }

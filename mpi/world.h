@@ -34,6 +34,11 @@ struct RankState {
 class World {
  public:
   World(int size, std::size_t eager_limit, std::int64_t spin_limit_ns);
+  // Gives back the eager messages nobody received, while every rank's requests still exist (an
+  // unreceived rendezvous message lives in its sender's request).
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
 
   int size() const { return size_; }
   std::size_t eager_limit() const { return eager_limit_; }
