@@ -1,10 +1,10 @@
 // The predefined operations and applying any operation to typed data.
 #include "op.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstring>
-#include <memory>
 #include <new>
 
 #include "datatype.h"
