@@ -1,0 +1,224 @@
+#include "program_image.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+
+#include "elf_section.h"
+#include "weft/error.h"
+#include "weft/sync.h"
+
+namespace weft::tools {
+
+namespace {
+
+// glibc's dlopen takes a recursive lock owned by the kernel thread: two ranks of one core entering
+// it (a static constructor may park) would both own it. A weft mutex parks the second rank
+// instead, and keeps ranks of other cores from blocking their kernel thread on glibc's lock.
+Mutex loader_mutex;
+// Counts copies ever loaded, under loader_mutex (see unique_path).
+std::uint64_t loads = 0;
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+std::string system_error(const std::string& what) {
+  return what + ": " + std::strerror(errno);
+}
+
+std::string dl_error() {
+  const char* reason = ::dlerror();
+  return reason != nullptr ? reason : "unknown dynamic loader error";
+}
+
+// glibc returns an already loaded object whose name equals the requested path before it looks at
+// the file, and a closed descriptor's number is reused by the next copy: "/proc/self/fd/5" of two
+// ranks would be one object. Each load therefore gets a distinct spelling of the path, the binary
+// digits of `serial` written as "/." (1) and "/" (0) in front of it; every spelling resolves to
+// the same file.
+std::string unique_path(std::uint64_t serial, int fd) {
+  std::string path;
+  do {
+    path.insert(0, (serial & 1) != 0 ? "/." : "/");
+    serial >>= 1;
+  } while (serial != 0);
+  return path + "/proc/self/fd/" + std::to_string(fd);
+}
+
+std::string map_count_hint() {
+  std::ifstream file("/proc/sys/vm/max_map_count");
+  long limit = 0;
+  if (!(file >> limit)) return {};
+  return " (each rank's copy takes two memory mappings and its stack two more; vm.max_map_count "
+         "is " +
+         std::to_string(limit) + ")";
+}
+
+std::vector<char> read_range(int fd, const FileRange& range) {
+  std::vector<char> bytes(range.size);
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t got = ::pread(fd, bytes.data() + done, bytes.size() - done,
+                                static_cast<off_t>(range.offset + done));
+    if (got <= 0) throw Error(system_error("cannot read the rank image from /proc/self/exe"));
+    done += static_cast<std::size_t>(got);
+  }
+  return bytes;
+}
+
+template <class T>
+T read_struct(const std::vector<char>& bytes, std::uint64_t offset) {
+  if (offset > bytes.size() || bytes.size() - offset < sizeof(T)) {
+    throw Error("the embedded rank image is truncated");
+  }
+  T value;
+  std::memcpy(&value, bytes.data() + offset, sizeof value);
+  return value;
+}
+
+std::vector<Elf64_Phdr> read_segments(const std::vector<char>& image, Elf64_Ehdr& header) {
+  header = read_struct<Elf64_Ehdr>(image, 0);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
+      header.e_type != ET_DYN || header.e_phentsize != sizeof(Elf64_Phdr)) {
+    throw Error("the embedded rank image is not a 64-bit ELF shared object");
+  }
+  std::vector<Elf64_Phdr> segments;
+  for (std::size_t i = 0; i < header.e_phnum; ++i) {
+    segments.push_back(read_struct<Elf64_Phdr>(image, header.e_phoff + i * sizeof(Elf64_Phdr)));
+  }
+  return segments;
+}
+
+// Keeps the bytes up to the end of the last loadable segment and drops the section headers that
+// pointed past it: debug information would otherwise be copied once per rank.
+void trim_to_loadable(std::vector<char>& image, Elf64_Ehdr header,
+                      const std::vector<Elf64_Phdr>& segments) {
+  std::uint64_t end = header.e_phoff + header.e_phnum * sizeof(Elf64_Phdr);
+  for (const Elf64_Phdr& segment : segments) {
+    if (segment.p_type == PT_LOAD) end = std::max(end, segment.p_offset + segment.p_filesz);
+  }
+  if (end > image.size()) throw Error("the embedded rank image is truncated");
+  image.resize(end);
+  header.e_shoff = 0;
+  header.e_shnum = 0;
+  header.e_shstrndx = SHN_UNDEF;
+  std::memcpy(image.data(), &header, sizeof header);
+}
+
+}  // namespace
+
+ProgramImage ProgramImage::from_running_executable() {
+  FileDescriptor executable(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
+  if (executable.get() < 0) throw Error(system_error("cannot open /proc/self/exe"));
+  const std::optional<FileRange> section = find_elf_section(executable.get(), kImageSection);
+  if (!section) {
+    throw Error("this executable carries no rank image (section " + std::string(kImageSection) +
+                "); link the program with weftcc or weftcxx");
+  }
+  std::vector<char> bytes = read_range(executable.get(), *section);
+  Elf64_Ehdr header;
+  const std::vector<Elf64_Phdr> segments = read_segments(bytes, header);
+
+  Finalizers finalizers;
+  for (const Elf64_Phdr& segment : segments) {
+    if (segment.p_type != PT_DYNAMIC) continue;
+    for (std::uint64_t at = segment.p_offset; at < segment.p_offset + segment.p_filesz;
+         at += sizeof(Elf64_Dyn)) {
+      const auto entry = read_struct<Elf64_Dyn>(bytes, at);
+      if (entry.d_tag == DT_NULL) break;
+      if (entry.d_tag == DT_FINI_ARRAY) finalizers.address = entry.d_un.d_ptr;
+      if (entry.d_tag == DT_FINI_ARRAYSZ) finalizers.count = entry.d_un.d_val / sizeof(void*);
+    }
+  }
+  for (const Elf64_Phdr& segment : segments) {
+    if (segment.p_type == PT_GNU_RELRO && finalizers.address >= segment.p_vaddr &&
+        finalizers.address < segment.p_vaddr + segment.p_memsz) {
+      finalizers.read_only = true;
+    }
+  }
+  trim_to_loadable(bytes, header, segments);
+  return ProgramImage(std::move(bytes), finalizers);
+}
+
+ProgramImage::Copy ProgramImage::load(int rank) const {
+  const std::string who = "rank " + std::to_string(rank);
+  std::lock_guard<Mutex> lock(loader_mutex);
+  // The kernel names the mapping after it: /proc/self/maps shows whose copy a page belongs to.
+  const std::string name = "weft-" + who;
+  FileDescriptor file(::memfd_create(name.c_str(), MFD_CLOEXEC));
+  if (file.get() < 0) throw Error(system_error(who + ": cannot create its copy of the program"));
+  for (std::size_t done = 0; done < bytes_.size();) {
+    const ssize_t wrote = ::write(file.get(), bytes_.data() + done, bytes_.size() - done);
+    if (wrote < 0) throw Error(system_error(who + ": cannot write its copy of the program"));
+    done += static_cast<std::size_t>(wrote);
+  }
+  const std::string path = unique_path(loads++, file.get());
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const std::string reason = dl_error();
+    throw Error(who + ": cannot load its copy of the program: " + reason +
+                (reason.find("map") != std::string::npos ? map_count_hint() : ""));
+  }
+  void* main = ::dlsym(handle, "main");
+  if (main == nullptr) {
+    throw Error(who + ": the program's copy has no visible main function (" + dl_error() + ")");
+  }
+  link_map* map = nullptr;
+  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) {
+    throw Error(who + ": cannot locate its copy of the program (" + dl_error() + ")");
+  }
+  return Copy(*this, reinterpret_cast<char*>(map->l_addr), reinterpret_cast<MainFunction>(main));
+}
+
+namespace {
+
+// Put in place of each finalizer once it ran: glibc calls the array again at process exit.
+void finalizer_done() {}
+
+}  // namespace
+
+ProgramImage::Copy::Copy(Copy&& other) noexcept
+    : image_(std::exchange(other.image_, nullptr)), base_(other.base_), main_(other.main_) {}
+
+ProgramImage::Copy::~Copy() {
+  if (image_ == nullptr || image_->finalizers_.count == 0) return;
+  const Finalizers& finalizers = image_->finalizers_;
+  using Finalizer = void (*)();
+  auto* array = reinterpret_cast<Finalizer*>(base_ + finalizers.address);
+  if (finalizers.read_only) {
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<std::uintptr_t>(array) & ~(page - 1);
+    const auto end = reinterpret_cast<std::uintptr_t>(array + finalizers.count);
+    ::mprotect(reinterpret_cast<void*>(begin), end - begin, PROT_READ | PROT_WRITE);
+  }
+  // In reverse, as glibc runs them; the first entry is the C runtime's, which runs the copy's
+  // static destructors and atexit handlers (__cxa_finalize of the copy's __dso_handle).
+  for (std::size_t i = finalizers.count; i-- > 0;) {
+    const Finalizer finalizer = array[i];
+    array[i] = finalizer_done;
+    finalizer();
+  }
+}
+
+}  // namespace weft::tools
