@@ -2,8 +2,8 @@
 //
 // Each is a collective call on the parent and meets like the collectives do: the members join
 // the Meeting of their next collective call number and publish their part (color and key, or
-// group). The last to arrive reads every part and builds all the new communicators at once; after
-// the next phase each member takes its own and fills its slot (error handler, attributes), which
+// group). The last to arrive reads every part and builds all the new communicators at once, inside
+// the phase; then each member takes its own and fills its slot (error handler, attributes), which
 // only its own threads touch.
 //
 // Arguments are checked inside the meeting, by the builder, rather than by each member before it
@@ -125,7 +125,9 @@ MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Buil
   const std::shared_ptr<Meeting> meeting =
       parent->meetings.join(parent->local_of_caller().collectives++, size);
   meeting->publish(rank, &mine);
-  if (meeting->phase()) {
+  // The last member to arrive builds for all before any member leaves the phase, so every part
+  // it reads is still on its member's stack.
+  meeting->phase([&] {
     auto outcome = std::make_shared<Outcome>();
     outcome->comms.assign(static_cast<std::size_t>(size), MPI_COMM_NULL);
     std::vector<const Part*> parts(static_cast<std::size_t>(size));
@@ -139,8 +141,7 @@ MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Buil
     }
     if (outcome->error_class == MPI_SUCCESS) build(parts, weft::mpi::members_of(parent), *outcome);
     meeting->shared = outcome;
-  }
-  meeting->phase();
+  });
   const auto& outcome = *static_cast<const Outcome*>(meeting->shared.get());
   if (outcome.error_class != MPI_SUCCESS) {
     const std::string who =
