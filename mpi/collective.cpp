@@ -21,7 +21,7 @@ std::string bytes_text(std::size_t bytes) {
 }  // namespace
 
 Block Blocks::at(int peer) const {
-  // Receive sides are published as const like send sides; only their owner's call writes them.
+  // Sides are published as const; see element().
   char* bytes = const_cast<char*>(static_cast<const char*>(base));
   if (offsets != nullptr) return {bytes + offsets[peer], offsets[peer + 1] - offsets[peer], type};
   if (types != nullptr) {

@@ -2,11 +2,10 @@
 // for their n-th collective call; each member publishes a description of its side (a struct on
 // its own stack) and the members copy and reduce straight between one another's buffers. A
 // member's published side stays valid until the call's last phase, so every algorithm ends with
-// a phase once the last read of another member's buffers is done.
+// a phase once the last access to another member's buffers is done.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <string_view>
 #include <utility>
@@ -68,7 +67,8 @@ class Call {
 
 // The address of element `index` of a buffer of `type`.
 inline void* element(const void* base, std::size_t index, const Datatype& type) {
-  // Receive sides are published as const like send sides; only their owner's call writes them.
+  // Sides are published as const; the buffers they name are written by whichever member the
+  // algorithm assigns, while their owner waits in the final phase.
   return const_cast<char*>(static_cast<const char*>(base)) +
          static_cast<std::ptrdiff_t>(index) * type.extent();
 }
