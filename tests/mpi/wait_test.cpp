@@ -152,7 +152,6 @@ TEST_P(Wait, WaitallReportsErrorsInStatuses) {
 }
 
 TEST_P(Wait, FreedPendingRequestsStillComplete) {
-  std::atomic<int> step{0};
   EXPECT_EQ(run_ranks(2, GetParam(),
                       [&](int rank) {
                         std::vector<int> large(5000, rank);
