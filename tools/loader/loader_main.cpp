@@ -1,12 +1,10 @@
 // weft_loader_main: what a weftcc-built program does in place of its main. It loads the
 // configuration (with weftrun's settings when weftrun started it), tells weftrun it is a weft
-// program, and runs the job: every rank calls main with its own argv, in a privatized build on
-// its own copy of the program.
+// program, and runs the job: every rank calls main with its own argv; in a privatized build each
+// rank runs its own copy of the program, constructors, main and finalizers in its own thread.
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstring>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,31 +41,31 @@ void acknowledge(int fd) {
   ::close(fd);
 }
 
-// A rank that cannot load its copy ends the job: the other ranks may be waiting for it.
-[[noreturn]] void end_job(const std::string& program, const std::string& message) {
-  std::fflush(nullptr);
-  std::fprintf(stderr, "%s: %s\n", program.c_str(), message.c_str());
-  std::_Exit(127);
-}
-
-int run(int argc, char** argv, MainFunction shared_main, const std::string& program) {
+int run(int argc, char** argv, MainFunction shared_main) {
+  // Removes weftrun's variables: the ranks' environ and the programs they start do not see them.
   const weft::tools::LaunchSettings launch = weft::tools::take_launch_settings();
   const weft::Config config =
       weft::tools::load_launch_config(launch, weft::tools::process_environment());
   acknowledge(launch.ack_fd);
-  std::optional<weft::tools::ProgramImage> image;
-  if (shared_main == nullptr) image = weft::tools::ProgramImage::from_running_executable();
+  if (shared_main != nullptr) {
+    return weft::mpi::run_job(config, [&](int) {
+      RankArguments arguments(argc, argv);
+      return shared_main(arguments.argc(), arguments.argv(), environ);
+    });
+  }
 
+  const auto image = weft::tools::ProgramImage::from_running_executable();
+  std::vector<weft::tools::ProgramImage::Copy> copies;
+  const int ranks = static_cast<int>(config.get_int("mpi.ranks"));
+  copies.reserve(static_cast<std::size_t>(ranks));
+  for (int rank = 0; rank < ranks; ++rank) copies.push_back(image.load(rank));
   return weft::mpi::run_job(config, [&](int rank) {
     RankArguments arguments(argc, argv);
-    if (!image) return shared_main(arguments.argc(), arguments.argv(), environ);
-    std::optional<weft::tools::ProgramImage::Copy> copy;
-    try {
-      copy.emplace(image->load(rank));
-    } catch (const weft::Error& error) {
-      end_job(program, error.what());
-    }
-    return copy->main()(arguments.argc(), arguments.argv(), environ);
+    weft::tools::ProgramImage::Copy& copy = copies[static_cast<std::size_t>(rank)];
+    copy.construct(arguments.argc(), arguments.argv(), environ);
+    const int status = copy.main()(arguments.argc(), arguments.argv(), environ);
+    copy.finalize();
+    return status;
   });
 }
 
@@ -77,8 +75,7 @@ extern "C" int weft_loader_main(int argc, char** argv, char** /*envp*/,
                                 weft_main_function shared_main) {
   const std::string program = argc > 0 && argv[0] != nullptr ? argv[0] : "weft program";
   try {
-    // The environment the ranks get is the one left once weftrun's variables are removed.
-    return run(argc, argv, shared_main, program);
+    return run(argc, argv, shared_main);
   } catch (const weft::Error& error) {
     std::fprintf(stderr, "%s: %s\n", program.c_str(), error.what());
     return 2;

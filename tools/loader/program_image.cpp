@@ -12,22 +12,19 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 
 #include "elf_section.h"
 #include "weft/error.h"
-#include "weft/sync.h"
 
 namespace weft::tools {
 
 namespace {
 
-// glibc's dlopen takes a recursive lock owned by the kernel thread: two ranks of one core entering
-// it (a static constructor may park) would both own it. A weft mutex parks the second rank
-// instead, and keeps ranks of other cores from blocking their kernel thread on glibc's lock.
-Mutex loader_mutex;
-// Counts copies ever loaded, under loader_mutex (see unique_path).
+// Copies ever loaded (see unique_path).
 std::uint64_t loads = 0;
+
+// What a renamed DT_INIT_ARRAY entry is called: a tag in the OS range that glibc skips.
+constexpr Elf64_Sxword kHeldBackTag = DT_LOOS + 0x7765;  // "we"
 
 class FileDescriptor {
  public:
@@ -136,34 +133,59 @@ ProgramImage ProgramImage::from_running_executable() {
     throw Error("this executable carries no rank image (section " + std::string(kImageSection) +
                 "); link the program with weftcc or weftcxx");
   }
-  std::vector<char> bytes = read_range(executable.get(), *section);
+  ProgramImage image;
+  image.bytes_ = read_range(executable.get(), *section);
+  std::vector<char>& bytes = image.bytes_;
   Elf64_Ehdr header;
   const std::vector<Elf64_Phdr> segments = read_segments(bytes, header);
 
-  Finalizers finalizers;
   for (const Elf64_Phdr& segment : segments) {
     if (segment.p_type != PT_DYNAMIC) continue;
     for (std::uint64_t at = segment.p_offset; at < segment.p_offset + segment.p_filesz;
          at += sizeof(Elf64_Dyn)) {
-      const auto entry = read_struct<Elf64_Dyn>(bytes, at);
+      auto entry = read_struct<Elf64_Dyn>(bytes, at);
       if (entry.d_tag == DT_NULL) break;
-      if (entry.d_tag == DT_FINI_ARRAY) finalizers.address = entry.d_un.d_ptr;
-      if (entry.d_tag == DT_FINI_ARRAYSZ) finalizers.count = entry.d_un.d_val / sizeof(void*);
+      switch (entry.d_tag) {
+        case DT_INIT_ARRAY:
+          image.constructors_.address = entry.d_un.d_ptr;
+          break;
+        case DT_INIT_ARRAYSZ:
+          image.constructors_.count = entry.d_un.d_val / sizeof(void*);
+          break;
+        case DT_FINI_ARRAY:
+          image.finalizers_.address = entry.d_un.d_ptr;
+          break;
+        case DT_FINI_ARRAYSZ:
+          image.finalizers_.count = entry.d_un.d_val / sizeof(void*);
+          break;
+        default:
+          continue;
+      }
+      if (entry.d_tag == DT_INIT_ARRAY || entry.d_tag == DT_INIT_ARRAYSZ) {
+        entry.d_tag = kHeldBackTag;
+        std::memcpy(bytes.data() + at, &entry, sizeof entry);
+      }
     }
   }
   for (const Elf64_Phdr& segment : segments) {
-    if (segment.p_type == PT_GNU_RELRO && finalizers.address >= segment.p_vaddr &&
-        finalizers.address < segment.p_vaddr + segment.p_memsz) {
-      finalizers.read_only = true;
+    if (segment.p_type == PT_GNU_RELRO && image.finalizers_.address >= segment.p_vaddr &&
+        image.finalizers_.address < segment.p_vaddr + segment.p_memsz) {
+      image.finalizers_read_only_ = true;
     }
   }
   trim_to_loadable(bytes, header, segments);
-  return ProgramImage(std::move(bytes), finalizers);
+  return image;
 }
+
+namespace {
+
+// Put in place of each finalizer of glibc's array: glibc calls the array at process exit.
+void finalizer_done() {}
+
+}  // namespace
 
 ProgramImage::Copy ProgramImage::load(int rank) const {
   const std::string who = "rank " + std::to_string(rank);
-  std::lock_guard<Mutex> lock(loader_mutex);
   // The kernel names the mapping after it: /proc/self/maps shows whose copy a page belongs to.
   const std::string name = "weft-" + who;
   FileDescriptor file(::memfd_create(name.c_str(), MFD_CLOEXEC));
@@ -188,36 +210,35 @@ ProgramImage::Copy ProgramImage::load(int rank) const {
   if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) {
     throw Error(who + ": cannot locate its copy of the program (" + dl_error() + ")");
   }
-  return Copy(*this, reinterpret_cast<char*>(map->l_addr), reinterpret_cast<MainFunction>(main));
+  char* base = reinterpret_cast<char*>(map->l_addr);
+
+  auto* finalizers = reinterpret_cast<Copy::Finalizer*>(base + finalizers_.address);
+  if (finalizers_read_only_ && finalizers_.count > 0) {
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<std::uintptr_t>(finalizers) & ~(page - 1);
+    const auto end = reinterpret_cast<std::uintptr_t>(finalizers + finalizers_.count);
+    if (::mprotect(reinterpret_cast<void*>(begin), end - begin, PROT_READ | PROT_WRITE) != 0) {
+      throw Error(system_error(who + ": cannot take over the finalizers of its copy"));
+    }
+  }
+  std::vector<Copy::Finalizer> saved(finalizers, finalizers + finalizers_.count);
+  std::fill(finalizers, finalizers + finalizers_.count, &finalizer_done);
+  return Copy(reinterpret_cast<MainFunction>(main),
+              reinterpret_cast<Copy::Constructor*>(base + constructors_.address),
+              constructors_.count, std::move(saved));
 }
 
-namespace {
+void ProgramImage::Copy::construct(int argc, char** argv, char** envp) const {
+  for (std::size_t i = 0; i < constructor_count_; ++i) constructors_[i](argc, argv, envp);
+}
 
-// Put in place of each finalizer once it ran: glibc calls the array again at process exit.
-void finalizer_done() {}
-
-}  // namespace
-
-ProgramImage::Copy::Copy(Copy&& other) noexcept
-    : image_(std::exchange(other.image_, nullptr)), base_(other.base_), main_(other.main_) {}
-
-ProgramImage::Copy::~Copy() {
-  if (image_ == nullptr || image_->finalizers_.count == 0) return;
-  const Finalizers& finalizers = image_->finalizers_;
-  using Finalizer = void (*)();
-  auto* array = reinterpret_cast<Finalizer*>(base_ + finalizers.address);
-  if (finalizers.read_only) {
-    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-    const auto begin = reinterpret_cast<std::uintptr_t>(array) & ~(page - 1);
-    const auto end = reinterpret_cast<std::uintptr_t>(array + finalizers.count);
-    ::mprotect(reinterpret_cast<void*>(begin), end - begin, PROT_READ | PROT_WRITE);
-  }
-  // In reverse, as glibc runs them; the first entry is the C runtime's, which runs the copy's
-  // static destructors and atexit handlers (__cxa_finalize of the copy's __dso_handle).
-  for (std::size_t i = finalizers.count; i-- > 0;) {
-    const Finalizer finalizer = array[i];
-    array[i] = finalizer_done;
-    finalizer();
+void ProgramImage::Copy::finalize() {
+  // The first entry is the C runtime's (__do_global_dtors_aux): it runs __cxa_finalize for the
+  // copy's __dso_handle, that is the copy's static destructors and atexit handlers.
+  std::vector<Finalizer> finalizers = std::move(finalizers_);
+  finalizers_.clear();
+  for (auto finalizer = finalizers.rbegin(); finalizer != finalizers.rend(); ++finalizer) {
+    (*finalizer)();
   }
 }
 

@@ -1,12 +1,15 @@
 // The program's rank image: the shared object that weftcc links from the user's code and embeds in
-// section .weft_image of the executable. Every rank loads its own copy, so that it has its own
-// global and static variables and runs the static constructors and destructors of its copy.
+// section .weft_image of the executable. Every rank gets its own copy, so that it has its own
+// global and static variables and runs the constructors and finalizers of its copy.
+//
+// The copies are loaded one after the other by the thread that starts the job, before the ranks
+// run: glibc's dlopen is serial anyway, and handing it from rank to rank across cores cost more
+// than the loading itself. A copy's constructors are held back at load (glibc does not see its
+// DT_INIT_ARRAY) and run in the rank's own thread, before main.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
-#include <utility>
 #include <vector>
 
 namespace weft::tools {
@@ -20,47 +23,59 @@ class ProgramImage {
   // Reads the image embedded in the running executable. Throws weft::Error when it has none.
   static ProgramImage from_running_executable();
 
-  // Loads a private copy for `rank` from a weft thread: maps it, runs its static constructors and
-  // finds its main. Throws weft::Error naming the rank when any step fails.
+  // Maps and relocates a private copy for `rank` and finds its main; runs none of its
+  // constructors. Not for concurrent calls. Throws weft::Error naming the rank.
   Copy load(int rank) const;
 
  private:
-  // The finalizer array (DT_FINI_ARRAY) of the image, relative to a copy's base.
-  struct Finalizers {
+  // An array of function pointers in the image, at `address` from a copy's base.
+  struct FunctionArray {
     std::uint64_t address = 0;
     std::size_t count = 0;
-    bool read_only = false;  // inside the RELRO segment: made writable before it is emptied
   };
 
-  ProgramImage(std::vector<char> bytes, Finalizers finalizers)
-      : bytes_(std::move(bytes)), finalizers_(finalizers) {}
+  ProgramImage() = default;
 
-  // The image up to the end of its last loadable segment, without section headers: the dynamic
-  // loader needs nothing else, and each rank's copy costs memory.
+  // The image up to the end of its last loadable segment, without section headers (the dynamic
+  // loader needs nothing else, and each rank's copy costs memory) and with its DT_INIT_ARRAY
+  // entries renamed.
   std::vector<char> bytes_;
-  Finalizers finalizers_;
+  FunctionArray constructors_;         // DT_INIT_ARRAY
+  FunctionArray finalizers_;           // DT_FINI_ARRAY
+  bool finalizers_read_only_ = false;  // inside the RELRO segment
 };
 
-// One rank's copy. Destroying it, in the rank's thread, runs the copy's finalizers: its static
-// destructors, atexit handlers and destructor functions. The copy stays mapped until the process
-// exits: glibc's dlclose walks every loaded object and unmapping costs TLB shootdowns, which made
-// unloading 4096 copies one by one the largest part of a launch (docs/privatization.md).
+// One rank's copy. It stays mapped until the process exits: glibc's dlclose walks every loaded
+// object and unmapping costs TLB shootdowns; unloading 4096 copies one by one took longer than
+// loading them (docs/privatization.md).
 class ProgramImage::Copy {
  public:
-  Copy(Copy&& other) noexcept;
-  Copy& operator=(Copy&&) = delete;
-  ~Copy();
+  // Runs the copy's constructors (static constructors of C++, constructor functions) in order,
+  // with the rank's arguments, as glibc runs them at load.
+  void construct(int argc, char** argv, char** envp) const;
+  // Runs the copy's finalizers in reverse: destructor functions, then the C runtime's, which runs
+  // the static destructors and atexit handlers registered by this copy. Once; glibc's own array
+  // was emptied at load, so that process exit does not run them again.
+  void finalize();
 
   MainFunction main() const { return main_; }
 
  private:
   friend class ProgramImage;
-  Copy(const ProgramImage& image, char* base, MainFunction main)
-      : image_(&image), base_(base), main_(main) {}
+  using Constructor = void (*)(int, char**, char**);
+  using Finalizer = void (*)();
 
-  const ProgramImage* image_;  // null once moved from
-  char* base_;                 // where the copy is loaded (its link map's l_addr)
+  Copy(MainFunction main, Constructor* constructors, std::size_t constructor_count,
+       std::vector<Finalizer> finalizers)
+      : main_(main),
+        constructors_(constructors),
+        constructor_count_(constructor_count),
+        finalizers_(std::move(finalizers)) {}
+
   MainFunction main_;
+  Constructor* constructors_;  // inside the copy
+  std::size_t constructor_count_;
+  std::vector<Finalizer> finalizers_;
 };
 
 }  // namespace weft::tools
