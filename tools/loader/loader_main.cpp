@@ -4,7 +4,9 @@
 // rank runs its own copy of the program, constructors, main and finalizers in its own thread.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,9 @@
 namespace {
 
 using weft::tools::MainFunction;
+
+// Mappings left for what the job maps besides copies and stacks (the scheduler, malloc arenas).
+constexpr std::size_t kSpareMappings = 1024;
 
 // One rank's argv: main may modify the strings and the array (getopt permutes it).
 class RankArguments {
@@ -41,6 +46,35 @@ void acknowledge(int fd) {
   ::close(fd);
 }
 
+std::size_t count_lines(const char* path) {
+  std::ifstream file(path);
+  std::size_t lines = 0;
+  for (std::string line; std::getline(file, line);) ++lines;
+  return lines;
+}
+
+// Refuses a job whose copies and stacks would exhaust vm.max_map_count before loading anything:
+// the mapping that fails then could be anyone's, far from the cause.
+void check_map_count(int ranks, std::size_t mappings_per_copy) {
+  std::ifstream file("/proc/sys/vm/max_map_count");
+  std::size_t limit = 0;
+  if (!(file >> limit)) return;
+  // A rank's stack is two mappings: the stack and its guard page.
+  const std::size_t per_rank = mappings_per_copy + 2;
+  const std::size_t needed = count_lines("/proc/self/maps") + per_rank * ranks + kSpareMappings;
+  if (needed > limit) {
+    throw weft::Error(
+        std::to_string(ranks) + " ranks need about " + std::to_string(needed) +
+        " memory mappings (" + std::to_string(per_rank) +
+        " per rank: its copy of the program and its stack), more than "
+        "vm.max_map_count = " +
+        std::to_string(limit) + "; run at most " +
+        std::to_string((limit - std::min(limit, needed - per_rank * ranks)) / per_rank) +
+        " ranks per process, or raise it (sysctl vm.max_map_count=" + std::to_string(needed * 2) +
+        ")");
+  }
+}
+
 int run(int argc, char** argv, MainFunction shared_main) {
   // Removes weftrun's variables: the ranks' environ and the programs they start do not see them.
   const weft::tools::LaunchSettings launch = weft::tools::take_launch_settings();
@@ -57,6 +91,7 @@ int run(int argc, char** argv, MainFunction shared_main) {
   const auto image = weft::tools::ProgramImage::from_running_executable();
   std::vector<weft::tools::ProgramImage::Copy> copies;
   const int ranks = static_cast<int>(config.get_int("mpi.ranks"));
+  check_map_count(ranks, image.mappings_per_copy());
   copies.reserve(static_cast<std::size_t>(ranks));
   for (int rank = 0; rank < ranks; ++rank) copies.push_back(image.load(rank));
   return weft::mpi::run_job(config, [&](int rank) {

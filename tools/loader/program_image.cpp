@@ -167,11 +167,20 @@ ProgramImage ProgramImage::from_running_executable() {
       }
     }
   }
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  for (const Elf64_Phdr& segment : segments) {
+    if (segment.p_type != PT_LOAD) continue;
+    // A segment is one file mapping, plus an anonymous one for a .bss beyond its last file page.
+    const std::uint64_t file_end = (segment.p_vaddr + segment.p_filesz + page - 1) / page;
+    const std::uint64_t memory_end = (segment.p_vaddr + segment.p_memsz + page - 1) / page;
+    image.mappings_per_copy_ += memory_end > file_end ? 2 : 1;
+  }
   for (const Elf64_Phdr& segment : segments) {
     if (segment.p_type == PT_GNU_RELRO && image.finalizers_.address >= segment.p_vaddr &&
         image.finalizers_.address < segment.p_vaddr + segment.p_memsz) {
       image.finalizers_read_only_ = true;
     }
+    if (segment.p_type == PT_GNU_RELRO) ++image.mappings_per_copy_;  // mprotect splits a mapping
   }
   trim_to_loadable(bytes, header, segments);
   return image;

@@ -27,6 +27,9 @@ class ProgramImage {
   // constructors. Not for concurrent calls. Throws weft::Error naming the rank.
   Copy load(int rank) const;
 
+  // Memory mappings a loaded copy takes (vm.max_map_count bounds them).
+  std::size_t mappings_per_copy() const { return mappings_per_copy_; }
+
  private:
   // An array of function pointers in the image, at `address` from a copy's base.
   struct FunctionArray {
@@ -43,6 +46,7 @@ class ProgramImage {
   FunctionArray constructors_;         // DT_INIT_ARRAY
   FunctionArray finalizers_;           // DT_FINI_ARRAY
   bool finalizers_read_only_ = false;  // inside the RELRO segment
+  std::size_t mappings_per_copy_ = 0;
 };
 
 // One rank's copy. It stays mapped until the process exits: glibc's dlclose walks every loaded
