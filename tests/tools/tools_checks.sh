@@ -145,7 +145,10 @@ case $check in
     expect_run 0 "$bin/mpicc" -O2 -o tiny tiny.c
     expect_run 0 ./tiny
     expect_run 2 "$bin/weftcc" -static -o tiny tiny.c
-    expect_in err "-static" ;;
+    expect_in err "-static"
+    echo 'int helper(void) { return 1; }' > no_main.c
+    expect_run 1 "$bin/weftcc" -o no_main no_main.c
+    expect_in err "main" ;;
   cmake_project)
     # weftcc and weftcxx as the compilers of a CMake project: its compiler checks, a check that
     # runs a test program, a shared library and a program using it.
