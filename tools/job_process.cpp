@@ -130,7 +130,7 @@ void watch(pid_t child, const sigset_t& signals) {
 JobOutcome run_job_process(const std::string& path, const std::vector<std::string>& arguments,
                            LaunchSettings launch) {
   int ack[2];
-  if (::pipe2(ack, O_CLOEXEC) != 0) throw Error(system_error("weftrun: cannot create a pipe"));
+  if (::pipe2(ack, O_CLOEXEC) != 0) throw Error(system_error("cannot create a pipe"));
   launch.ack_fd = ack[1];
   std::vector<std::string> environment;
   for (std::string& entry : process_environment()) {
@@ -139,20 +139,18 @@ JobOutcome run_job_process(const std::string& path, const std::vector<std::strin
   for (std::string& entry : launch_environment(launch)) environment.push_back(std::move(entry));
   StringArray argv(arguments);
   StringArray envp(std::move(environment));
-  std::string program = path;
 
-  // The watched signals stay blocked in weftrun until it exits: one arriving after the child ended
-  // must not end weftrun with another status than the child's.
   // An inherited SIG_IGN for SIGCHLD would reap the child behind weftrun's back.
   ::signal(SIGCHLD, SIG_DFL);
+  // The watched signals stay blocked in weftrun until it exits: one arriving after the child ended
+  // must not end weftrun with another status than the child's.
   const sigset_t signals = watched_signals();
   sigset_t original_mask;
   ::sigprocmask(SIG_BLOCK, &signals, &original_mask);
   const pid_t parent = ::getpid();
   const pid_t child = ::fork();
-  if (child < 0) throw Error(system_error("weftrun: cannot start " + path));
-  if (child == 0)
-    exec_child(program.c_str(), argv.get(), envp.get(), ack[1], original_mask, parent);
+  if (child < 0) throw Error(system_error("cannot start " + path));
+  if (child == 0) exec_child(path.c_str(), argv.get(), envp.get(), ack[1], original_mask, parent);
   ::setpgid(child, child);  // also here, so that the group exists before any forwarding
   ::close(ack[1]);
 

@@ -78,9 +78,10 @@ void check_map_count(int ranks, std::size_t mappings_per_copy) {
 int run(int argc, char** argv, MainFunction shared_main) {
   // Removes weftrun's variables: the ranks' environ and the programs they start do not see them.
   const weft::tools::LaunchSettings launch = weft::tools::take_launch_settings();
+  // First: whatever fails next is reported by this program, not as a program foreign to weft.
+  acknowledge(launch.ack_fd);
   const weft::Config config =
       weft::tools::load_launch_config(launch, weft::tools::process_environment());
-  acknowledge(launch.ack_fd);
   if (shared_main != nullptr) {
     return weft::mpi::run_job(config, [&](int) {
       RankArguments arguments(argc, argv);
