@@ -120,6 +120,16 @@ case $check in
     chmod +x plain.sh
     expect_run 2 "$bin/weftrun" -n 2 ./plain.sh
     expect_in err "without starting weft ranks" ;;
+  load_failure)
+    # A rank image whose shared library disappeared: the loader names the rank and the reason.
+    echo 'int gone(void) { return 0; }' > gone.c
+    printf 'int gone(void);\nint main(void) { return gone(); }\n' > uses_gone.c
+    expect_run 0 "$bin/weftcc" -shared -o libgone.so gone.c
+    expect_run 0 "$bin/weftcc" -o uses_gone uses_gone.c -L. -lgone -Wl,-rpath,"$work"
+    expect_run 0 "$bin/weftrun" -n 2 ./uses_gone
+    rm libgone.so
+    expect_run 2 "$bin/weftrun" -n 2 ./uses_gone
+    expect_in err "rank 0: cannot load its copy of the program: libgone.so" ;;
   one_rank)
     # Without weftrun a program runs as one rank; the environment configures it too.
     expect_run 0 "$programs/privatize_globals" private
