@@ -98,7 +98,7 @@ std::int64_t monotonic_ns() noexcept;
 
 template <class Pred>
 bool SpinBudget::spin_until(Pred&& pred) noexcept {
-  const std::int64_t start = monotonic_ns();
+  std::int64_t start = 0;  // read only once the first rounds failed: most waits end sooner
   for (unsigned round = 1;; ++round) {
     if (pred()) {
       succeeded();
@@ -107,7 +107,13 @@ bool SpinBudget::spin_until(Pred&& pred) noexcept {
     // A yield costs less than a pause instruction when the core has nothing else to run, and
     // when it has, the awaited event often depends on that other thread (ranks share cores).
     this_thread::yield();
-    if (round % 16 == 0 && !keep_spinning(start)) return false;
+    if (round % 16 == 0) {
+      if (start == 0) {
+        start = monotonic_ns();
+      } else if (!keep_spinning(start)) {
+        return false;
+      }
+    }
   }
 }
 

@@ -7,30 +7,52 @@
 
 namespace weft::mpi {
 
-int check_send(std::string_view function, const void* buffer, int count, MPI_Datatype datatype,
-               int dest, int tag, MPI_Comm comm) {
+int check_caller(std::string_view function, MPI_Comm comm, Caller* caller) {
+  World* w = world();
+  const int world_rank = caller_world_rank();
+  if (w != nullptr && world_rank >= 0 && comm != MPI_COMM_NULL) {
+    RankState& state = w->rank(world_rank);
+    const int comm_rank = comm->rank_of(world_rank);
+    // acquire: pairs with MPI_Init's release of the rank's state.
+    if (state.phase.load(std::memory_order_acquire) == RankState::Phase::initialized &&
+        comm_rank >= 0 && !comm->locals[comm->self ? world_rank : comm_rank].freed) {
+      *caller = Caller{world_rank, comm_rank, &state};
+      return MPI_SUCCESS;
+    }
+  }
+  // Something is wrong: the full checks say what.
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  return check_comm(comm, function);
+}
+
+namespace {
+
+int check_message(std::string_view function, const void* buffer, int count, MPI_Datatype datatype,
+                  int peer, int tag, MPI_Comm comm, bool receive) {
   if (int rc = check_count(comm, function, "count", count); rc != MPI_SUCCESS) return rc;
   if (int rc = check_datatype(comm, function, "datatype", datatype); rc != MPI_SUCCESS) return rc;
   if (int rc = check_buffer(comm, function, "buf", buffer, count, datatype); rc != MPI_SUCCESS) {
     return rc;
   }
-  if (int rc = check_rank(comm, function, "dest", dest, false); rc != MPI_SUCCESS) return rc;
-  return check_tag(comm, function, tag, false);
+  if (int rc = check_rank(comm, function, receive ? "source" : "dest", peer, receive);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  return check_tag(comm, function, tag, receive);
+}
+
+}  // namespace
+
+int check_send(std::string_view function, const void* buffer, int count, MPI_Datatype datatype,
+               int dest, int tag, MPI_Comm comm, Caller* caller) {
+  if (int rc = check_caller(function, comm, caller); rc != MPI_SUCCESS) return rc;
+  return check_message(function, buffer, count, datatype, dest, tag, comm, false);
 }
 
 int check_recv(std::string_view function, const void* buffer, int count, MPI_Datatype datatype,
-               int source, int tag, MPI_Comm comm) {
-  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_count(comm, function, "count", count); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_datatype(comm, function, "datatype", datatype); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_buffer(comm, function, "buf", buffer, count, datatype); rc != MPI_SUCCESS) {
-    return rc;
-  }
-  if (int rc = check_rank(comm, function, "source", source, true); rc != MPI_SUCCESS) return rc;
-  return check_tag(comm, function, tag, true);
+               int source, int tag, MPI_Comm comm, Caller* caller) {
+  if (int rc = check_caller(function, comm, caller); rc != MPI_SUCCESS) return rc;
+  return check_message(function, buffer, count, datatype, source, tag, comm, true);
 }
 
 int check_out(MPI_Comm comm, std::string_view function, std::string_view argument,
@@ -43,7 +65,7 @@ int check_out(MPI_Comm comm, std::string_view function, std::string_view argumen
 namespace {
 
 Envelope envelope_of(const Request& send) {
-  return Envelope{send.context, send.comm->my_rank(), send.tag,
+  return Envelope{send.context, send.source, send.tag,
                   static_cast<std::size_t>(send.count) * send.datatype->size()};
 }
 
@@ -51,6 +73,7 @@ Envelope envelope_of(const Request& send) {
 // there; the user's operation is complete at once.
 int start_buffered(Request& request, std::string_view function) {
   RankState& state = world()->rank(request.owner);
+  const Caller owner{request.owner, request.source, &state};
   const std::size_t bytes = static_cast<std::size_t>(request.count) * request.datatype->size();
   void* block = state.bsend.reserve(bytes);
   if (block == nullptr) {
@@ -64,7 +87,7 @@ int start_buffered(Request& request, std::string_view function) {
     pack(request.buffer, static_cast<std::size_t>(request.count), *request.datatype, block);
   Request& internal = *state.requests.get();
   prepare(internal, RequestKind::send, SendMode::buffered, block, static_cast<int>(bytes), MPI_BYTE,
-          request.peer, request.tag, request.comm, request.owner);
+          request.peer, request.tag, request.comm, owner);
   internal.bsend_block = block;
   // Always a rendezvous from the block (an eager copy would copy twice); the block is released
   // when the receiver has copied it out.

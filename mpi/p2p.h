@@ -4,16 +4,21 @@
 
 #include <string_view>
 
+#include "caller.h"
 #include "mpi.h"
 #include "request.h"
 
 namespace weft::mpi {
 
 // Argument checks of a send and of a receive, each returning MPI_SUCCESS or the class raised.
+// On success *caller says who calls.
 int check_send(std::string_view function, const void* buffer, int count, MPI_Datatype datatype,
-               int dest, int tag, MPI_Comm comm);
+               int dest, int tag, MPI_Comm comm, Caller* caller);
 int check_recv(std::string_view function, const void* buffer, int count, MPI_Datatype datatype,
-               int source, int tag, MPI_Comm comm);
+               int source, int tag, MPI_Comm comm, Caller* caller);
+// MPI is initialised in the calling rank and `comm` is a communicator it may use: then fills
+// *caller and returns MPI_SUCCESS, else raises the error.
+int check_caller(std::string_view function, MPI_Comm comm, Caller* caller);
 // A pointer argument the call writes through (status pointers excepted: they may be ignored).
 int check_out(MPI_Comm comm, std::string_view function, std::string_view argument,
               const void* pointer);

@@ -6,7 +6,6 @@
 #include "profiling.h"
 #include "world.h"
 
-using weft::mpi::caller_state;
 using weft::mpi::Request;
 using weft::mpi::RequestKind;
 using weft::mpi::SendMode;
@@ -16,15 +15,16 @@ namespace {
 // Receives into a request on the caller's stack and waits for it; `send` (may be null) is a send
 // started before and waited for after the receive.
 int receive_blocking(std::string_view function, void* buf, int count, MPI_Datatype datatype,
-                     int source, int tag, MPI_Comm comm, MPI_Status* status, Request* send) {
-  weft::mpi::RankState& state = caller_state();
+                     int source, int tag, MPI_Comm comm, MPI_Status* status, Request* send,
+                     const weft::mpi::Caller& caller) {
+  weft::mpi::RankState& state = *caller.state;
   int rc = MPI_SUCCESS;
   if (source == MPI_PROC_NULL) {
     weft::mpi::set_proc_null_status(status);
   } else {
     Request recv;
     weft::mpi::prepare(recv, RequestKind::recv, SendMode::standard, buf, count, datatype, source,
-                       tag, comm, weft::mpi::caller_world_rank());
+                       tag, comm, caller);
     state.engine.post(recv);
     weft::mpi::wait(recv.completion, state.spin);
     if (status != MPI_STATUS_IGNORE) *status = recv.status;
@@ -39,31 +39,33 @@ int receive_blocking(std::string_view function, void* buf, int count, MPI_Dataty
 
 extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                          MPI_Comm comm, MPI_Status* status) {
-  if (int rc = weft::mpi::check_recv("MPI_Recv", buf, count, datatype, source, tag, comm);
+  weft::mpi::Caller caller;
+  if (int rc = weft::mpi::check_recv("MPI_Recv", buf, count, datatype, source, tag, comm, &caller);
       rc != MPI_SUCCESS) {
     return rc;
   }
-  return receive_blocking("MPI_Recv", buf, count, datatype, source, tag, comm, status, nullptr);
+  return receive_blocking("MPI_Recv", buf, count, datatype, source, tag, comm, status, nullptr,
+                          caller);
 }
 WEFT_MPI_ALIAS(MPI_Recv);
 
 extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                           MPI_Comm comm, MPI_Request* handle) {
-  if (int rc = weft::mpi::check_recv("MPI_Irecv", buf, count, datatype, source, tag, comm);
+  weft::mpi::Caller caller;
+  if (int rc = weft::mpi::check_recv("MPI_Irecv", buf, count, datatype, source, tag, comm, &caller);
       rc != MPI_SUCCESS) {
     return rc;
   }
   if (int rc = weft::mpi::check_out(comm, "MPI_Irecv", "request", handle); rc != MPI_SUCCESS) {
     return rc;
   }
-  weft::mpi::RankState& state = caller_state();
-  Request* request = state.requests.get();
+  Request* request = caller.state->requests.get();
   weft::mpi::prepare(*request, RequestKind::recv, SendMode::standard, buf, count, datatype, source,
-                     tag, comm, weft::mpi::caller_world_rank());
+                     tag, comm, caller);
   if (source == MPI_PROC_NULL) {
     weft::mpi::complete_proc_null(*request);
   } else {
-    state.engine.post(*request);
+    caller.state->engine.post(*request);
   }
   *handle = request;
   return MPI_SUCCESS;
@@ -74,12 +76,14 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
                              int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                              int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   constexpr std::string_view kFunction = "MPI_Sendrecv";
-  if (int rc = weft::mpi::check_send(kFunction, sendbuf, sendcount, sendtype, dest, sendtag, comm);
+  weft::mpi::Caller caller;
+  if (int rc = weft::mpi::check_send(kFunction, sendbuf, sendcount, sendtype, dest, sendtag, comm,
+                                     &caller);
       rc != MPI_SUCCESS) {
     return rc;
   }
-  if (int rc =
-          weft::mpi::check_recv(kFunction, recvbuf, recvcount, recvtype, source, recvtag, comm);
+  if (int rc = weft::mpi::check_recv(kFunction, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                                     &caller);
       rc != MPI_SUCCESS) {
     return rc;
   }
@@ -87,12 +91,12 @@ extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype se
   Request* started = nullptr;
   if (dest != MPI_PROC_NULL) {
     weft::mpi::prepare(send, RequestKind::send, SendMode::standard, sendbuf, sendcount, sendtype,
-                       dest, sendtag, comm, weft::mpi::caller_world_rank());
+                       dest, sendtag, comm, caller);
     weft::mpi::start(send, kFunction);
     started = &send;
   }
   return receive_blocking(kFunction, recvbuf, recvcount, recvtype, source, recvtag, comm, status,
-                          started);
+                          started, caller);
 }
 WEFT_MPI_ALIAS(MPI_Sendrecv);
 
@@ -101,11 +105,13 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype
                                      int sendtag, int source, int recvtag, MPI_Comm comm,
                                      MPI_Status* status) {
   constexpr std::string_view kFunction = "MPI_Sendrecv_replace";
-  if (int rc = weft::mpi::check_send(kFunction, buf, count, datatype, dest, sendtag, comm);
+  weft::mpi::Caller caller;
+  if (int rc = weft::mpi::check_send(kFunction, buf, count, datatype, dest, sendtag, comm, &caller);
       rc != MPI_SUCCESS) {
     return rc;
   }
-  if (int rc = weft::mpi::check_recv(kFunction, buf, count, datatype, source, recvtag, comm);
+  if (int rc =
+          weft::mpi::check_recv(kFunction, buf, count, datatype, source, recvtag, comm, &caller);
       rc != MPI_SUCCESS) {
     return rc;
   }
@@ -117,11 +123,11 @@ extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype
     if (!packed.empty())
       weft::mpi::pack(buf, static_cast<std::size_t>(count), *datatype, packed.data());
     weft::mpi::prepare(send, RequestKind::send, SendMode::standard, packed.data(),
-                       static_cast<int>(packed.size()), MPI_BYTE, dest, sendtag, comm,
-                       weft::mpi::caller_world_rank());
+                       static_cast<int>(packed.size()), MPI_BYTE, dest, sendtag, comm, caller);
     weft::mpi::start(send, kFunction);
     started = &send;
   }
-  return receive_blocking(kFunction, buf, count, datatype, source, recvtag, comm, status, started);
+  return receive_blocking(kFunction, buf, count, datatype, source, recvtag, comm, status, started,
+                          caller);
 }
 WEFT_MPI_ALIAS(MPI_Sendrecv_replace);

@@ -12,31 +12,33 @@ namespace {
 
 int blocking_send(std::string_view function, SendMode mode, const void* buf, int count,
                   MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  if (int rc = weft::mpi::check_send(function, buf, count, datatype, dest, tag, comm);
+  weft::mpi::Caller caller;
+  if (int rc = weft::mpi::check_send(function, buf, count, datatype, dest, tag, comm, &caller);
       rc != MPI_SUCCESS) {
     return rc;
   }
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
   Request request;
   weft::mpi::prepare(request, weft::mpi::RequestKind::send, mode, buf, count, datatype, dest, tag,
-                     comm, weft::mpi::caller_world_rank());
+                     comm, caller);
   if (int rc = weft::mpi::start(request, function); rc != MPI_SUCCESS) return rc;
-  weft::mpi::wait(request.completion, caller_state().spin);
+  weft::mpi::wait(request.completion, caller.state->spin);
   return MPI_SUCCESS;
 }
 
 int nonblocking_send(std::string_view function, SendMode mode, const void* buf, int count,
                      MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* handle) {
-  if (int rc = weft::mpi::check_send(function, buf, count, datatype, dest, tag, comm);
+  weft::mpi::Caller caller;
+  if (int rc = weft::mpi::check_send(function, buf, count, datatype, dest, tag, comm, &caller);
       rc != MPI_SUCCESS) {
     return rc;
   }
   if (int rc = weft::mpi::check_out(comm, function, "request", handle); rc != MPI_SUCCESS) {
     return rc;
   }
-  Request* request = caller_state().requests.get();
+  Request* request = caller.state->requests.get();
   weft::mpi::prepare(*request, weft::mpi::RequestKind::send, mode, buf, count, datatype, dest, tag,
-                     comm, weft::mpi::caller_world_rank());
+                     comm, caller);
   if (dest == MPI_PROC_NULL) {
     weft::mpi::complete_proc_null(*request);
   } else if (int rc = weft::mpi::start(*request, function); rc != MPI_SUCCESS) {

@@ -12,16 +12,17 @@ namespace {
 
 int make(std::string_view function, RequestKind kind, SendMode mode, const void* buf, int count,
          MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, MPI_Request* handle) {
-  const int rc = kind == RequestKind::send
-                     ? weft::mpi::check_send(function, buf, count, datatype, peer, tag, comm)
-                     : weft::mpi::check_recv(function, buf, count, datatype, peer, tag, comm);
+  weft::mpi::Caller caller;
+  const int rc =
+      kind == RequestKind::send
+          ? weft::mpi::check_send(function, buf, count, datatype, peer, tag, comm, &caller)
+          : weft::mpi::check_recv(function, buf, count, datatype, peer, tag, comm, &caller);
   if (rc != MPI_SUCCESS) return rc;
   if (int rc2 = weft::mpi::check_out(comm, function, "request", handle); rc2 != MPI_SUCCESS) {
     return rc2;
   }
-  Request* request = weft::mpi::caller_state().requests.get();
-  weft::mpi::prepare(*request, kind, mode, buf, count, datatype, peer, tag, comm,
-                     weft::mpi::caller_world_rank());
+  Request* request = caller.state->requests.get();
+  weft::mpi::prepare(*request, kind, mode, buf, count, datatype, peer, tag, comm, caller);
   request->persistent = true;
   *handle = request;
   return MPI_SUCCESS;

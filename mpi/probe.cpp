@@ -14,9 +14,9 @@ using weft::mpi::Request;
 
 namespace {
 
-int check_probe(std::string_view function, int source, int tag, MPI_Comm comm) {
-  if (int rc = weft::mpi::check_initialized(function); rc != MPI_SUCCESS) return rc;
-  if (int rc = weft::mpi::check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+int check_probe(std::string_view function, int source, int tag, MPI_Comm comm,
+                weft::mpi::Caller* caller) {
+  if (int rc = weft::mpi::check_caller(function, comm, caller); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_rank(comm, function, "source", source, true); rc != MPI_SUCCESS) {
     return rc;
   }
@@ -34,9 +34,9 @@ void set_probed_status(MPI_Status* status, const Envelope& envelope) {
 
 // Probe (take = false) or matched probe (take = true), blocking or not. Returns the message (or
 // its mere presence without take), nullptr when a nonblocking probe found none.
-weft_mpi_message* probe(int source, int tag, MPI_Comm comm, bool take, bool block,
-                        MPI_Status* status) {
-  weft::mpi::RankState& state = weft::mpi::caller_state();
+weft_mpi_message* probe(const weft::mpi::Caller& caller, int source, int tag, MPI_Comm comm,
+                        bool take, bool block, MPI_Status* status) {
+  weft::mpi::RankState& state = *caller.state;
   const Pattern pattern{comm->context, source, tag};
   Envelope found;
   weft_mpi_message* message = block ? state.engine.wait_for(pattern, take, &found, state.spin)
@@ -76,7 +76,7 @@ void receive_matched(Request& request, void* buf, int count, MPI_Datatype dataty
                      count, datatype, m == MPI_MESSAGE_NO_PROC ? MPI_PROC_NULL : m->envelope.source,
                      m == MPI_MESSAGE_NO_PROC ? MPI_ANY_TAG : m->envelope.tag,
                      m == MPI_MESSAGE_NO_PROC ? MPI_COMM_WORLD : m->comm,
-                     weft::mpi::caller_world_rank());
+                     weft::mpi::Caller{weft::mpi::caller_world_rank()});
   if (m == MPI_MESSAGE_NO_PROC) {
     weft::mpi::complete_proc_null(request);
   } else {
@@ -87,18 +87,20 @@ void receive_matched(Request& request, void* buf, int count, MPI_Datatype dataty
 }  // namespace
 
 extern "C" int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
-  if (int rc = check_probe("MPI_Probe", source, tag, comm); rc != MPI_SUCCESS) return rc;
+  weft::mpi::Caller caller;
+  if (int rc = check_probe("MPI_Probe", source, tag, comm, &caller); rc != MPI_SUCCESS) return rc;
   if (source == MPI_PROC_NULL) {
     weft::mpi::set_proc_null_status(status);
     return MPI_SUCCESS;
   }
-  probe(source, tag, comm, false, true, status);
+  probe(caller, source, tag, comm, false, true, status);
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Probe);
 
 extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
-  if (int rc = check_probe("MPI_Iprobe", source, tag, comm); rc != MPI_SUCCESS) return rc;
+  weft::mpi::Caller caller;
+  if (int rc = check_probe("MPI_Iprobe", source, tag, comm, &caller); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(comm, "MPI_Iprobe", "flag", flag); rc != MPI_SUCCESS) {
     return rc;
   }
@@ -107,14 +109,15 @@ extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_St
     weft::mpi::set_proc_null_status(status);
     return MPI_SUCCESS;
   }
-  *flag = probe(source, tag, comm, false, false, status) != nullptr;
+  *flag = probe(caller, source, tag, comm, false, false, status) != nullptr;
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Iprobe);
 
 extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message,
                            MPI_Status* status) {
-  if (int rc = check_probe("MPI_Mprobe", source, tag, comm); rc != MPI_SUCCESS) return rc;
+  weft::mpi::Caller caller;
+  if (int rc = check_probe("MPI_Mprobe", source, tag, comm, &caller); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(comm, "MPI_Mprobe", "message", message); rc != MPI_SUCCESS) {
     return rc;
   }
@@ -123,14 +126,15 @@ extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* mess
     weft::mpi::set_proc_null_status(status);
     return MPI_SUCCESS;
   }
-  *message = probe(source, tag, comm, true, true, status);
+  *message = probe(caller, source, tag, comm, true, true, status);
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Mprobe);
 
 extern "C" int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
                             MPI_Status* status) {
-  if (int rc = check_probe("MPI_Improbe", source, tag, comm); rc != MPI_SUCCESS) return rc;
+  weft::mpi::Caller caller;
+  if (int rc = check_probe("MPI_Improbe", source, tag, comm, &caller); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(comm, "MPI_Improbe", "flag", flag); rc != MPI_SUCCESS) {
     return rc;
   }
@@ -143,7 +147,7 @@ extern "C" int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_M
     weft::mpi::set_proc_null_status(status);
     return MPI_SUCCESS;
   }
-  weft_mpi_message* found = probe(source, tag, comm, true, false, status);
+  weft_mpi_message* found = probe(caller, source, tag, comm, true, false, status);
   *flag = found != nullptr;
   if (found != nullptr) *message = found;
   return MPI_SUCCESS;

@@ -8,7 +8,7 @@
 namespace weft::mpi {
 
 void prepare(Request& request, RequestKind kind, SendMode mode, const void* buffer, int count,
-             MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, int owner) {
+             MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, const Caller& caller) {
   request.kind = kind;
   request.mode = mode;
   request.buffer = const_cast<void*>(buffer);
@@ -18,7 +18,8 @@ void prepare(Request& request, RequestKind kind, SendMode mode, const void* buff
   request.tag = tag;
   request.comm = comm;
   request.context = comm->context;
-  request.owner = owner;
+  request.owner = caller.world_rank;
+  request.source = caller.comm_rank;
   request.status = MPI_Status{};
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "caller.h"
 #include "communicator.h"
 #include "completion.h"
 #include "datatype.h"
@@ -31,27 +32,30 @@ class RequestPool;
 
 }  // namespace weft::mpi
 
-struct weft_mpi_request {
-  weft::mpi::RequestKind kind = weft::mpi::RequestKind::send;
-  weft::mpi::SendMode mode = weft::mpi::SendMode::standard;
-  bool persistent = false;
-  bool active = false;  // a persistent request between MPI_Start and its completion call
+// The first cache line holds what the other side of a transfer touches: the completion word, the
+// status it writes, the buffer it copies to or from and what it matches on. A request is aligned
+// to a line so that two requests of a pool never share one.
+struct alignas(64) weft_mpi_request {
   weft::mpi::Completion completion;
   MPI_Status status{};  // written by the completer before completion.complete()
-
   // The operation, as the user gave it. `buffer` is const for sends.
   void* buffer = nullptr;
-  int count = 0;
   MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  int count = 0;
   int peer = 0;  // dest or source, comm rank (MPI_PROC_NULL / MPI_ANY_SOURCE too)
   int tag = 0;
-  MPI_Comm comm = MPI_COMM_NULL;
   std::uint32_t context = 0;  // comm->context, cached for matching
-  int owner = -1;             // world rank that issued it
 
   weft_mpi_request* next = nullptr;  // posted-receive queue links
   weft_mpi_request* prev = nullptr;
   bool posted = false;  // in a posted-receive queue; guarded by that engine's lock
+  weft::mpi::RequestKind kind = weft::mpi::RequestKind::send;
+  weft::mpi::SendMode mode = weft::mpi::SendMode::standard;
+  bool persistent = false;
+  bool active = false;  // a persistent request between MPI_Start and its completion call
+  MPI_Comm comm = MPI_COMM_NULL;
+  int owner = -1;   // world rank that issued it
+  int source = -1;  // the issuer's comm rank: a send's envelope names it
 
   weft::mpi::RendezvousMessage rendezvous;  // a send's message while it waits for its receive
   void* bsend_block = nullptr;              // SendMode::buffered: its part of the attached buffer
@@ -66,9 +70,9 @@ namespace weft::mpi {
 
 using Request = weft_mpi_request;
 
-// Fills a request for an operation (the arguments already checked).
+// Fills a request for an operation of `caller` (the arguments already checked).
 void prepare(Request& request, RequestKind kind, SendMode mode, const void* buffer, int count,
-             MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, int owner);
+             MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, const Caller& caller);
 
 // Completes `request` with its status already written: wakes its waiter, or disposes of it when
 // its owner has freed it (MPI_Request_free) or nobody owns it (internal Bsend sends).
