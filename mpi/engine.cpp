@@ -1,5 +1,6 @@
 #include "engine.h"
 
+#include <algorithm>
 #include <mutex>
 
 namespace weft::mpi {
@@ -64,8 +65,30 @@ weft_mpi_message* Engine::take_match(const Pattern& pattern) {
   return message;
 }
 
+void Engine::fill_slot(const Request& send, const Envelope& envelope) {
+  slot_state_.store(SlotState::taken, std::memory_order_relaxed);
+  lock_.unlock();
+  // The slot is this sender's until it completes slot_done_: no one else touches it.
+  if (envelope.bytes > 0) {
+    copy(send.buffer, static_cast<std::size_t>(send.count), *send.datatype, slot_buffer_,
+         static_cast<std::size_t>(slot_count_), *slot_datatype_);
+  }
+  slot_source_ = envelope.source;
+  slot_tag_ = envelope.tag;
+  slot_bytes_ = envelope.bytes;
+  slot_done_.complete();
+}
+
 void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_limit) {
   lock_.lock();
+  // The slot's receive was posted before anything in posted_.
+  if (slot_state_.load(std::memory_order_relaxed) == SlotState::posted &&
+      slot_pattern_.matches(envelope)) {
+    fill_slot(send, envelope);
+    send.status.MPI_ERROR = MPI_SUCCESS;
+    finish(send);
+    return;
+  }
   Request* recv = posted_.find([&](const Request& r) { return r.matches(envelope); });
   if (recv != nullptr) {
     posted_.remove(recv);
@@ -110,6 +133,37 @@ void Engine::post(Request& recv) {
   }
   lock_.unlock();
   receive(recv, *message);
+}
+
+void Engine::receive_blocking(Request& recv, SpinBudget& budget) {
+  const Pattern pattern{recv.context, recv.peer, recv.tag};
+  lock_.lock();
+  if (weft_mpi_message* message = take_match(pattern)) {
+    lock_.unlock();
+    receive(recv, *message);
+    return;
+  }
+  // acquire: pairs with the release that freed the slot (its results were read before).
+  if (slot_state_.load(std::memory_order_acquire) != SlotState::free || !posted_.empty()) {
+    posted_.push_back(&recv);
+    recv.posted = true;
+    lock_.unlock();
+    wait(recv.completion, budget);
+    return;
+  }
+  slot_state_.store(SlotState::posted, std::memory_order_relaxed);
+  slot_pattern_ = pattern;
+  slot_count_ = recv.count;
+  slot_buffer_ = recv.buffer;
+  slot_datatype_ = recv.datatype;
+  slot_done_.reset();
+  lock_.unlock();
+  wait(slot_done_, budget);
+  const Envelope envelope{recv.context, slot_source_, slot_tag_, slot_bytes_};
+  const std::size_t capacity = static_cast<std::size_t>(recv.count) * recv.datatype->size();
+  set_received_status(recv, envelope, std::min(envelope.bytes, capacity));
+  // release: the results above are read before another receive may reuse the slot.
+  slot_state_.store(SlotState::free, std::memory_order_release);
 }
 
 void Engine::receive(Request& recv, weft_mpi_message& message) {

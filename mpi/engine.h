@@ -5,9 +5,17 @@
 // messages that arrived before their receive (unexpected). Both are searched in arrival order,
 // which gives MPI's non-overtaking rule per (sender, communicator, tag) for free. Data is never
 // copied under the lock except the small packing of an eager message.
+//
+// A blocking receive that finds nothing queued before it takes the engine's slot instead of the
+// posted queue: its match fields, buffer and result live in the engine's first cache line, next
+// to the lock. A sender then reads one line from the receiver's core and the receiver waits on
+// that same line, so a ping-pong moves about two cache lines per message instead of six (lock,
+// queue, request, status, completion, each read back).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 
 #include "eager.h"
 #include "intrusive_list.h"
@@ -17,7 +25,7 @@
 
 namespace weft::mpi {
 
-class Engine {
+class alignas(64) Engine {
  public:
   Engine() = default;
   Engine(const Engine&) = delete;
@@ -35,6 +43,10 @@ class Engine {
   // A receive of this engine's rank: takes the first matching unexpected message (and completes
   // the receive), or queues the receive.
   void post(Request& recv);
+  // A blocking receive of this engine's rank (a request on the caller's stack): like post(),
+  // through the slot when it is free and nothing is queued, and waits for the data. Returns with
+  // recv.status written.
+  void receive_blocking(Request& recv, SpinBudget& budget);
 
   // Cancels a receive still queued (true), or does nothing when it was matched (false).
   bool cancel_recv(Request& recv);
@@ -64,9 +76,26 @@ class Engine {
   // Both under lock_.
   void enqueue(weft_mpi_message* message);
   weft_mpi_message* take_match(const Pattern& pattern);
+  // Under lock_, with the slot posted and matching: takes it, and then (after unlocking) copies
+  // the send into it and completes it.
+  void fill_slot(const Request& send, const Envelope& envelope);
 
+  // The first cache line: the lock and the slot.
+  enum class SlotState : std::uint8_t { free, posted, taken };
   detail::SpinLock lock_;
-  IntrusiveList<Request> posted_;
+  // Changed under lock_, except the owner's release of a taken slot (a store, no lock: the slot
+  // is the owner's then, and "taken" and "free" both mean "not for you" to a sender).
+  std::atomic<SlotState> slot_state_{SlotState::free};
+  Pattern slot_pattern_;
+  int slot_count_ = 0;
+  void* slot_buffer_ = nullptr;
+  MPI_Datatype slot_datatype_ = MPI_DATATYPE_NULL;
+  int slot_source_ = 0;  // the result, written by the sender that took the slot
+  int slot_tag_ = 0;
+  std::size_t slot_bytes_ = 0;
+  Completion slot_done_;
+
+  alignas(64) IntrusiveList<Request> posted_;
   IntrusiveList<weft_mpi_message> unexpected_;
   IntrusiveList<Prober> probers_;
   EagerPool eager_;
