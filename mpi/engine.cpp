@@ -66,16 +66,22 @@ weft_mpi_message* Engine::take_match(const Pattern& pattern) {
 }
 
 void Engine::fill_slot(const Request& send, const Envelope& envelope) {
+  // The slot is this sender's until it completes slot_done_: no one else touches it. What fits
+  // is written while the lock keeps the line here, so the receiver fetches it once.
   slot_state_.store(SlotState::taken, std::memory_order_relaxed);
-  lock_.unlock();
-  // The slot is this sender's until it completes slot_done_: no one else touches it.
-  if (envelope.bytes > 0) {
-    copy(send.buffer, static_cast<std::size_t>(send.count), *send.datatype, slot_buffer_,
-         static_cast<std::size_t>(slot_count_), *slot_datatype_);
-  }
   slot_source_ = envelope.source;
   slot_tag_ = envelope.tag;
   slot_bytes_ = envelope.bytes;
+  if (envelope.bytes <= kSlotInlineBytes) {
+    if (envelope.bytes > 0) {
+      pack(send.buffer, static_cast<std::size_t>(send.count), *send.datatype, slot_inline_);
+    }
+    lock_.unlock();
+  } else {
+    lock_.unlock();
+    copy(send.buffer, static_cast<std::size_t>(send.count), *send.datatype, slot_buffer_,
+         static_cast<std::size_t>(slot_count_), *slot_datatype_);
+  }
   slot_done_.complete();
 }
 
@@ -161,6 +167,10 @@ void Engine::receive_blocking(Request& recv, SpinBudget& budget) {
   wait(slot_done_, budget);
   const Envelope envelope{recv.context, slot_source_, slot_tag_, slot_bytes_};
   const std::size_t capacity = static_cast<std::size_t>(recv.count) * recv.datatype->size();
+  if (envelope.bytes > 0 && envelope.bytes <= kSlotInlineBytes) {
+    copy(slot_inline_, envelope.bytes, weft_mpi_byte, recv.buffer,
+         static_cast<std::size_t>(recv.count), *recv.datatype);
+  }
   set_received_status(recv, envelope, std::min(envelope.bytes, capacity));
   // release: the results above are read before another receive may reuse the slot.
   slot_state_.store(SlotState::free, std::memory_order_release);

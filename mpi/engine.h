@@ -7,10 +7,10 @@
 // copied under the lock except the small packing of an eager message.
 //
 // A blocking receive that finds nothing queued before it takes the engine's slot instead of the
-// posted queue: its match fields, buffer and result live in the engine's first cache line, next
-// to the lock. A sender then reads one line from the receiver's core and the receiver waits on
-// that same line, so a ping-pong moves about two cache lines per message instead of six (lock,
-// queue, request, status, completion, each read back).
+// posted queue: its pattern, completion word and result live in the engine's first cache line,
+// next to the lock, with room for 24 bytes of data. A small message then costs the sender one
+// line from the receiver's core (taken by the lock, filled while held) and the receiver one
+// line back, instead of the lock, queue, request, buffer and status lines of a posted request.
 #pragma once
 
 #include <atomic>
@@ -76,8 +76,7 @@ class alignas(64) Engine {
   // Both under lock_.
   void enqueue(weft_mpi_message* message);
   weft_mpi_message* take_match(const Pattern& pattern);
-  // Under lock_, with the slot posted and matching: takes it, and then (after unlocking) copies
-  // the send into it and completes it.
+  // Under lock_, with the slot posted and matching: takes it, unlocks, fills and completes it.
   void fill_slot(const Request& send, const Envelope& envelope);
 
   // The first cache line: the lock and the slot.
@@ -87,13 +86,18 @@ class alignas(64) Engine {
   // is the owner's then, and "taken" and "free" both mean "not for you" to a sender).
   std::atomic<SlotState> slot_state_{SlotState::free};
   Pattern slot_pattern_;
-  int slot_count_ = 0;
-  void* slot_buffer_ = nullptr;
-  MPI_Datatype slot_datatype_ = MPI_DATATYPE_NULL;
-  int slot_source_ = 0;  // the result, written by the sender that took the slot
+  // The result, written by the sender that took the slot; data that fits travels in the line
+  // itself, and the receiver copies it out on its own core.
+  Completion slot_done_;
+  int slot_source_ = 0;
   int slot_tag_ = 0;
   std::size_t slot_bytes_ = 0;
-  Completion slot_done_;
+  static constexpr std::size_t kSlotInlineBytes = 24;
+  unsigned char slot_inline_[kSlotInlineBytes];
+  // The second line: where a message that does not fit goes.
+  alignas(64) void* slot_buffer_ = nullptr;
+  MPI_Datatype slot_datatype_ = MPI_DATATYPE_NULL;
+  int slot_count_ = 0;
 
   alignas(64) IntrusiveList<Request> posted_;
   IntrusiveList<weft_mpi_message> unexpected_;

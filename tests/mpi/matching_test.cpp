@@ -178,39 +178,46 @@ TEST_P(Matching, TruncationCopiesWhatFitsAndReportsTheError) {
 }
 
 // On one virtual processor the sender runs only once the receiver waits inside MPI_Recv, so the
-// receive is posted first (the engine's slot); on two, either may come first.
+// receive is posted first (the engine's slot; small data travels inside it, larger data goes
+// straight to the buffer); on two, either may come first.
 TEST_P(Matching, ReceivesPostedFirstGetTheDataAndTheTruncation) {
-  std::atomic<bool> receiving{false};
-  EXPECT_EQ(run_ranks(2, GetParam(),
-                      [&](int rank) {
-                        errors_return();
-                        const int out[3] = {4, 5, 6};
-                        if (rank == 0) {
-                          await(receiving);
-                          MPI_Send(out, 3, MPI_INT, 1, 2, MPI_COMM_WORLD);
-                          MPI_Send(out, 3, MPI_INT, 1, 3, MPI_COMM_WORLD);
-                          return;
-                        }
-                        int in[3] = {0, 0, 0};
-                        MPI_Status status;
-                        receiving = true;
-                        EXPECT_EQ(MPI_Recv(in, 3, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
-                                           MPI_COMM_WORLD, &status),
-                                  MPI_SUCCESS);
-                        EXPECT_EQ(status.MPI_SOURCE, 0);
-                        EXPECT_EQ(status.MPI_TAG, 2);
-                        EXPECT_EQ(in[2], 6);
-                        in[1] = in[2] = 0;
-                        EXPECT_EQ(MPI_Recv(in, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, &status),
-                                  MPI_ERR_TRUNCATE);
-                        EXPECT_EQ(status.MPI_ERROR, MPI_ERR_TRUNCATE);
-                        int count = 0;
-                        MPI_Get_count(&status, MPI_INT, &count);
-                        EXPECT_EQ(count, 1);
-                        EXPECT_EQ(in[0], 4);
-                        EXPECT_EQ(in[1], 0);
-                      }),
-            0);
+  for (int ints : {3, 1000}) {
+    std::atomic<int> receiving{0};
+    EXPECT_EQ(run_ranks(2, GetParam(),
+                        [&](int rank) {
+                          errors_return();
+                          std::vector<int> data(static_cast<std::size_t>(ints));
+                          std::iota(data.begin(), data.end(), 4);
+                          if (rank == 0) {
+                            while (receiving.load() < 1) weft::this_thread::yield();
+                            MPI_Send(data.data(), ints, MPI_INT, 1, 2, MPI_COMM_WORLD);
+                            while (receiving.load() < 2) weft::this_thread::yield();
+                            MPI_Send(data.data(), ints, MPI_INT, 1, 3, MPI_COMM_WORLD);
+                            return;
+                          }
+                          std::vector<int> in(data.size(), 0);
+                          MPI_Status status;
+                          receiving = 1;
+                          EXPECT_EQ(MPI_Recv(in.data(), ints, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                                             MPI_COMM_WORLD, &status),
+                                    MPI_SUCCESS);
+                          EXPECT_EQ(status.MPI_SOURCE, 0);
+                          EXPECT_EQ(status.MPI_TAG, 2);
+                          EXPECT_EQ(in, data);
+                          std::fill(in.begin(), in.end(), 0);
+                          receiving = 2;
+                          EXPECT_EQ(MPI_Recv(in.data(), 2, MPI_INT, 0, 3, MPI_COMM_WORLD, &status),
+                                    MPI_ERR_TRUNCATE);
+                          EXPECT_EQ(status.MPI_ERROR, MPI_ERR_TRUNCATE);
+                          int count = 0;
+                          MPI_Get_count(&status, MPI_INT, &count);
+                          EXPECT_EQ(count, 2);
+                          EXPECT_EQ(in[0], 4);
+                          EXPECT_EQ(in[1], 5);
+                          EXPECT_EQ(in[2], 0);
+                        }),
+              0);
+  }
 }
 
 TEST_P(Matching, EagerSendsCompleteAtOnceAndRendezvousSendsWaitForTheReceive) {
