@@ -36,7 +36,7 @@ build() {
   for program in "${programs[@]}"; do
     if ! "$compiler" -O2 -Wall -Wextra -Werror -o "$out/$impl/$program" "$here/$program.c" \
       > "$work/build.log" 2>&1; then
-      fail "$impl build of $program.c: $(head -c 600 "$work/build.log")"
+      fail "$impl build of $program.c: $(head -c 600 "$work/build.log" | tr '\n' ' ')"
       rm -f "$out/$impl/$program"
     fi
   done

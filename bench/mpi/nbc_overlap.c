@@ -1,0 +1,473 @@
+/* How much of a nonblocking collective overlaps computation, for Ibarrier, Ibcast, Ireduce,
+ * Iallreduce, Igather, Iscatter, Iallgather and Ialltoall, 8 B to 4 MiB per rank.
+ *
+ *   nbc_overlap [seconds per case] [sizes: "default" | "full" | bytes,bytes,...]
+ *
+ * Per case three things are timed, each iteration after a barrier:
+ *   t_pure  Icoll; Wait, nothing between;
+ *   t_CPU   the compute kernel alone: a fixed number of iterations of an arithmetic loop that
+ *           touches no message buffer, calibrated once per case to take about t_pure (from
+ *           warm-up iterations; if the measured t_CPU is off t_pure by more than 2x, the count is
+ *           set once more and the case measured again);
+ *   t_ovrl  Icoll (t_call); the same compute (t_comp); Wait (t_wait). No MPI_Test in between: the
+ *           collective has to progress by itself.
+ * The three alternate inside one loop, so that a burst of load on a shared machine falls on all of
+ * them. Each figure is the slowest rank's time of an iteration (MPI_MAX over ranks), then the
+ * median over iterations. Printed per case, `<size>` being 0B for Ibarrier:
+ *   RESULT overlap_<coll>_<size> %          IMB-NBC: 100 max(0, min(1, (t_pure + t_CPU - t_ovrl)
+ *                                           / min(t_pure, t_CPU))); the divisor is the min (IMB's
+ *                                           code divides by the max, which flatters)
+ *   RESULT r_overhead_<coll>_<size> x       BenchNBC: (t_ovrl - max(t_CPU, t_pure)) /
+ *                                           min(t_CPU, t_pure); 0 is perfect, 1 serialized
+ *   RESULT r_comp_slowdown_<coll>_<size> x  t_comp / t_CPU: what the collective costs compute
+ *   RESULT r_comm_<coll>_<size> x           (t_call + t_wait) / t_pure
+ * and the times themselves (t_pure_..., t_cpu_..., t_ovrl_..., t_call_..., t_comp_..., t_wait_...
+ * in us). Every collective's answer is checked before and after it is timed. */
+#include "bench_mpi.h"
+
+enum collective {
+  kIbarrier,
+  kIbcast,
+  kIreduce,
+  kIallreduce,
+  kIgather,
+  kIscatter,
+  kIallgather,
+  kIalltoall,
+  kCollectives
+};
+static const char* const kNames[kCollectives] = {"ibarrier", "ibcast",   "ireduce",    "iallreduce",
+                                                 "igather",  "iscatter", "iallgather", "ialltoall"};
+
+/* The per-iteration times kept, one array each. */
+enum times { kPure, kCpu, kOverlapped, kCall, kComp, kWait, kTimes };
+
+enum { kMinIterations = 5, kMaxIterations = 99, kMaxSizes = 32 };
+
+/* The compute kernel's result goes here, so that the compiler cannot drop the loop. */
+static volatile double compute_sink;
+
+/* A fixed amount of work: `iterations` rounds of four independent multiply-add chains, in
+ * registers only (it must not compete with the collective for the message buffers or the memory
+ * bus, which would measure the machine rather than the progress engine). */
+static void compute(long iterations) {
+  double a = 1.0, b = 2.0, c = 3.0, d = 4.0;
+  for (long i = 0; i < iterations; ++i) {
+    a = a * 0.9999999 + 1e-7;
+    b = b * 0.9999998 + 2e-7;
+    c = c * 0.9999997 + 3e-7;
+    d = d * 0.9999996 + 4e-7;
+  }
+  compute_sink = a + b + c + d;
+}
+
+struct nbc_case {
+  enum collective which;
+  long bytes; /* per rank: the block each rank contributes or receives */
+  int rank;
+  int size;
+  char* send;
+  char* receive;
+};
+
+/* The byte rank `from` sends to rank `to` at offset `i` of its block: offsets matter, so a block
+ * shifted or truncated is caught. */
+static char pattern(int from, int to, long i) {
+  return (char)((from * 31 + to * 7 + i * 13 + 1) & 0x7f);
+}
+
+/* Reductions add doubles that are small integers, so the sum is exact whatever the order. */
+static double reduce_input(int rank, long i) {
+  return (double)(rank + 1 + i % 7);
+}
+
+static void fill_blocks(char* buffer, int blocks, long bytes, int from, int to_is_block) {
+  for (int block = 0; block < blocks; ++block) {
+    char* b = buffer + (long)block * bytes;
+    for (long i = 0; i < bytes; ++i) b[i] = pattern(from, to_is_block ? block : 0, i);
+  }
+}
+
+static int root_only(const struct nbc_case* c) {
+  return c->rank == 0;
+}
+
+/* Sets the inputs and clears the outputs, so that a check sees only what the collective wrote. */
+static void prepare(struct nbc_case* c) {
+  const long n = c->size, bytes = c->bytes;
+  switch (c->which) {
+    case kIbarrier:
+      break;
+    case kIbcast:
+      if (root_only(c))
+        fill_blocks(c->send, 1, bytes, 0, 0);
+      else
+        memset(c->send, 0, (size_t)bytes);
+      break;
+    case kIreduce:
+    case kIallreduce: {
+      double* values = (double*)c->send;
+      for (long i = 0; i < bytes / 8; ++i) values[i] = reduce_input(c->rank, i);
+      memset(c->receive, 0, (size_t)bytes);
+      break;
+    }
+    case kIgather:
+    case kIallgather:
+      fill_blocks(c->send, 1, bytes, c->rank, 0);
+      if (c->which == kIallgather || root_only(c)) memset(c->receive, 0, (size_t)(n * bytes));
+      break;
+    case kIscatter:
+      if (root_only(c)) fill_blocks(c->send, c->size, bytes, 0, 1);
+      memset(c->receive, 0, (size_t)bytes);
+      break;
+    case kIalltoall:
+      fill_blocks(c->send, c->size, bytes, c->rank, 1);
+      memset(c->receive, 0, (size_t)(n * bytes));
+      break;
+    case kCollectives:
+      break;
+  }
+}
+
+/* 0 when `blocks` blocks of `buffer` hold what rank `from` (or block index, when from < 0) sent
+ * to `to` (or to block index, when to < 0). */
+static int blocks_wrong(const char* buffer, int blocks, long bytes, int from, int to) {
+  for (int block = 0; block < blocks; ++block) {
+    const char* b = buffer + (long)block * bytes;
+    const int f = from < 0 ? block : from, t = to < 0 ? block : to;
+    for (long i = 0; i < bytes; ++i) {
+      if (b[i] != pattern(f, t, i)) return 1;
+    }
+  }
+  return 0;
+}
+
+static void verify(const struct nbc_case* c) {
+  int wrong = 0;
+  switch (c->which) {
+    case kIbarrier:
+      break;
+    case kIbcast:
+      wrong = blocks_wrong(c->send, 1, c->bytes, 0, 0);
+      break;
+    case kIreduce:
+    case kIallreduce:
+      if (c->which == kIallreduce || root_only(c)) {
+        const double* sums = (const double*)c->receive;
+        const double n = c->size;
+        for (long i = 0; i < c->bytes / 8 && !wrong; ++i) {
+          wrong = sums[i] != n * (n + 1) / 2 + n * (double)(i % 7);
+        }
+      }
+      break;
+    case kIgather:
+    case kIallgather:
+      if (c->which == kIallgather || root_only(c)) {
+        wrong = blocks_wrong(c->receive, c->size, c->bytes, -1, 0);
+      }
+      break;
+    case kIscatter:
+      wrong = blocks_wrong(c->receive, 1, c->bytes, 0, c->rank);
+      break;
+    case kIalltoall:
+      wrong = blocks_wrong(c->receive, c->size, c->bytes, -1, c->rank);
+      break;
+    case kCollectives:
+      break;
+  }
+  if (wrong) {
+    char what[96];
+    snprintf(what, sizeof what, "%s of %ld bytes per rank: wrong result", kNames[c->which],
+             c->bytes);
+    bench_fail(what, c->rank);
+  }
+}
+
+static void start(struct nbc_case* c, MPI_Request* request) {
+  const int count = (int)c->bytes;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  switch (c->which) {
+    case kIbarrier:
+      MPI_Ibarrier(comm, request);
+      break;
+    case kIbcast:
+      MPI_Ibcast(c->send, count, MPI_BYTE, 0, comm, request);
+      break;
+    case kIreduce:
+      MPI_Ireduce(c->send, c->receive, count / 8, MPI_DOUBLE, MPI_SUM, 0, comm, request);
+      break;
+    case kIallreduce:
+      MPI_Iallreduce(c->send, c->receive, count / 8, MPI_DOUBLE, MPI_SUM, comm, request);
+      break;
+    case kIgather:
+      MPI_Igather(c->send, count, MPI_BYTE, c->receive, count, MPI_BYTE, 0, comm, request);
+      break;
+    case kIscatter:
+      MPI_Iscatter(c->send, count, MPI_BYTE, c->receive, count, MPI_BYTE, 0, comm, request);
+      break;
+    case kIallgather:
+      MPI_Iallgather(c->send, count, MPI_BYTE, c->receive, count, MPI_BYTE, comm, request);
+      break;
+    case kIalltoall:
+      MPI_Ialltoall(c->send, count, MPI_BYTE, c->receive, count, MPI_BYTE, comm, request);
+      break;
+    case kCollectives:
+      break;
+  }
+}
+
+/* The buffers a case needs on this rank: whole blocks for every rank only where the rank sends
+ * or receives one per rank. */
+static void allocate(struct nbc_case* c) {
+  const long all = (long)c->size * c->bytes;
+  long send = c->bytes, receive = c->bytes;
+  switch (c->which) {
+    case kIbarrier:
+      send = receive = 0;
+      break;
+    case kIbcast:
+      receive = 0;
+      break;
+    case kIgather:
+      receive = root_only(c) ? all : 0;
+      break;
+    case kIscatter:
+      send = root_only(c) ? all : 0;
+      break;
+    case kIallgather:
+      receive = all;
+      break;
+    case kIalltoall:
+      send = receive = all;
+      break;
+    default:
+      break;
+  }
+  c->send = bench_buffer(send, 0);
+  c->receive = bench_buffer(receive, 0);
+}
+
+/* One overlapped iteration, untimed, followed by the check of its answer. */
+static void checked_run(struct nbc_case* c, long work) {
+  MPI_Request request;
+  prepare(c);
+  MPI_Barrier(MPI_COMM_WORLD);
+  start(c, &request);
+  compute(work);
+  MPI_Wait(&request, MPI_STATUS_IGNORE);
+  verify(c);
+}
+
+static double slowest(double seconds) {
+  double max = 0.0;
+  MPI_Allreduce(&seconds, &max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return max;
+}
+
+static double median(double* values, int count) {
+  qsort(values, (size_t)count, sizeof values[0], bench_compare_doubles);
+  return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2.0;
+}
+
+/* Seconds per iteration of the compute kernel with every rank computing at once (so that, with
+ * more ranks than cores, the rate is the one the ranks will see): the slowest rank, median of 5
+ * runs of at least a millisecond each. */
+static double compute_seconds_per_iteration(void) {
+  long iterations = 1000;
+  for (;;) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double begin = MPI_Wtime();
+    compute(iterations);
+    if (slowest(MPI_Wtime() - begin) >= 1e-3 || iterations >= (1L << 40)) break;
+    iterations *= 2;
+  }
+  double runs[5];
+  for (int i = 0; i < 5; ++i) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double begin = MPI_Wtime();
+    compute(iterations);
+    runs[i] = slowest(MPI_Wtime() - begin) / (double)iterations;
+  }
+  return median(runs, 5);
+}
+
+/* t_pure from a few warm-up iterations (the first is dropped: first touches, connections), for
+ * calibrating the compute and choosing the iteration count. Sets `*cost` to the seconds an
+ * iteration of pure, CPU and overlapped together will take, barriers included. */
+static double estimate_pure(struct nbc_case* c, double budget, double* cost) {
+  double pure[21], whole[21];
+  int count = 0;
+  double spent = 0.0;
+  while (count < 21 && (count < 6 || spent < budget)) {
+    MPI_Request request;
+    double before = MPI_Wtime();
+    MPI_Barrier(MPI_COMM_WORLD);
+    double begin = MPI_Wtime();
+    start(c, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    double end = MPI_Wtime();
+    pure[count] = slowest(end - begin);
+    whole[count] = slowest(end - before);
+    spent += whole[count++];
+  }
+  double pure_median = median(pure + 1, count - 1);
+  *cost = 3.0 * median(whole + 1, count - 1);
+  return pure_median;
+}
+
+/* Times `iterations` rounds of pure, CPU and overlapped into times[kind][iteration]; the caller
+ * takes the slowest rank. */
+static void measure(struct nbc_case* c, long work, int iterations, double times[][kMaxIterations]) {
+  for (int i = 0; i < iterations; ++i) {
+    MPI_Request request;
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    start(c, &request);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    times[kPure][i] = MPI_Wtime() - t0;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    compute(work);
+    times[kCpu][i] = MPI_Wtime() - t0;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    start(c, &request);
+    double t1 = MPI_Wtime();
+    compute(work);
+    double t2 = MPI_Wtime();
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    double t3 = MPI_Wtime();
+    times[kOverlapped][i] = t3 - t0;
+    times[kCall][i] = t1 - t0;
+    times[kComp][i] = t2 - t1;
+    times[kWait][i] = t3 - t2;
+  }
+}
+
+static void report(const char* metric, const char* collective, const char* size, double value,
+                   const char* unit) {
+  char name[96];
+  snprintf(name, sizeof name, "%s_%s_%s", metric, collective, size);
+  bench_result(name, value, unit);
+}
+
+static double at_least(double value) {
+  return value > 1e-9 ? value : 1e-9;
+}
+
+static void run_case(enum collective which, long bytes, int rank, int size, double seconds,
+                     double compute_rate) {
+  struct nbc_case c = {which, bytes, rank, size, NULL, NULL};
+  allocate(&c);
+  checked_run(&c, 0);
+
+  double cost = 0.0;
+  const double pure_estimate = estimate_pure(&c, seconds * 0.2, &cost);
+  /* The fixed amount of work, the same count on every rank (all derive it from the same values):
+   * about t_pure, as IMB-NBC and BenchNBC compare them. */
+  long work = (long)(pure_estimate / compute_rate + 0.5);
+  if (work < 1) work = 1;
+  double wanted = seconds * 0.8 / at_least(cost);
+  int iterations = wanted < kMinIterations   ? kMinIterations
+                   : wanted > kMaxIterations ? kMaxIterations
+                                             : (int)wanted;
+  if (iterations % 2 == 0) ++iterations; /* an odd count has a middle value */
+
+  double times[kTimes][kMaxIterations] = {{0.0}}, slowest_times[kTimes][kMaxIterations];
+  double m[kTimes];
+  for (int attempt = 0;; ++attempt) {
+    measure(&c, work, iterations, times);
+    /* The slowest rank of each iteration, every kind of time in one reduction; every rank then
+     * holds the same medians, so that the decision below is the same everywhere. */
+    MPI_Allreduce(times, slowest_times, kTimes * kMaxIterations, MPI_DOUBLE, MPI_MAX,
+                  MPI_COMM_WORLD);
+    for (int kind = 0; kind < kTimes; ++kind) m[kind] = median(slowest_times[kind], iterations);
+    /* A burst of load during the few warm-up iterations can put the count far off t_pure: then
+     * the count is set once more from this loop's medians and the whole loop measured again. */
+    const double ratio = m[kCpu] / at_least(m[kPure]);
+    if (attempt > 0 || (ratio >= 0.5 && ratio <= 2.0)) break;
+    work = (long)((double)work / ratio + 0.5);
+    if (work < 1) work = 1;
+    if (rank == 0) printf("# count recalibrated: t_CPU was %.3g t_pure\n", ratio);
+  }
+  checked_run(&c, work);
+
+  if (rank == 0) {
+    const double pure = m[kPure], cpu = m[kCpu], overlapped = m[kOverlapped];
+    const double smaller = at_least(pure < cpu ? pure : cpu);
+    const double larger = pure > cpu ? pure : cpu;
+    double overlap = (pure + cpu - overlapped) / smaller;
+    overlap = overlap < 0.0 ? 0.0 : overlap > 1.0 ? 1.0 : overlap;
+
+    char size_name[32];
+    bench_size_name(size_name, sizeof size_name, which == kIbarrier ? 0 : bytes);
+    const char* name = kNames[which];
+    report("overlap", name, size_name, 100.0 * overlap, "%");
+    report("r_overhead", name, size_name, (overlapped - larger) / smaller, "x");
+    report("r_comp_slowdown", name, size_name, m[kComp] / at_least(cpu), "x");
+    report("r_comm", name, size_name, (m[kCall] + m[kWait]) / at_least(pure), "x");
+    static const char* const kTimeNames[kTimes] = {"t_pure", "t_cpu",  "t_ovrl",
+                                                   "t_call", "t_comp", "t_wait"};
+    for (int kind = 0; kind < kTimes; ++kind) {
+      report(kTimeNames[kind], name, size_name, m[kind] * 1e6, "us");
+    }
+    printf("# %s %s: %d iterations, compute %ld rounds\n", name, size_name, iterations, work);
+  }
+  free(c.send);
+  free(c.receive);
+}
+
+/* The sizes asked: "default" (8 B, 1 KiB, 64 KiB, 1 MiB, 4 MiB), "full" (8 B, then the powers of
+ * 4 from 16 B to 4 MiB) or a comma-separated list of byte counts, multiples of 8 (the reductions
+ * add doubles). Returns how many. */
+static int parse_sizes(const char* spec, long* sizes, int rank) {
+  int count = 0;
+  if (spec == NULL || strcmp(spec, "default") == 0) {
+    static const long kDefault[] = {8, 1L << 10, 64L << 10, 1L << 20, 4L << 20};
+    for (; count < 5; ++count) sizes[count] = kDefault[count];
+  } else if (strcmp(spec, "full") == 0) {
+    sizes[count++] = 8;
+    for (long bytes = 16; bytes <= (4L << 20); bytes *= 4) sizes[count++] = bytes;
+  } else {
+    for (const char* p = spec; *p != '\0' && count < kMaxSizes;) {
+      char* end = NULL;
+      long bytes = strtol(p, &end, 10);
+      if (end == p || bytes < 8 || bytes % 8 != 0 || bytes > (1L << 30)) {
+        bench_fail("sizes: default, full or byte counts (multiples of 8) separated by commas",
+                   rank);
+      }
+      sizes[count++] = bytes;
+      p = *end == ',' ? end + 1 : end;
+    }
+  }
+  return count;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const double seconds = bench_seconds(argc, argv);
+  long sizes[kMaxSizes];
+  const int size_count = parse_sizes(argc > 2 ? argv[2] : NULL, sizes, rank);
+
+  const double compute_rate = compute_seconds_per_iteration();
+  if (rank == 0) {
+    printf(
+        "# %d ranks; compute kernel %.3g ns per round; overlap divides by min(t_pure, t_CPU)"
+        " (IMB's code: max)\n",
+        size, compute_rate * 1e9);
+  }
+  run_case(kIbarrier, 0, rank, size, seconds, compute_rate);
+  for (int which = kIbcast; which < kCollectives; ++which) {
+    for (int s = 0; s < size_count; ++s) {
+      run_case((enum collective)which, sizes[s], rank, size, seconds, compute_rate);
+    }
+  }
+  MPI_Finalize();
+  return 0;
+}
