@@ -61,6 +61,9 @@ struct Fiber {
   Fiber* inbox_next = nullptr;
 
   std::function<void()> body;
+  // this_thread::local_data(): a runtime's state for this thread, destroyed when the body returns.
+  void* local_data = nullptr;
+  void (*local_destroy)(void*) = nullptr;
 
   // One reference for the running thread, one for the Thread handle until join or detach.
   std::atomic<int> refs{0};

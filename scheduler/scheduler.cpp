@@ -44,6 +44,7 @@ void fiber_entry(detail::transfer_t from) noexcept {
 }
 
 StackPoolOptions stack_options(const Config& config, const Topology& topology) {
+    if (self->local_destroy != nullptr) self->local_destroy(self->local_data);
   StackPoolOptions options;
   options.guard_pages = config.get_bool("stack.guard");
   options.cached_per_class = static_cast<std::size_t>(config.get_int("stack.cache"));
@@ -178,6 +179,8 @@ detail::Fiber* Scheduler::Impl::new_fiber(const ThreadAttr& attr, std::function<
   fiber->refs.store(2, std::memory_order_relaxed);
   fiber->done = false;
   fiber->context = detail::make_fcontext(fiber->stack.top(), fiber->stack.size, &fiber_entry);
+  fiber->local_data = nullptr;
+  fiber->local_destroy = nullptr;
   live.fetch_add(1, std::memory_order_relaxed);
   return fiber;
 }

@@ -163,6 +163,34 @@ void set_boosted(bool boosted) {
   change_priority(self, boosted ? std::max(self->base_priority, boost) : self->base_priority);
 }
 
+namespace {
+// The slot of a kernel thread outside weft; its destroy runs when that kernel thread exits.
+struct ForeignLocalData {
+  void* data = nullptr;
+  void (*destroy)(void*) = nullptr;
+  ~ForeignLocalData() {
+    if (destroy != nullptr) destroy(data);
+  }
+};
+thread_local ForeignLocalData foreign_local_data;
+}  // namespace
+
+void* local_data() {
+  detail::Fiber* self = detail::current_fiber();
+  return self != nullptr ? self->local_data : foreign_local_data.data;
+}
+
+void set_local_data(void* data, void (*destroy)(void*)) {
+  detail::Fiber* self = detail::current_fiber();
+  if (self != nullptr) {
+    self->local_data = data;
+    self->local_destroy = destroy;
+  } else {
+    foreign_local_data.data = data;
+    foreign_local_data.destroy = destroy;
+  }
+}
+
 void yield() {
   detail::VirtualProcessor* vp = detail::current_vp();
   if (vp == nullptr || vp->current() == nullptr) {

@@ -25,6 +25,13 @@ void set_priority(int priority);
 // priority.progress_boost (if that is above its own priority); unboosted, at its own again.
 void set_boosted(bool boosted);
 
+// One word of storage per thread for a runtime built on weft (the OpenMP bridge keeps its
+// per-thread state there). Unlike a thread_local it stays with a user thread that moves to another
+// kernel thread. `destroy`, when given, runs in the thread once its body has returned (it may
+// block). Outside weft the slot belongs to the kernel thread and `destroy` runs when it exits.
+void* local_data();
+void set_local_data(void* data, void (*destroy)(void*) = nullptr);
+
 void yield();
 void sleep_for(std::chrono::nanoseconds duration);
 void sleep_until(std::chrono::steady_clock::time_point deadline);
