@@ -1,0 +1,127 @@
+/* The OpenMP runtime API as weft provides it (omp_bridge/): programs built with weftcc -fopenmp
+ * include this header instead of GCC's and link weft's runtime instead of libgomp. The lock types
+ * have libgomp's sizes, so that objects compiled against GCC's omp.h link as well. */
+#ifndef WEFT_OMP_H
+#define WEFT_OMP_H
+
+#ifdef __cplusplus
+extern "C" {
+#define WEFT_OMP_NOTHROW throw()
+#else
+#define WEFT_OMP_NOTHROW __attribute__((__nothrow__))
+#endif
+
+typedef struct {
+  unsigned char _x[4] __attribute__((__aligned__(4)));
+} omp_lock_t;
+
+typedef struct {
+  unsigned char _x[16] __attribute__((__aligned__(8)));
+} omp_nest_lock_t;
+
+typedef enum omp_sched_t {
+  omp_sched_static = 1,
+  omp_sched_dynamic = 2,
+  omp_sched_guided = 3,
+  omp_sched_auto = 4,
+  omp_sched_monotonic = (int)0x80000000U
+} omp_sched_t;
+
+typedef enum omp_proc_bind_t {
+  omp_proc_bind_false = 0,
+  omp_proc_bind_true = 1,
+  omp_proc_bind_primary = 2,
+  omp_proc_bind_master = 2,
+  omp_proc_bind_close = 3,
+  omp_proc_bind_spread = 4
+} omp_proc_bind_t;
+
+typedef enum omp_sync_hint_t {
+  omp_sync_hint_none = 0,
+  omp_lock_hint_none = 0,
+  omp_sync_hint_uncontended = 1,
+  omp_lock_hint_uncontended = 1,
+  omp_sync_hint_contended = 2,
+  omp_lock_hint_contended = 2,
+  omp_sync_hint_nonspeculative = 4,
+  omp_lock_hint_nonspeculative = 4,
+  omp_sync_hint_speculative = 8,
+  omp_lock_hint_speculative = 8
+} omp_sync_hint_t;
+typedef omp_sync_hint_t omp_lock_hint_t;
+
+typedef enum omp_pause_resource_t { omp_pause_soft = 1, omp_pause_hard = 2 } omp_pause_resource_t;
+
+/* Threads and teams. */
+extern void omp_set_num_threads(int) WEFT_OMP_NOTHROW;
+extern int omp_get_num_threads(void) WEFT_OMP_NOTHROW;
+extern int omp_get_max_threads(void) WEFT_OMP_NOTHROW;
+extern int omp_get_thread_num(void) WEFT_OMP_NOTHROW;
+extern int omp_get_num_procs(void) WEFT_OMP_NOTHROW;
+extern int omp_in_parallel(void) WEFT_OMP_NOTHROW;
+extern void omp_set_dynamic(int) WEFT_OMP_NOTHROW;
+extern int omp_get_dynamic(void) WEFT_OMP_NOTHROW;
+extern void omp_set_nested(int) WEFT_OMP_NOTHROW;
+extern int omp_get_nested(void) WEFT_OMP_NOTHROW;
+extern int omp_get_thread_limit(void) WEFT_OMP_NOTHROW;
+extern void omp_set_max_active_levels(int) WEFT_OMP_NOTHROW;
+extern int omp_get_max_active_levels(void) WEFT_OMP_NOTHROW;
+extern int omp_get_supported_active_levels(void) WEFT_OMP_NOTHROW;
+extern int omp_get_level(void) WEFT_OMP_NOTHROW;
+extern int omp_get_ancestor_thread_num(int) WEFT_OMP_NOTHROW;
+extern int omp_get_team_size(int) WEFT_OMP_NOTHROW;
+extern int omp_get_active_level(void) WEFT_OMP_NOTHROW;
+extern void omp_set_schedule(omp_sched_t, int) WEFT_OMP_NOTHROW;
+extern void omp_get_schedule(omp_sched_t*, int*) WEFT_OMP_NOTHROW;
+extern int omp_in_final(void) WEFT_OMP_NOTHROW;
+extern int omp_get_cancellation(void) WEFT_OMP_NOTHROW;
+extern int omp_get_max_task_priority(void) WEFT_OMP_NOTHROW;
+
+/* Places: a rank's places are the cores it owns. */
+extern omp_proc_bind_t omp_get_proc_bind(void) WEFT_OMP_NOTHROW;
+extern int omp_get_num_places(void) WEFT_OMP_NOTHROW;
+extern int omp_get_place_num_procs(int) WEFT_OMP_NOTHROW;
+extern void omp_get_place_proc_ids(int, int*) WEFT_OMP_NOTHROW;
+extern int omp_get_place_num(void) WEFT_OMP_NOTHROW;
+extern int omp_get_partition_num_places(void) WEFT_OMP_NOTHROW;
+extern void omp_get_partition_place_nums(int*) WEFT_OMP_NOTHROW;
+
+/* Devices: weft runs on the host only. */
+extern void omp_set_default_device(int) WEFT_OMP_NOTHROW;
+extern int omp_get_default_device(void) WEFT_OMP_NOTHROW;
+extern int omp_get_num_devices(void) WEFT_OMP_NOTHROW;
+extern int omp_get_device_num(void) WEFT_OMP_NOTHROW;
+extern int omp_get_num_teams(void) WEFT_OMP_NOTHROW;
+extern int omp_get_team_num(void) WEFT_OMP_NOTHROW;
+extern int omp_is_initial_device(void) WEFT_OMP_NOTHROW;
+extern int omp_get_initial_device(void) WEFT_OMP_NOTHROW;
+
+/* Locks. */
+extern void omp_init_lock(omp_lock_t*) WEFT_OMP_NOTHROW;
+extern void omp_init_lock_with_hint(omp_lock_t*, omp_sync_hint_t) WEFT_OMP_NOTHROW;
+extern void omp_destroy_lock(omp_lock_t*) WEFT_OMP_NOTHROW;
+extern void omp_set_lock(omp_lock_t*) WEFT_OMP_NOTHROW;
+extern void omp_unset_lock(omp_lock_t*) WEFT_OMP_NOTHROW;
+extern int omp_test_lock(omp_lock_t*) WEFT_OMP_NOTHROW;
+extern void omp_init_nest_lock(omp_nest_lock_t*) WEFT_OMP_NOTHROW;
+extern void omp_init_nest_lock_with_hint(omp_nest_lock_t*, omp_sync_hint_t) WEFT_OMP_NOTHROW;
+extern void omp_destroy_nest_lock(omp_nest_lock_t*) WEFT_OMP_NOTHROW;
+extern void omp_set_nest_lock(omp_nest_lock_t*) WEFT_OMP_NOTHROW;
+extern void omp_unset_nest_lock(omp_nest_lock_t*) WEFT_OMP_NOTHROW;
+extern int omp_test_nest_lock(omp_nest_lock_t*) WEFT_OMP_NOTHROW;
+
+/* Timing. */
+extern double omp_get_wtime(void) WEFT_OMP_NOTHROW;
+extern double omp_get_wtick(void) WEFT_OMP_NOTHROW;
+
+extern int omp_pause_resource(omp_pause_resource_t, int) WEFT_OMP_NOTHROW;
+extern int omp_pause_resource_all(omp_pause_resource_t) WEFT_OMP_NOTHROW;
+extern void omp_display_env(int) WEFT_OMP_NOTHROW;
+
+#undef WEFT_OMP_NOTHROW
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

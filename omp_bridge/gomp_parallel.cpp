@@ -1,0 +1,124 @@
+// GOMP's entry points for parallel regions, barriers, sections and single.
+#include "gomp_abi.h"
+#include "loop.h"
+#include "parallel.h"
+#include "team.h"
+#include "wait.h"
+#include "weft/error.h"
+
+namespace weft::omp {
+namespace {
+
+// Sections run as a dynamic loop of chunk 1 over section numbers 1..count.
+IterationSpace sections_space(unsigned count) {
+  return IterationSpace::of_long(1, static_cast<long>(count) + 1, 1);
+}
+
+constexpr LoopSchedule kOneByOne{false, ScheduleKind::dynamic, 1};
+
+unsigned section_number(const IterationSpace& space, std::uint64_t lo) {
+  return static_cast<unsigned>(space.at(lo));
+}
+
+// Enters the caller's next construct as a single; true in the thread that executes it.
+WorkShare& enter_single(ThreadState& state, bool* first) {
+  const std::uint64_t index = state.context.constructs++;
+  WorkShare& ws = state.team().slots[index % kWorkShareSlots];
+  *first = ws.enter(index);
+  if (*first) ws.published();
+  return ws;
+}
+
+}  // namespace
+}  // namespace weft::omp
+
+using namespace weft::omp;
+
+extern "C" {
+
+void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags) {
+  run_parallel(fn, data, num_threads, flags);
+}
+
+void GOMP_barrier() {
+  ThreadState& state = self();
+  state.team().barrier.wait(state);
+}
+
+unsigned GOMP_sections_start(unsigned count) {
+  ThreadState& state = self();
+  const IterationSpace space = sections_space(count);
+  std::uint64_t lo = 0;
+  std::uint64_t hi = 0;
+  if (!loop_start(state, space, kOneByOne, false, &lo, &hi)) return 0;
+  return section_number(space, lo);
+}
+
+unsigned GOMP_sections2_start(unsigned count, uintptr_t* reductions, void** mem) {
+  if (reductions != nullptr || mem != nullptr) {
+    weft::fatal("GOMP_sections2_start: task reductions on sections are not supported by weft");
+  }
+  return GOMP_sections_start(count);
+}
+
+unsigned GOMP_sections_next() {
+  ThreadState& state = self();
+  std::uint64_t lo = 0;
+  std::uint64_t hi = 0;
+  if (!loop_next(state, &lo, &hi)) return 0;
+  return section_number(state.context.loop.ws->space, lo);
+}
+
+void GOMP_parallel_sections(void (*fn)(void*), void* data, unsigned num_threads, unsigned count,
+                            unsigned flags) {
+  run_parallel(fn, data, num_threads, flags, [count](ThreadState& master, WorkShare& ws) {
+    prepare_loop(master, ws, sections_space(count), kOneByOne, false);
+  });
+}
+
+void GOMP_sections_end() {
+  loop_end(self(), true);
+}
+void GOMP_sections_end_nowait() {
+  loop_end(self(), false);
+}
+bool GOMP_sections_end_cancel() {
+  return loop_end(self(), true);
+}
+
+bool GOMP_single_start() {
+  ThreadState& state = self();
+  bool first = false;
+  WorkShare& ws = enter_single(state, &first);
+  ws.leave(state.team().size);
+  return first;
+}
+
+// copyprivate: the executing thread gets null and publishes its data through
+// GOMP_single_copy_end; the others get that data. GCC puts a barrier after both, so the data
+// outlives the copies.
+void* GOMP_single_copy_start() {
+  ThreadState& state = self();
+  bool first = false;
+  WorkShare& ws = enter_single(state, &first);
+  if (first) {
+    state.context.loop.ws = &ws;
+    return nullptr;
+  }
+  // acquire: the executing thread's data, published with release.
+  wait_for([&] { return ws.copy_ready.load(std::memory_order_acquire); });
+  void* data = ws.copy;
+  ws.leave(state.team().size);
+  return data;
+}
+
+void GOMP_single_copy_end(void* data) {
+  ThreadState& state = self();
+  WorkShare& ws = *state.context.loop.ws;
+  state.context.loop = {};
+  ws.copy = data;
+  ws.copy_ready.store(true, std::memory_order_release);
+  ws.leave(state.team().size);
+}
+
+}  // extern "C"

@@ -1,0 +1,185 @@
+// GOMP's task entry points: task, taskwait, taskyield, taskgroup.
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "gomp_abi.h"
+#include "task_scheduling.h"
+#include "weft/error.h"
+#include "weft/this_thread.h"
+
+namespace weft::omp {
+
+namespace {
+
+// GOMP_task's flags (GCC's gomp-constants.h).
+constexpr unsigned kFinal = 1U << 1;
+constexpr unsigned kDepend = 1U << 3;
+constexpr unsigned kPriority = 1U << 4;
+constexpr unsigned kDetach = 1U << 13;
+
+void add_edge(Task* predecessor, Task& task) {
+  if (predecessor == nullptr || predecessor == &task || predecessor->finished) return;
+  predecessor->successors.push_back(&task);
+  task.blockers.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Registers `task`'s dependences among its siblings; under the team's task lock. GCC's layouts:
+// {n, n_out, addresses...} with out/inout first, or {0, n, n_out, n_mutexinoutset, n_in,
+// addresses...} in that order (mutexinoutset is ordered like inout here, which is stricter).
+void register_dependences(Task& parent, Task& task, void** depend) {
+  auto count = [](void* word) {
+    return static_cast<std::size_t>(reinterpret_cast<uintptr_t>(word));
+  };
+  std::size_t n = count(depend[0]);
+  std::size_t writers = 0;
+  void** addresses = nullptr;
+  if (n != 0) {
+    writers = count(depend[1]);
+    addresses = depend + 2;
+  } else {
+    n = count(depend[1]);
+    writers = count(depend[2]) + count(depend[3]);
+    if (writers + count(depend[4]) != n) {
+      fatal("a task dependence of a kind weft does not support (depobj or inoutset)");
+    }
+    addresses = depend + 5;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    void* address = addresses[i];
+    DependenceEntry& entry = parent.depends[address];
+    add_edge(entry.last_writer, task);
+    if (i < writers) {
+      for (Task* reader : entry.readers) add_edge(reader, task);
+      entry.readers.clear();
+      entry.last_writer = &task;
+    } else if (entry.last_writer != &task) {
+      entry.readers.push_back(&task);
+    }
+    task.dependences.push_back(address);
+  }
+}
+
+// Counts `task` in as a child of the caller's current task.
+void adopt_child(ThreadState& self, Task& task) {
+  Task& parent = self.task();
+  task.parent = &parent;
+  task.counted_in = parent.group;
+  task.group = parent.group;
+  if (!parent.implicit) parent.refs.fetch_add(1, std::memory_order_relaxed);
+  parent.children.fetch_add(1, std::memory_order_relaxed);
+  if (parent.group != nullptr) parent.group->pending.fetch_add(1, std::memory_order_relaxed);
+  self.team().tasks.created();
+}
+
+}  // namespace
+
+void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(void*, void*),
+                long arg_size, long arg_align, bool deferred, bool final, void** depend,
+                int priority, long* loop_bounds) {
+  Team& team = self.team();
+  const bool included = self.task().final;
+  if (!deferred || included || team.size == 1) {
+    Task task;
+    task.fn = fn;
+    task.final = final || included;
+    task.priority = priority;
+    // The argument block is copied when the construct has firstprivate data to construct.
+    std::unique_ptr<char[]> copy;
+    task.data = data;
+    if (cpyfn != nullptr || loop_bounds != nullptr) {
+      const auto align = static_cast<std::size_t>(arg_align);
+      copy.reset(new char[static_cast<std::size_t>(arg_size) + align]);
+      void* at = copy.get() + (align - reinterpret_cast<uintptr_t>(copy.get()) % align) % align;
+      if (cpyfn != nullptr) {
+        cpyfn(at, data);
+      } else {
+        std::memcpy(at, data, static_cast<std::size_t>(arg_size));
+      }
+      task.data = at;
+    }
+    if (loop_bounds != nullptr) std::memcpy(task.data, loop_bounds, 2 * sizeof(long));
+    adopt_child(self, task);
+    if (depend != nullptr) {
+      {
+        std::lock_guard<weft::Mutex> lock(team.tasks.lock());
+        register_dependences(*task.parent, task, depend);
+      }
+      wait_running_tasks(self, task.parent,
+                         [&] { return task.blockers.load(std::memory_order_acquire) == 0; });
+    }
+    execute(self, task);
+    return;
+  }
+  Task* task =
+      allocate_task(static_cast<std::size_t>(arg_size), static_cast<std::size_t>(arg_align));
+  task->fn = fn;
+  task->final = final;
+  task->priority = priority;
+  if (cpyfn != nullptr) {
+    cpyfn(task->data, data);
+  } else {
+    std::memcpy(task->data, data, static_cast<std::size_t>(arg_size));
+  }
+  if (loop_bounds != nullptr) std::memcpy(task->data, loop_bounds, 2 * sizeof(long));
+  adopt_child(self, *task);
+  std::lock_guard<weft::Mutex> lock(team.tasks.lock());
+  if (depend != nullptr) register_dependences(*task->parent, *task, depend);
+  if (task->blockers.load(std::memory_order_relaxed) == 0) team.tasks.push(task);
+}
+
+int task_priority(unsigned flags, int priority) {
+  if ((flags & kPriority) == 0 || priority < 0) return 0;
+  return std::min(priority, global_icvs().max_task_priority);
+}
+
+}  // namespace weft::omp
+
+using namespace weft::omp;
+
+extern "C" {
+
+void GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
+               long arg_align, bool if_clause, unsigned flags, void** depend, int priority,
+               void* detach) {
+  if ((flags & kDetach) != 0 || detach != nullptr) {
+    weft::fatal("the detach clause of OpenMP tasks is not supported by weft");
+  }
+  spawn_task(self(), fn, data, cpyfn, arg_size, arg_align, if_clause, (flags & kFinal) != 0,
+             (flags & kDepend) != 0 ? depend : nullptr, task_priority(flags, priority), nullptr);
+}
+
+void GOMP_taskwait() {
+  ThreadState& state = self();
+  Task& task = state.task();
+  wait_running_tasks(state, &task,
+                     [&] { return task.children.load(std::memory_order_acquire) == 0; });
+}
+
+// Waits for every child, a superset of the tasks the listed dependences name.
+void GOMP_taskwait_depend(void** /*depend*/) {
+  GOMP_taskwait();
+}
+
+void GOMP_taskyield() {
+  weft::this_thread::yield();
+}
+
+void GOMP_taskgroup_start() {
+  Task& task = self().task();
+  auto* group = new TaskGroup;
+  group->outer = task.group;
+  task.group = group;
+}
+
+void GOMP_taskgroup_end() {
+  ThreadState& state = self();
+  Task& task = state.task();
+  std::unique_ptr<TaskGroup> group(task.group);
+  wait_running_tasks(state, &task,
+                     [&] { return group->pending.load(std::memory_order_acquire) == 0; });
+  task.group = group->outer;
+}
+
+}  // extern "C"

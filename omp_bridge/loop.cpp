@@ -1,0 +1,133 @@
+#include "loop.h"
+
+#include <algorithm>
+
+#include "cancellation.h"
+#include "team.h"
+#include "wait.h"
+
+namespace weft::omp {
+
+namespace {
+
+// Hands the ordered turn to the next chunk once the caller's chunk is done.
+void release_ordered(LoopCursor& cursor) {
+  WorkShare& ws = *cursor.ws;
+  // acquire: the previous chunk's ordered regions happen before this chunk's end.
+  wait_for([&] { return ws.ordered_next.load(std::memory_order_acquire) == cursor.lo; });
+  ws.ordered_next.store(cursor.hi, std::memory_order_release);
+  cursor.has_chunk = false;
+}
+
+bool take_chunk(ThreadState& self, LoopCursor& cursor, std::uint64_t* lo, std::uint64_t* hi) {
+  WorkShare& ws = *cursor.ws;
+  const Team& team = self.team();
+  const std::uint64_t count = ws.space.count;
+  const auto threads = static_cast<std::uint64_t>(team.size);
+  if (cancelled(self, ws)) return false;
+  std::uint64_t first = 0;
+  std::uint64_t last = 0;
+  switch (ws.kind) {
+    case ScheduleKind::static_:
+    case ScheduleKind::auto_: {
+      const auto num = static_cast<std::uint64_t>(self.num());
+      if (ws.chunk == 0) {
+        if (cursor.static_chunks++ != 0) return false;
+        const std::uint64_t share = count / threads;
+        const std::uint64_t extra = count % threads;
+        first = num * share + std::min(num, extra);
+        last = first + share + (num < extra ? 1 : 0);
+      } else {
+        const std::uint64_t index = num + cursor.static_chunks++ * threads;
+        if (index >= (count + ws.chunk - 1) / ws.chunk) return false;
+        first = index * ws.chunk;
+        last = std::min(first + ws.chunk, count);
+      }
+      break;
+    }
+    case ScheduleKind::dynamic:
+      // relaxed: the counter only splits the iterations; it orders nothing else.
+      first = ws.next.fetch_add(ws.chunk, std::memory_order_relaxed);
+      last = std::min(first + ws.chunk, count);
+      break;
+    case ScheduleKind::guided: {
+      first = ws.next.load(std::memory_order_relaxed);
+      do {
+        if (first >= count) return false;
+        const std::uint64_t share = (count - first + threads - 1) / threads;
+        last = first + std::min(count - first, std::max(ws.chunk, share));
+        // relaxed: as for dynamic.
+      } while (!ws.next.compare_exchange_weak(first, last, std::memory_order_relaxed));
+      break;
+    }
+  }
+  if (first >= last) return false;
+  *lo = cursor.lo = first;
+  *hi = cursor.hi = last;
+  cursor.has_chunk = true;
+  return true;
+}
+
+}  // namespace
+
+void prepare_loop(ThreadState& self, WorkShare& ws, const IterationSpace& space,
+                  LoopSchedule schedule, bool ordered) {
+  if (schedule.runtime) {
+    schedule.kind = self.icv().run_schedule.kind;
+    schedule.chunk = self.icv().run_schedule.chunk;
+  }
+  ws.space = space;
+  ws.kind = schedule.kind;
+  ws.ordered = ordered;
+  if (schedule.kind == ScheduleKind::static_ || schedule.kind == ScheduleKind::auto_) {
+    ws.chunk = schedule.kind == ScheduleKind::auto_
+                   ? 0
+                   : static_cast<std::uint64_t>(std::max(0L, schedule.chunk));
+  } else {
+    ws.chunk = static_cast<std::uint64_t>(std::max(1L, schedule.chunk));
+  }
+}
+
+bool loop_start(ThreadState& self, const IterationSpace& space, LoopSchedule schedule, bool ordered,
+                std::uint64_t* lo, std::uint64_t* hi) {
+  const std::uint64_t index = self.context.constructs++;
+  WorkShare& ws = self.team().slots[index % kWorkShareSlots];
+  if (ws.enter(index)) {
+    prepare_loop(self, ws, space, schedule, ordered);
+    ws.published();
+  }
+  self.context.loop = {&ws, 0, 0, 0, false};
+  return loop_next(self, lo, hi);
+}
+
+bool loop_next(ThreadState& self, std::uint64_t* lo, std::uint64_t* hi) {
+  LoopCursor& cursor = self.context.loop;
+  if (cursor.has_chunk) {
+    if (cursor.ws->ordered) {
+      release_ordered(cursor);
+    } else {
+      cursor.has_chunk = false;
+    }
+  }
+  return take_chunk(self, cursor, lo, hi);
+}
+
+bool loop_end(ThreadState& self, bool wait) {
+  LoopCursor& cursor = self.context.loop;
+  if (cursor.has_chunk && cursor.ws->ordered) release_ordered(cursor);
+  Team& team = self.team();
+  cursor.ws->leave(team.size);
+  cursor = {};
+  if (wait) team.barrier.wait(self);
+  return team.cancelled.load(std::memory_order_relaxed);
+}
+
+void ordered_wait(ThreadState& self) {
+  const LoopCursor& cursor = self.context.loop;
+  if (cursor.ws == nullptr || !cursor.ws->ordered || !cursor.has_chunk) return;
+  const WorkShare& ws = *cursor.ws;
+  // acquire: the ordered regions of earlier chunks happen before this one.
+  wait_for([&] { return ws.ordered_next.load(std::memory_order_acquire) == cursor.lo; });
+}
+
+}  // namespace weft::omp

@@ -1,0 +1,35 @@
+// Worksharing loops and sections: how a thread enters a loop construct, takes chunks of its
+// iteration space by schedule, keeps ordered regions in iteration order, and leaves.
+#pragma once
+
+#include <cstdint>
+
+#include "icv.h"
+#include "thread_state.h"
+#include "work_share.h"
+
+namespace weft::omp {
+
+// A schedule as GCC's entry points name it: the runtime one reads run-sched-var.
+struct LoopSchedule {
+  bool runtime = false;
+  ScheduleKind kind = ScheduleKind::static_;
+  long chunk = 0;
+};
+
+// Initializes `ws` for a loop (the thread that entered it first does).
+void prepare_loop(ThreadState& self, WorkShare& ws, const IterationSpace& space,
+                  LoopSchedule schedule, bool ordered);
+
+// Enters the caller's next worksharing construct as a loop and takes its first chunk [lo, hi) of
+// iteration indices; false when none is left for the caller.
+bool loop_start(ThreadState& self, const IterationSpace& space, LoopSchedule schedule, bool ordered,
+                std::uint64_t* lo, std::uint64_t* hi);
+bool loop_next(ThreadState& self, std::uint64_t* lo, std::uint64_t* hi);
+// Leaves the loop; with `wait`, at the team's barrier. Returns whether the region was cancelled.
+bool loop_end(ThreadState& self, bool wait);
+
+// ordered regions: waits until the caller's chunk is the next in iteration order.
+void ordered_wait(ThreadState& self);
+
+}  // namespace weft::omp

@@ -1,0 +1,52 @@
+#include "parallel.h"
+
+#include <algorithm>
+
+#include "pool.h"
+#include "team.h"
+
+namespace weft::omp {
+
+int team_size(ThreadState& self, unsigned requested) {
+  const Icvs& icv = self.icv();
+  const Team& team = self.team();
+  if (team.active_level >= icv.max_active_levels) return 1;
+  long size = requested != 0 ? static_cast<long>(requested) : icv.num_threads;
+  size = std::min<long>(size, icv.thread_limit);
+  // dyn-var lets the runtime keep a team to one thread per core of the rank.
+  if (icv.dynamic) size = std::min<long>(size, static_cast<long>(self.vps->size()));
+  return static_cast<int>(std::max(1L, size));
+}
+
+void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned flags,
+                  const std::function<void(ThreadState&, WorkShare&)>& first_loop) {
+  ThreadState& self = omp::self();
+  const int size = team_size(self, requested);
+  const Team& outer = self.team();
+  Team team(size, outer.level + 1, outer.active_level + (size > 1 ? 1 : 0), self.context.team,
+            self.num(), self.icv().for_team(outer.level + 1));
+  team.fn = fn;
+  team.data = data;
+  if (first_loop) {
+    team.slots[0].enter(0);
+    first_loop(self, team.slots[0]);
+    team.slots[0].published();
+    team.starts_with_work_share = true;
+  }
+  const TeamContext saved = self.context;
+  if (size > 1) {
+    if (!self.pool) self.pool = std::make_unique<Pool>(self);
+    // The proc_bind clause, else bind-var.
+    const unsigned clause = flags & 7;
+    const ProcBind bind = clause != 0 ? static_cast<ProcBind>(clause) : self.icv().proc_bind;
+    self.pool->start(team, bind);
+  }
+  // The master's implicit task in the new team; its task in the outer team stays as it was.
+  Task implicit;
+  enter_team(self, team, 0, implicit);
+  fn(data);
+  master_join(self, team);
+  self.context = saved;
+}
+
+}  // namespace weft::omp

@@ -1,0 +1,23 @@
+// Parallel regions: how big a team is, and how the encountering thread becomes its master,
+// starts its hot workers, runs thread 0 and joins them.
+#pragma once
+
+#include <functional>
+
+#include "thread_state.h"
+
+namespace weft::omp {
+
+class WorkShare;
+
+// The size of a team for a region asking for `requested` threads (0: nthreads-var), as OpenMP's
+// rules give it from the caller's ICVs and active nesting.
+int team_size(ThreadState& self, unsigned requested);
+
+// Runs fn(data) on a new team, as GOMP_parallel does; `flags` carries the proc_bind clause.
+// `first_loop`, when given, prepares the team's first worksharing construct before the threads
+// start (combined parallel loops and sections, whose threads only call the *_next functions).
+void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned flags,
+                  const std::function<void(ThreadState&, WorkShare&)>& first_loop = {});
+
+}  // namespace weft::omp

@@ -1,0 +1,131 @@
+#include "pool.h"
+
+#include <algorithm>
+#include <string>
+
+#include "team.h"
+#include "thread_state.h"
+#include "weft/error.h"
+#include "weft/scheduler.h"
+#include "weft/sync.h"
+#include "weft/this_thread.h"
+
+namespace weft::omp {
+
+struct Worker {
+  ThreadState state;
+  Pool* pool = nullptr;
+  int num = 0;
+  // Set by the thread that wakes the worker; read by the worker after the event.
+  Team* team = nullptr;
+  bool quit = false;
+  weft::Event start{weft::Event::Mode::automatic};
+  weft::Thread thread;
+
+  void run();
+};
+
+void Worker::run() {
+  adopt(state);
+  for (;;) {
+    start.wait();
+    if (quit) break;
+    Team& current = *team;
+    pool->wake(2 * num + 1);
+    pool->wake(2 * num + 2);
+    enter_team(state, current, num, state.implicit);
+    current.fn(current.data);
+    worker_join(state, current);
+  }
+  // The worker's own hot pool (nested regions) ends with it.
+  state.pool.reset();
+}
+
+Pool::Pool(ThreadState& owner) : owner_(owner) {}
+
+Pool::~Pool() {
+  for (auto& worker : workers_) {
+    worker->quit = true;
+    worker->start.set();
+  }
+  for (auto& worker : workers_) worker->thread.join();
+}
+
+Worker& Pool::worker(int num) {
+  return *workers_[static_cast<std::size_t>(num - 1)];
+}
+
+namespace {
+
+// The place (index in the rank's VPs) of thread `num` of a team of `size`, the master's place
+// being `first` of `places` (OpenMP's close and spread policies; spread when a thread per place
+// still leaves places over).
+int place_of(int num, int size, int first, int places, ProcBind bind) {
+  if (bind == ProcBind::primary) return first;
+  if (bind == ProcBind::spread && size < places) return (first + num * places / size) % places;
+  return (first + num) % places;
+}
+
+}  // namespace
+
+void Pool::grow(int size, ProcBind bind) {
+  const std::vector<int>& vps = *owner_.vps;
+  if (vps.empty()) {
+    fatal("an OpenMP parallel region of " + std::to_string(size) +
+          " threads needs a running weft scheduler (build the program with weftcc -fopenmp)");
+  }
+  // Workers keep the placement they were spawned with: a new binding policy needs new ones.
+  if (bind != bind_ && !workers_.empty()) {
+    for (auto& worker : workers_) {
+      worker->quit = true;
+      worker->start.set();
+    }
+    for (auto& worker : workers_) worker->thread.join();
+    workers_.clear();
+  }
+  bind_ = bind;
+  const int places = static_cast<int>(vps.size());
+  const int here = this_thread::vp();
+  const auto found = std::find(vps.begin(), vps.end(), here);
+  const int first = found != vps.end() ? static_cast<int>(found - vps.begin()) : 0;
+  const Scheduler* scheduler = Scheduler::current();
+  const GlobalIcvs& global = global_icvs();
+  while (static_cast<int>(workers_.size()) < size - 1) {
+    auto worker = std::make_unique<Worker>();
+    worker->pool = this;
+    worker->num = static_cast<int>(workers_.size()) + 1;
+    worker->state.rank = owner_.rank;
+    worker->state.vps = owner_.vps;
+    worker->state.implicit.implicit = true;
+    const int vp = vps[static_cast<std::size_t>(place_of(worker->num, size, first, places, bind))];
+    ThreadAttr attr;
+    attr.type = ThreadType::omp_worker;
+    attr.rank = owner_.rank;  // so that MPI calls from the worker act for the rank
+    attr.stack_size = global.stack_size;
+    if (bind == ProcBind::false_) {
+      attr.placement = Placement::free(vp);
+    } else if (global.places == PlaceKind::numa_node) {
+      attr.placement = Placement::numa(scheduler->vp_numa(vp));
+    } else {
+      attr.placement = Placement::pinned(vp);
+    }
+    Worker* raw = worker.get();
+    worker->thread = spawn(attr, [raw] { raw->run(); });
+    workers_.push_back(std::move(worker));
+  }
+}
+
+void Pool::start(Team& team, ProcBind bind) {
+  grow(team.size, bind);
+  size_ = team.size;
+  team.pool = this;
+  for (int num = 1; num < team.size; ++num) worker(num).team = &team;
+  wake(1);
+  wake(2);
+}
+
+void Pool::wake(int num) {
+  if (num < size_) worker(num).start.set();
+}
+
+}  // namespace weft::omp

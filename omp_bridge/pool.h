@@ -1,0 +1,44 @@
+// A thread's hot team: the omp_worker threads it forked for its parallel regions, kept parked
+// between regions and reused by the next one. Workers are started through a binary tree (the
+// master wakes threads 1 and 2, thread i wakes 2i+1 and 2i+2), so that no single thread pays for
+// waking a large team.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "icv.h"
+#include "weft/thread.h"
+
+namespace weft::omp {
+
+struct Team;
+struct ThreadState;
+struct Worker;
+
+class Pool {
+ public:
+  // Workers of `owner`, whose current VP is the first place of its teams.
+  explicit Pool(ThreadState& owner);
+  // Ends and joins every worker.
+  ~Pool();
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  // Hands `team` (its size, function and data set) to workers 1..size-1, placed by `bind`, and
+  // wakes them. The caller then runs thread 0.
+  void start(Team& team, ProcBind bind);
+  // Wakes thread `num` of the team if it exists (the tree's edges).
+  void wake(int num);
+
+ private:
+  Worker& worker(int num);
+  void grow(int size, ProcBind bind);
+
+  ThreadState& owner_;
+  ProcBind bind_ = ProcBind::false_;
+  std::vector<std::unique_ptr<Worker>> workers_;  // workers_[i] is thread i + 1
+  int size_ = 0;                                  // of the team being started
+};
+
+}  // namespace weft::omp

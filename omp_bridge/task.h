@@ -1,0 +1,91 @@
+// Explicit and implicit tasks. A task is queued in its team's TaskQueue once its dependences are
+// met, run by whichever thread of the team takes it at a scheduling point (barrier, taskwait,
+// taskgroup end), and freed when it has finished and so have all its children.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "weft/sync.h"
+
+namespace weft::omp {
+
+struct Task;
+
+struct TaskGroup {
+  TaskGroup* outer = nullptr;
+  std::atomic<int> pending{0};         // tasks created in the group (at any depth) not finished yet
+  std::atomic<bool> cancelled{false};  // its tasks not started yet will not run
+};
+
+// Dependences of a task's children on one address.
+struct DependenceEntry {
+  Task* last_writer = nullptr;  // last out/inout sibling not finished
+  std::vector<Task*> readers;   // in siblings since it, not finished
+};
+
+struct Task {
+  void (*fn)(void*) = nullptr;
+  void* data = nullptr;
+  Task* parent = nullptr;
+  TaskGroup* group = nullptr;       // innermost taskgroup the task's new children count in
+  TaskGroup* counted_in = nullptr;  // the taskgroup this task counts in
+  int priority = 0;
+  bool final = false;
+  bool implicit = false;
+  std::size_t allocation_align = 0;  // of allocate_task's block; 0 for a task on a stack
+
+  std::atomic<int> children{0};  // children not finished
+  // Own execution plus one per unfinished child; the last reference frees an explicit task.
+  std::atomic<int> refs{1};
+
+  // Predecessors not finished; changed under the team's TaskQueue lock.
+  std::atomic<int> blockers{0};
+  // Under the team's TaskQueue lock.
+  bool finished = false;
+  std::vector<Task*> successors;
+  std::vector<void*> dependences;  // addresses this task is listed under in parent->depends
+  std::unordered_map<void*, DependenceEntry> depends;  // of this task's children
+
+  // True when `ancestor` is this task or one of its ancestors.
+  bool descends_from(const Task* ancestor) const;
+};
+
+// Allocates a deferred task with `size` bytes of argument data aligned to `align`.
+Task* allocate_task(std::size_t size, std::size_t align);
+// Drops a reference; the last frees a task from allocate_task.
+void release_task(Task* task);
+
+class TaskQueue {
+ public:
+  // Under lock().
+  void push(Task* task);
+  // Takes the highest-priority ready task (oldest first), or null. With `ancestor`, only a task
+  // descending from it (what taskwait and taskgroup may run).
+  Task* take(const Task* ancestor);
+
+  bool maybe_ready() const { return queued_.load(std::memory_order_relaxed) != 0; }
+  // Counts pushes: a waiter that found no task it may run waits for this to change.
+  std::uint64_t pushes() const { return pushes_.load(std::memory_order_relaxed); }
+  // Tasks created in the team and not finished.
+  int pending() const { return pending_.load(std::memory_order_acquire); }
+  void created() { pending_.fetch_add(1, std::memory_order_relaxed); }
+  // release: a barrier that sees 0 sees everything the tasks wrote.
+  void finished() { pending_.fetch_sub(1, std::memory_order_release); }
+
+  weft::Mutex& lock() { return lock_; }
+
+ private:
+  weft::Mutex lock_;
+  std::deque<Task*> ready_;  // by decreasing priority, FIFO within one
+  // Relaxed hint read without the lock by waiters deciding whether to take the lock.
+  std::atomic<int> queued_{0};
+  std::atomic<std::uint64_t> pushes_{0};
+  std::atomic<int> pending_{0};
+};
+
+}  // namespace weft::omp

@@ -1,0 +1,72 @@
+#include "task_scheduling.h"
+
+#include <algorithm>
+#include <mutex>
+
+namespace weft::omp {
+
+namespace {
+
+void finish(Team& team, Task& task) {
+  Task* parent = task.parent;
+  {
+    std::lock_guard<weft::Mutex> lock(team.tasks.lock());
+    task.finished = true;
+    for (Task* successor : task.successors) {
+      // release: an undeferred successor waits for 0 without the lock, then runs.
+      if (successor->blockers.fetch_sub(1, std::memory_order_release) == 1 &&
+          successor->allocation_align != 0) {
+        team.tasks.push(successor);
+      }
+    }
+    task.successors.clear();
+    for (void* address : task.dependences) {
+      auto entry = parent->depends.find(address);
+      if (entry == parent->depends.end()) continue;
+      if (entry->second.last_writer == &task) entry->second.last_writer = nullptr;
+      std::erase(entry->second.readers, &task);
+      if (entry->second.last_writer == nullptr && entry->second.readers.empty()) {
+        parent->depends.erase(entry);
+      }
+    }
+  }
+  // release: a waiter that sees the count drop sees what the task wrote.
+  if (task.counted_in != nullptr) task.counted_in->pending.fetch_sub(1, std::memory_order_release);
+  parent->children.fetch_sub(1, std::memory_order_release);
+  // Last touch of the team: the region may end as soon as no task is pending.
+  team.tasks.finished();
+  if (!parent->implicit) release_task(parent);
+  release_task(&task);
+}
+
+}  // namespace
+
+bool run_one_task(ThreadState& self, const Task* ancestor) {
+  TaskQueue& tasks = self.team().tasks;
+  if (!tasks.maybe_ready()) return false;
+  Task* task = nullptr;
+  {
+    std::lock_guard<weft::Mutex> lock(tasks.lock());
+    task = tasks.take(ancestor);
+  }
+  if (task == nullptr) return false;
+  execute(self, *task);
+  return true;
+}
+
+void execute(ThreadState& self, Task& task) {
+  Task* const previous = self.context.task;
+  self.context.task = &task;
+  // relaxed: cancellation is a hint that spares work; the taskgroup end still waits for the task.
+  if (task.counted_in == nullptr || !task.counted_in->cancelled.load(std::memory_order_relaxed)) {
+    task.fn(task.data);
+  }
+  // A task on the stack (undeferred) must outlive its children, which point at it.
+  if (task.allocation_align == 0) {
+    wait_running_tasks(self, &task, [&] { return task.refs.load(std::memory_order_acquire) == 1; });
+  }
+  self.context.task = previous;
+  finish(self.team(), task);
+}
+
+}  // namespace weft::omp

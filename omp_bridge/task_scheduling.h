@@ -1,0 +1,45 @@
+// Running tasks: taking them from the team's queue, executing them on the calling thread, and
+// waiting for a condition while running the tasks that may run meanwhile.
+#pragma once
+
+#include "task.h"
+#include "team.h"
+#include "thread_state.h"
+#include "wait.h"
+
+namespace weft::omp {
+
+// Runs one queued task of the caller's team, descending from `ancestor` when it is not null.
+// False when there was none.
+bool run_one_task(ThreadState& self, const Task* ancestor);
+
+// Runs `task` on the calling thread as its current task, then finishes it: its successors become
+// ready, its parent, taskgroup and team count it out.
+void execute(ThreadState& self, Task& task);
+
+// Returns once pred() holds, running tasks descending from `ancestor` (any task when null) in the
+// meantime.
+template <class Pred>
+void wait_running_tasks(ThreadState& self, const Task* ancestor, Pred pred) {
+  TaskQueue& tasks = self.team().tasks;
+  while (!pred()) {
+    const std::uint64_t seen = tasks.pushes();
+    if (run_one_task(self, ancestor)) continue;
+    wait_for([&] { return pred() || tasks.pushes() != seen; });
+  }
+}
+
+}  // namespace weft::omp
+
+namespace weft::omp {
+
+// GOMP_task and GOMP_taskloop's common part: a task running fn on a copy of data (made by cpyfn
+// when given), deferred unless `deferred` is false, the caller's task is final or its team has one
+// thread. For taskloop, `loop_bounds` (two longs) overwrite the copy's first two words.
+void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(void*, void*),
+                long arg_size, long arg_align, bool deferred, bool final, void** depend,
+                int priority, long* loop_bounds);
+// The priority a task created with GOMP flags `flags` runs at.
+int task_priority(unsigned flags, int priority);
+
+}  // namespace weft::omp

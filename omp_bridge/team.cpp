@@ -1,0 +1,33 @@
+#include "team.h"
+
+#include "thread_state.h"
+
+namespace weft::omp {
+
+Team::Team(int size, int level, int active_level, Team* parent, int parent_num, const Icvs& icv)
+    : size(size),
+      level(level),
+      active_level(active_level),
+      parent(parent),
+      parent_num(parent_num),
+      icv(icv),
+      barrier(size, tasks, cancelled) {
+  for (int slot = 0; slot < kWorkShareSlots; ++slot) {
+    slots[static_cast<std::size_t>(slot)].reset(static_cast<std::uint64_t>(slot));
+  }
+}
+
+void enter_team(ThreadState& self, Team& team, int num, Task& implicit) {
+  implicit.implicit = true;
+  implicit.group = nullptr;
+  implicit.depends.clear();
+  LoopCursor loop;
+  std::uint64_t constructs = 0;
+  if (team.starts_with_work_share) {
+    loop.ws = &team.slots[0];
+    constructs = 1;
+  }
+  self.context = {&team, num, constructs, loop, &implicit, team.icv};
+}
+
+}  // namespace weft::omp

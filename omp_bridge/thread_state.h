@@ -1,0 +1,63 @@
+// What an OpenMP thread carries: its team and thread number, its ICVs, where it is in the team's
+// worksharing constructs, its running task and its hot pool of workers. weft keeps it in the user
+// thread's local-data slot (this_thread::local_data), never in a thread_local: the thread may
+// resume on another kernel thread after any wait.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "icv.h"
+#include "task.h"
+
+namespace weft::omp {
+
+class Pool;
+struct Team;
+class WorkShare;
+
+// Where the thread is in its current worksharing loop or sections construct.
+struct LoopCursor {
+  WorkShare* ws = nullptr;
+  std::uint64_t static_chunks = 0;  // static schedule: chunks this thread has taken
+  std::uint64_t lo = 0;             // the chunk in progress, for ordered loops
+  std::uint64_t hi = 0;
+  bool has_chunk = false;
+};
+
+// What a thread that enters a nested team saves, to find it again at the end of the region.
+struct TeamContext {
+  Team* team = nullptr;
+  int num = 0;
+  std::uint64_t constructs = 0;  // worksharing constructs met in `team`
+  LoopCursor loop;
+  Task* task = nullptr;
+  Icvs icv;
+};
+
+struct ThreadState {
+  TeamContext context;
+  Task implicit;  // the thread's implicit task in its current team
+  std::unique_ptr<Pool> pool;
+  // The virtual processors of the cores the thread's rank owns: where its teams run.
+  std::shared_ptr<const std::vector<int>> vps;
+  int rank = -1;
+  std::unique_ptr<Team> initial_team;  // a root thread's team of one, outside any region
+
+  ThreadState();
+  ~ThreadState();
+  Team& team() const { return *context.team; }
+  int num() const { return context.num; }
+  Icvs& icv() { return context.icv; }
+  Task& task() const { return *context.task; }
+};
+
+// The calling thread's state, created at its first OpenMP call (a root: a rank's main thread or
+// any other thread that meets OpenMP outside a region).
+ThreadState& self();
+
+// Installs a worker's state in its thread's slot.
+void adopt(ThreadState& state);
+
+}  // namespace weft::omp

@@ -1,0 +1,112 @@
+// Entry points of OpenMP features weft does not provide. GCC emits them for target offload, host
+// teams, doacross loops and task reductions; each ends the program with a message naming the
+// feature, rather than running it wrongly.
+#include <string>
+
+#include "weft/error.h"
+
+namespace {
+
+[[noreturn]] void unsupported(const char* entry, const char* feature) {
+  weft::fatal(std::string(entry) + ": " + feature +
+              " is not supported by weft's OpenMP runtime (omp_bridge); see docs/omp_bridge.md");
+}
+
+}  // namespace
+
+// Arguments are left out: these functions read none, and on x86-64 a callee that ignores its
+// register arguments is called correctly whatever they are.
+extern "C" {
+
+void GOMP_target_ext() {
+  unsupported("GOMP_target_ext", "target offload (#pragma omp target)");
+}
+void GOMP_target_data_ext() {
+  unsupported("GOMP_target_data_ext", "target offload (#pragma omp target data)");
+}
+void GOMP_target_end_data() {
+  unsupported("GOMP_target_end_data", "target offload (#pragma omp target data)");
+}
+void GOMP_target_update_ext() {
+  unsupported("GOMP_target_update_ext", "target offload (#pragma omp target update)");
+}
+void GOMP_target_enter_exit_data() {
+  unsupported("GOMP_target_enter_exit_data", "target offload (#pragma omp target enter data)");
+}
+void GOMP_teams_reg() {
+  unsupported("GOMP_teams_reg", "the teams construct");
+}
+void GOMP_teams4() {
+  unsupported("GOMP_teams4", "the teams construct");
+}
+void GOMP_loop_doacross_static_start() {
+  unsupported("GOMP_loop_doacross_static_start", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_loop_doacross_dynamic_start() {
+  unsupported("GOMP_loop_doacross_dynamic_start", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_loop_doacross_guided_start() {
+  unsupported("GOMP_loop_doacross_guided_start", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_loop_doacross_runtime_start() {
+  unsupported("GOMP_loop_doacross_runtime_start", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_loop_doacross_start() {
+  unsupported("GOMP_loop_doacross_start", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_loop_ull_doacross_static_start() {
+  unsupported("GOMP_loop_ull_doacross_static_start", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_loop_ull_doacross_dynamic_start() {
+  unsupported("GOMP_loop_ull_doacross_dynamic_start", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_loop_ull_doacross_guided_start() {
+  unsupported("GOMP_loop_ull_doacross_guided_start", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_loop_ull_doacross_runtime_start() {
+  unsupported("GOMP_loop_ull_doacross_runtime_start", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_loop_ull_doacross_start() {
+  unsupported("GOMP_loop_ull_doacross_start", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_doacross_post() {
+  unsupported("GOMP_doacross_post", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_doacross_wait() {
+  unsupported("GOMP_doacross_wait", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_doacross_ull_post() {
+  unsupported("GOMP_doacross_ull_post", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_doacross_ull_wait() {
+  unsupported("GOMP_doacross_ull_wait", "doacross loops (ordered(n), depend(sink))");
+}
+void GOMP_parallel_reductions() {
+  unsupported("GOMP_parallel_reductions", "task reductions (reduction(task, ...))");
+}
+void GOMP_taskgroup_reduction_register() {
+  unsupported("GOMP_taskgroup_reduction_register", "task reductions (task_reduction)");
+}
+void GOMP_taskgroup_reduction_unregister() {
+  unsupported("GOMP_taskgroup_reduction_unregister", "task reductions (task_reduction)");
+}
+void GOMP_task_reduction_remap() {
+  unsupported("GOMP_task_reduction_remap", "task reductions (in_reduction)");
+}
+void GOMP_workshare_task_reduction_unregister() {
+  unsupported("GOMP_workshare_task_reduction_unregister", "task reductions (reduction(task, ...))");
+}
+void GOMP_scope_start() {
+  unsupported("GOMP_scope_start", "reductions on the scope construct");
+}
+void GOMP_parallel_start() {
+  unsupported("GOMP_parallel_start", "the pre-GCC 4.9 parallel ABI (recompile the object)");
+}
+void GOMP_parallel_end() {
+  unsupported("GOMP_parallel_end", "the pre-GCC 4.9 parallel ABI (recompile the object)");
+}
+void omp_fulfill_event() {
+  unsupported("omp_fulfill_event", "task detach events");
+}
+
+}  // extern "C"
