@@ -6,9 +6,10 @@
  * Per case three things are timed, each iteration after a barrier:
  *   t_pure  Icoll; Wait, nothing between;
  *   t_CPU   the compute kernel alone: a fixed number of iterations of an arithmetic loop that
- *           touches no message buffer, calibrated once per case to take about t_pure (from
- *           warm-up iterations; if the measured t_CPU is off t_pure by more than 2x, the count is
- *           set once more and the case measured again);
+ *           touches no message buffer, calibrated once per case to take about t_pure (t_pure
+ *           from warm-up iterations, the count from timed runs of the kernel; if the loop's t_CPU
+ *           is still off t_pure by more than 2x, the count is set once more and the case
+ *           measured again);
  *   t_ovrl  Icoll (t_call); the same compute (t_comp); Wait (t_wait). No MPI_Test in between: the
  *           collective has to progress by itself.
  * The three alternate inside one loop, so that a burst of load on a shared machine falls on all of
@@ -16,7 +17,8 @@
  * median over iterations. Printed per case, `<size>` being 0B for Ibarrier:
  *   RESULT overlap_<coll>_<size> %          IMB-NBC: 100 max(0, min(1, (t_pure + t_CPU - t_ovrl)
  *                                           / min(t_pure, t_CPU))); the divisor is the min (IMB's
- *                                           code divides by the max, which flatters)
+ *                                           code divides by the max: perfect overlap would read
+ *                                           min/max there when the two times differ)
  *   RESULT r_overhead_<coll>_<size> x       BenchNBC: (t_ovrl - max(t_CPU, t_pure)) /
  *                                           min(t_CPU, t_pure); 0 is perfect, 1 serialized
  *   RESULT r_comp_slowdown_<coll>_<size> x  t_comp / t_CPU: what the collective costs compute
@@ -292,35 +294,33 @@ static double compute_seconds_per_iteration(void) {
 }
 
 /* t_pure from a few warm-up iterations (the first is dropped: first touches, connections), for
- * calibrating the compute and choosing the iteration count. Sets `*cost` to the seconds an
- * iteration of pure, CPU and overlapped together will take, barriers included. */
-static double estimate_pure(struct nbc_case* c, double budget, double* cost) {
-  double pure[21], whole[21];
+ * calibrating the compute: at least 2 of them, more while `budget` seconds are not spent. */
+static double estimate_pure(struct nbc_case* c, double budget) {
+  double pure[21];
   int count = 0;
-  double spent = 0.0;
-  while (count < 21 && (count < 6 || spent < budget)) {
+  const double begin = MPI_Wtime();
+  while (count < 21 && (count < 3 || slowest(MPI_Wtime() - begin) < budget)) {
     MPI_Request request;
-    double before = MPI_Wtime();
     MPI_Barrier(MPI_COMM_WORLD);
-    double begin = MPI_Wtime();
+    double t0 = MPI_Wtime();
     start(c, &request);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
-    double end = MPI_Wtime();
-    pure[count] = slowest(end - begin);
-    whole[count] = slowest(end - before);
-    spent += whole[count++];
+    pure[count++] = slowest(MPI_Wtime() - t0);
   }
-  double pure_median = median(pure + 1, count - 1);
-  *cost = 3.0 * median(whole + 1, count - 1);
-  return pure_median;
+  return median(pure + 1, count - 1);
 }
 
-/* Times `iterations` rounds of pure, CPU and overlapped into times[kind][iteration]; the caller
- * takes the slowest rank. */
-static void measure(struct nbc_case* c, long work, int iterations, double times[][kMaxIterations]) {
-  for (int i = 0; i < iterations; ++i) {
+/* Times rounds of pure, CPU and overlapped into times[kind][iteration] (the caller takes the
+ * slowest rank) until `budget` seconds are spent: at least kMinIterations, at most
+ * kMaxIterations, an odd number (a middle value). Returns how many. */
+static int measure(struct nbc_case* c, long work, double budget, double times[][kMaxIterations]) {
+  const double begin = MPI_Wtime();
+  for (int i = 0;; ++i) {
+    /* The largest time spent on any rank: the same decision everywhere; and, as an Allreduce,
+     * the synchronization a barrier would give before the first timing. */
+    const double spent = slowest(MPI_Wtime() - begin);
+    if (i == kMaxIterations || (i >= kMinIterations && i % 2 == 1 && spent >= budget)) return i;
     MPI_Request request;
-    MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     start(c, &request);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
@@ -357,35 +357,46 @@ static double at_least(double value) {
   return value > 1e-9 ? value : 1e-9;
 }
 
+/* The fixed amount of work for a case: the count of compute rounds that takes `target` seconds
+ * on the slowest rank with every rank computing at once, the same on every rank (all derive it
+ * from the same values). Starts from the kernel's rate and corrects it up to 3 times: with more
+ * ranks than cores a long computation is shared out by the kernel's scheduler, a short one not. */
+static long calibrate(double target, double seconds_per_round) {
+  long work = (long)(target / seconds_per_round + 0.5);
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (work < 1) work = 1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double begin = MPI_Wtime();
+    compute(work);
+    const double ratio = slowest(MPI_Wtime() - begin) / at_least(target);
+    if (ratio > 0.8 && ratio < 1.25) break;
+    work = (long)((double)work / at_least(ratio) + 0.5);
+  }
+  return work < 1 ? 1 : work;
+}
+
 static void run_case(enum collective which, long bytes, int rank, int size, double seconds,
                      double compute_rate) {
+  const double case_start = MPI_Wtime();
   struct nbc_case c = {which, bytes, rank, size, NULL, NULL};
   allocate(&c);
   checked_run(&c, 0);
 
-  double cost = 0.0;
-  const double pure_estimate = estimate_pure(&c, seconds * 0.2, &cost);
-  /* The fixed amount of work, the same count on every rank (all derive it from the same values):
-   * about t_pure, as IMB-NBC and BenchNBC compare them. */
-  long work = (long)(pure_estimate / compute_rate + 0.5);
-  if (work < 1) work = 1;
-  double wanted = seconds * 0.8 / at_least(cost);
-  int iterations = wanted < kMinIterations   ? kMinIterations
-                   : wanted > kMaxIterations ? kMaxIterations
-                                             : (int)wanted;
-  if (iterations % 2 == 0) ++iterations; /* an odd count has a middle value */
+  const double pure_estimate = estimate_pure(&c, seconds * 0.2);
+  long work = calibrate(pure_estimate, compute_rate);
 
   double times[kTimes][kMaxIterations] = {{0.0}}, slowest_times[kTimes][kMaxIterations];
   double m[kTimes];
+  int iterations = 0;
   for (int attempt = 0;; ++attempt) {
-    measure(&c, work, iterations, times);
+    iterations = measure(&c, work, seconds * 0.8, times);
     /* The slowest rank of each iteration, every kind of time in one reduction; every rank then
      * holds the same medians, so that the decision below is the same everywhere. */
     MPI_Allreduce(times, slowest_times, kTimes * kMaxIterations, MPI_DOUBLE, MPI_MAX,
                   MPI_COMM_WORLD);
     for (int kind = 0; kind < kTimes; ++kind) m[kind] = median(slowest_times[kind], iterations);
-    /* A burst of load during the few warm-up iterations can put the count far off t_pure: then
-     * the count is set once more from this loop's medians and the whole loop measured again. */
+    /* A burst of load during the warm-up or the calibration can put the count far off t_pure:
+     * then the count is set once more from this loop's medians and the loop measured again. */
     const double ratio = m[kCpu] / at_least(m[kPure]);
     if (attempt > 0 || (ratio >= 0.5 && ratio <= 2.0)) break;
     work = (long)((double)work / ratio + 0.5);
@@ -413,7 +424,8 @@ static void run_case(enum collective which, long bytes, int rank, int size, doub
     for (int kind = 0; kind < kTimes; ++kind) {
       report(kTimeNames[kind], name, size_name, m[kind] * 1e6, "us");
     }
-    printf("# %s %s: %d iterations, compute %ld rounds\n", name, size_name, iterations, work);
+    printf("# %s %s: %d iterations, compute %ld rounds, %.2f s\n", name, size_name, iterations,
+           work, MPI_Wtime() - case_start);
   }
   free(c.send);
   free(c.receive);
