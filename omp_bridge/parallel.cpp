@@ -35,11 +35,13 @@ void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned fl
   }
   const TeamContext saved = self.context;
   if (size > 1) {
-    if (!self.pool) self.pool = std::make_unique<Pool>(self);
+    const auto level = static_cast<std::size_t>(outer.level);
+    if (self.pools.size() <= level) self.pools.resize(level + 1);
+    if (!self.pools[level]) self.pools[level] = std::make_unique<Pool>(self);
     // The proc_bind clause, else bind-var.
     const unsigned clause = flags & 7;
     const ProcBind bind = clause != 0 ? static_cast<ProcBind>(clause) : self.icv().proc_bind;
-    self.pool->start(team, bind);
+    self.pools[level]->start(team, bind);
   }
   // The master's implicit task in the new team; its task in the outer team stays as it was.
   Task implicit;

@@ -37,8 +37,8 @@ void Worker::run() {
     current.fn(current.data);
     worker_join(state, current);
   }
-  // The worker's own hot pool (nested regions) ends with it.
-  state.pool.reset();
+  // The worker's own hot pools (nested regions) end with it, innermost first.
+  while (!state.pools.empty()) state.pools.pop_back();
 }
 
 Pool::Pool(ThreadState& owner) : owner_(owner) {}

@@ -39,7 +39,9 @@ struct TeamContext {
 struct ThreadState {
   TeamContext context;
   Task implicit;  // the thread's implicit task in its current team
-  std::unique_ptr<Pool> pool;
+  // Hot pools, one per nesting level the thread forks teams from: the pool of an enclosing
+  // region is busy running it.
+  std::vector<std::unique_ptr<Pool>> pools;
   // The virtual processors of the cores the thread's rank owns: where its teams run.
   std::shared_ptr<const std::vector<int>> vps;
   int rank = -1;

@@ -1,0 +1,147 @@
+/* Parallel regions: team sizes (OMP_NUM_THREADS, num_threads, if), thread numbers, nested
+ * regions and the level/ancestor queries, hot teams reused across many regions, barriers keeping
+ * phases apart, master/masked, and the omp_* ICV setters and getters. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "omp_check.h"
+
+enum { MAX_THREADS = 64 };
+
+static int expected_threads(void) {
+  const char* text = getenv("OMP_NUM_THREADS");
+  return text != NULL ? atoi(text) : omp_get_num_procs();
+}
+
+static void team_sizes(int threads) {
+  int seen[MAX_THREADS] = {0};
+  int size = 0;
+#pragma omp parallel
+  {
+#pragma omp atomic
+    seen[omp_get_thread_num()]++;
+#pragma omp single
+    size = omp_get_num_threads();
+    check_equal(omp_in_parallel(), threads > 1, "omp_in_parallel", __LINE__);
+    check_equal(omp_get_level(), 1, "omp_get_level", __LINE__);
+  }
+  check_equal(size, threads, "team size from OMP_NUM_THREADS", __LINE__);
+  for (int t = 0; t < threads; ++t) check_equal(seen[t], 1, "each thread number once", __LINE__);
+
+  int three = 0;
+#pragma omp parallel num_threads(3)
+#pragma omp master
+  three = omp_get_num_threads();
+  check_equal(three, 3, "num_threads(3)", __LINE__);
+
+  int off = 0;
+  volatile int no = 0;
+#pragma omp parallel if (no)
+  off = omp_get_num_threads();
+  check_equal(off, 1, "if(false) runs a team of one", __LINE__);
+}
+
+static void nested(void) {
+  omp_set_max_active_levels(2);
+  int inner_sizes[4] = {0};
+  int ancestors_ok = 1;
+#pragma omp parallel num_threads(4)
+  {
+    const int outer = omp_get_thread_num();
+#pragma omp parallel num_threads(3)
+    {
+      if (omp_get_level() != 2 || omp_get_active_level() != 2) ancestors_ok = 0;
+      if (omp_get_ancestor_thread_num(1) != outer) ancestors_ok = 0;
+      if (omp_get_ancestor_thread_num(2) != omp_get_thread_num()) ancestors_ok = 0;
+      if (omp_get_ancestor_thread_num(0) != 0) ancestors_ok = 0;
+      if (omp_get_team_size(1) != 4 || omp_get_team_size(2) != 3) ancestors_ok = 0;
+#pragma omp atomic
+      inner_sizes[outer]++;
+      /* A third level is inactive: one thread. */
+#pragma omp parallel num_threads(5)
+      if (omp_get_num_threads() != 1 || omp_get_level() != 3) ancestors_ok = 0;
+    }
+  }
+  check_equal(ancestors_ok, 1, "nested levels, ancestors and team sizes", __LINE__);
+  for (int t = 0; t < 4; ++t) check_equal(inner_sizes[t], 3, "inner team size", __LINE__);
+  omp_set_max_active_levels(1);
+  int serialized = 0;
+#pragma omp parallel num_threads(2)
+#pragma omp parallel num_threads(2)
+#pragma omp atomic
+  serialized++;
+  check_equal(serialized, 2, "max-active-levels 1 serializes the inner region", __LINE__);
+}
+
+/* Many regions in a row (the hot team is reused) with barriers separating phases. */
+static void phases(int threads) {
+  int values[MAX_THREADS];
+  long errors = 0;
+  for (int region = 0; region < 200; ++region) {
+#pragma omp parallel reduction(+ : errors)
+    {
+      const int me = omp_get_thread_num();
+      const int n = omp_get_num_threads();
+      for (int phase = 0; phase < 5; ++phase) {
+        values[me] = region * 10 + phase;
+#pragma omp barrier
+        for (int t = 0; t < n; ++t) errors += values[t] != region * 10 + phase;
+#pragma omp barrier
+      }
+    }
+  }
+  check_equal(errors, 0, "values written before a barrier are seen after it", __LINE__);
+  (void)threads;
+}
+
+static void master_and_masked(void) {
+  int master_runs = 0;
+  int masked_thread = -1;
+#pragma omp parallel num_threads(4)
+  {
+#pragma omp master
+    master_runs += omp_get_thread_num() == 0;
+#pragma omp masked filter(2)
+    masked_thread = omp_get_thread_num();
+  }
+  check_equal(master_runs, 1, "master runs once, on thread 0", __LINE__);
+  check_equal(masked_thread, 2, "masked filter(2)", __LINE__);
+}
+
+static void icvs(void) {
+  omp_set_num_threads(2);
+  check_equal(omp_get_max_threads(), 2, "omp_set_num_threads", __LINE__);
+  int size = 0;
+#pragma omp parallel
+#pragma omp single
+  size = omp_get_num_threads();
+  check_equal(size, 2, "team of omp_set_num_threads", __LINE__);
+  omp_set_dynamic(1);
+  check_equal(omp_get_dynamic(), 1, "omp_set_dynamic", __LINE__);
+  omp_set_dynamic(0);
+  omp_set_schedule(omp_sched_guided, 7);
+  omp_sched_t kind;
+  int chunk;
+  omp_get_schedule(&kind, &chunk);
+  check_equal(kind, omp_sched_guided, "omp_get_schedule kind", __LINE__);
+  check_equal(chunk, 7, "omp_get_schedule chunk", __LINE__);
+  check_equal(omp_get_level(), 0, "level outside regions", __LINE__);
+  check_equal(omp_get_thread_num(), 0, "thread number outside regions", __LINE__);
+  check_equal(omp_get_num_threads(), 1, "team size outside regions", __LINE__);
+  check_equal(omp_get_supported_active_levels() >= 2, 1, "supported active levels", __LINE__);
+  check_equal(omp_get_num_procs() >= 1, 1, "omp_get_num_procs", __LINE__);
+  check_equal(omp_is_initial_device(), 1, "omp_is_initial_device", __LINE__);
+  const double start = omp_get_wtime();
+  check_equal(omp_get_wtime() >= start, 1, "omp_get_wtime is monotonic", __LINE__);
+}
+
+int main(void) {
+  const int threads = expected_threads();
+  team_sizes(threads);
+  phases(threads);
+  nested();
+  master_and_masked();
+  icvs();
+  return omp_check_status("omp_parallel");
+}

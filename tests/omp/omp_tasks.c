@@ -1,0 +1,245 @@
+/* Tasks: deferred tasks from a single producer, taskwait (children only), taskgroup (all
+ * descendants), dependences producing a known order, undeferred (if(0)), final and mergeable
+ * tasks, priorities, taskloop (grainsize, num_tasks, nogroup), taskyield, and cancellation when
+ * the run sets OMP_CANCELLATION=true. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "omp_check.h"
+
+static long fib(int n) {
+  if (n < 2) return n;
+  long a = 0;
+  long b = 0;
+#pragma omp task shared(a) final(n < 12) mergeable
+  a = fib(n - 1);
+#pragma omp task shared(b) final(n < 12)
+  b = fib(n - 2);
+#pragma omp taskwait
+  return a + b;
+}
+
+static void recursion(void) {
+  long result = 0;
+#pragma omp parallel
+#pragma omp single
+  result = fib(22);
+  check_equal(result, 17711, "fib(22) with nested tasks and taskwait", __LINE__);
+}
+
+static void producer(void) {
+  int done[500] = {0};
+#pragma omp parallel
+  {
+#pragma omp single
+    {
+      for (int i = 0; i < 500; ++i) {
+#pragma omp task firstprivate(i)
+        done[i] += 1;
+      }
+    }
+    /* The barrier at the end of single completes every task. */
+  }
+  long wrong = 0;
+  for (int i = 0; i < 500; ++i) wrong += done[i] != 1;
+  check_equal(wrong, 0, "every task of a single producer runs once", __LINE__);
+}
+
+/* Tasks chained by dependences on one variable must run in creation order; readers between two
+ * writers see the first writer's value. */
+static void dependences(void) {
+  int log[64];
+  int logged = 0;
+  int value = 0;
+  long readers_wrong = 0;
+#pragma omp parallel
+#pragma omp single
+  {
+    for (int step = 0; step < 8; ++step) {
+#pragma omp task depend(inout : value) shared(log, logged, value) firstprivate(step)
+      {
+        value = step + 1;
+        int at;
+#pragma omp atomic capture
+        at = logged++;
+        log[at] = step;
+      }
+      for (int r = 0; r < 3; ++r) {
+#pragma omp task depend(in : value) shared(value, readers_wrong) firstprivate(step)
+        {
+          if (value != step + 1) {
+#pragma omp atomic
+            readers_wrong++;
+          }
+        }
+      }
+    }
+#pragma omp taskwait
+  }
+  check_equal(logged, 8, "writers ran", __LINE__);
+  for (int i = 0; i < logged; ++i) check_equal(log[i], i, "writers in creation order", __LINE__);
+  check_equal(readers_wrong, 0, "readers see the writer before them", __LINE__);
+
+  /* A diamond a -> (b, c) -> d. */
+  int a = 0;
+  int b = 0;
+  int c = 0;
+  int d = 0;
+#pragma omp parallel
+#pragma omp single
+  {
+#pragma omp task depend(out : a) shared(a)
+    a = 1;
+#pragma omp task depend(in : a) depend(out : b) shared(a, b)
+    b = a + 1;
+#pragma omp task depend(in : a) depend(out : c) shared(a, c)
+    c = a + 2;
+#pragma omp task depend(in : b, c) shared(b, c, d)
+    d = b * 10 + c;
+  }
+  check_equal(d, 23, "diamond of dependences", __LINE__);
+
+  /* An undeferred task waits for its predecessors. */
+  int x = 0;
+#pragma omp parallel
+#pragma omp single
+  {
+#pragma omp task depend(out : x) shared(x)
+    x = 5;
+#pragma omp task depend(in : x) shared(x) if (0)
+    x *= 2;
+  }
+  check_equal(x, 10, "undeferred task after its dependence", __LINE__);
+}
+
+static void groups_and_waits(void) {
+  int grandchildren = 0;
+  int children_done_at_taskwait = 0;
+#pragma omp parallel
+#pragma omp single
+  {
+#pragma omp taskgroup
+    {
+      for (int i = 0; i < 10; ++i) {
+#pragma omp task shared(grandchildren)
+        {
+#pragma omp task shared(grandchildren)
+          {
+#pragma omp atomic
+            grandchildren++;
+          }
+        }
+      }
+    }
+    check_equal(grandchildren, 10, "taskgroup waits for descendants", __LINE__);
+    int children = 0;
+    for (int i = 0; i < 10; ++i) {
+#pragma omp task shared(children)
+      {
+#pragma omp atomic
+        children++;
+      }
+    }
+#pragma omp taskwait
+    children_done_at_taskwait = children;
+  }
+  check_equal(children_done_at_taskwait, 10, "taskwait waits for children", __LINE__);
+
+  int in_final = 0;
+#pragma omp parallel
+#pragma omp single
+#pragma omp task final(1) shared(in_final)
+  {
+#pragma omp task shared(in_final)
+    in_final = omp_in_final();
+  }
+  check_equal(in_final, 1, "a task inside a final task is final", __LINE__);
+}
+
+static void taskloops(void) {
+  int hits[1000];
+  memset(hits, 0, sizeof hits);
+#pragma omp parallel
+#pragma omp single
+  {
+#pragma omp taskloop grainsize(7)
+    for (int i = 0; i < 1000; ++i) hits[i]++;
+#pragma omp taskloop num_tasks(13)
+    for (int i = 0; i < 1000; i += 2) hits[i]++;
+#pragma omp taskloop nogroup priority(1)
+    for (long i = 999; i >= 0; i -= 3) hits[i]++;
+#pragma omp taskwait
+  }
+  long wrong = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const int expected = 1 + (i % 2 == 0) + ((999 - i) % 3 == 0);
+    wrong += hits[i] != expected;
+  }
+  check_equal(wrong, 0, "taskloop iterations each run once", __LINE__);
+
+  long yields = 0;
+#pragma omp parallel reduction(+ : yields)
+  {
+#pragma omp taskyield
+    yields++;
+  }
+  check_equal(yields, omp_get_max_threads(), "taskyield returns", __LINE__);
+}
+
+static void cancellation(void) {
+  if (!omp_get_cancellation()) return;
+  int after_cancel = 0;
+  int iterations = 0;
+#pragma omp parallel
+  {
+#pragma omp for schedule(dynamic)
+    for (int i = 0; i < 100000; ++i) {
+#pragma omp atomic
+      iterations++;
+#pragma omp cancel for if (i == 10)
+#pragma omp cancellation point for
+    }
+#pragma omp single
+    {
+#pragma omp taskgroup
+      {
+#pragma omp task shared(after_cancel)
+        {
+#pragma omp cancel taskgroup
+        }
+        /* Whatever of these had not started before the cancel is discarded. */
+        for (int t = 0; t < 5; ++t) {
+#pragma omp task shared(after_cancel)
+          {
+#pragma omp atomic
+            after_cancel++;
+          }
+        }
+      }
+    }
+  }
+  check_equal(iterations < 100000, 1, "a cancelled loop stops early", __LINE__);
+  check_equal(after_cancel <= 5, 1, "a cancelled taskgroup runs no more than its tasks", __LINE__);
+  int reached = 0;
+#pragma omp parallel num_threads(2) shared(reached)
+  {
+    if (omp_get_thread_num() == 0) {
+#pragma omp cancel parallel
+    }
+#pragma omp barrier
+#pragma omp atomic
+    reached++;
+  }
+  check_equal(reached <= 2, 1, "cancel parallel ends the region", __LINE__);
+}
+
+int main(void) {
+  recursion();
+  producer();
+  dependences();
+  groups_and_waits();
+  taskloops();
+  cancellation();
+  return omp_check_status("omp_tasks");
+}
