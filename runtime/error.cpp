@@ -1,5 +1,6 @@
 #include "weft/error.h"
 
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -12,7 +13,8 @@ void fatal(std::string_view message) noexcept {
   std::string line = "weft: ";
   line.append(message);
   line.push_back('\n');
-  ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
+  // The system call itself: libweft's write() may park a user thread waiting for the descriptor.
+  ssize_t ignored = ::syscall(SYS_write, STDERR_FILENO, line.data(), line.size());
   (void)ignored;
   std::_Exit(EXIT_FAILURE);
 }

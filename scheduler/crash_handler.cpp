@@ -1,6 +1,7 @@
 #include "crash_handler.h"
 
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -56,7 +57,8 @@ class Line {
   }
   void write() {
     buffer_[length_++] = '\n';
-    ssize_t ignored = ::write(STDERR_FILENO, buffer_, length_);
+    // The system call itself: libweft's write() may park a user thread waiting for the descriptor.
+    ssize_t ignored = ::syscall(SYS_write, STDERR_FILENO, buffer_, length_);
     (void)ignored;
   }
 

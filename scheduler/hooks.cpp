@@ -47,6 +47,7 @@ std::shared_ptr<const Hooks::List> Hooks::snapshot() const {
 void Hooks::publish_locked() {
   int switches = 0;
   int idles = 0;
+  int sleeps = 0;
   std::int64_t due = INT64_MAX;
   for (const auto& hook : *list_) {
     switch (hook->kind) {
@@ -59,10 +60,14 @@ void Hooks::publish_locked() {
       case Hook::Kind::timer:
         due = std::min(due, hook->next_due_ns.load());
         break;
+      case Hook::Kind::sleep:
+        ++sleeps;
+        break;
     }
   }
   switch_hooks_.store(switches, std::memory_order_relaxed);
   idle_hooks_.store(idles, std::memory_order_relaxed);
+  sleep_hooks_.store(sleeps, std::memory_order_relaxed);
   next_timer_due_.store(due, std::memory_order_relaxed);
 }
 
@@ -85,6 +90,16 @@ bool Hooks::run_idle() noexcept {
     progress = enter(*hook, [&] { return hook->idle(); }) || progress;
   }
   return progress;
+}
+
+bool Hooks::run_sleep() noexcept {
+  bool keep_looking = false;
+  // Every sleep hook runs, even once one asked to keep looking: each may have work to hand over.
+  for (const auto& hook : *snapshot()) {
+    if (hook->kind != Hook::Kind::sleep) continue;
+    keep_looking = enter(*hook, [&] { return hook->idle(); }) || keep_looking;
+  }
+  return keep_looking;
 }
 
 void Hooks::run_switch() noexcept {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <exception>
+#include <mutex>
 #include <numeric>
 #include <string>
 
@@ -19,6 +20,17 @@ namespace {
 std::atomic<Scheduler*> running{nullptr};
 std::atomic<Scheduler::Impl*> running_impl{nullptr};
 
+struct ServiceRegistry {
+  std::mutex mutex;
+  std::vector<Scheduler::ServiceFactory> factories;
+};
+
+// Function-local: services register from other files' static initializers.
+ServiceRegistry& service_registry() {
+  static ServiceRegistry registry;
+  return registry;
+}
+
 std::size_t page_rounded(std::size_t bytes) {
   static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
   return (bytes + page - 1) / page * page;
@@ -32,6 +44,7 @@ void fiber_entry(detail::transfer_t from) noexcept {
     self->body();
     // Captured state is destroyed here, while this is still a thread that may block.
     self->body = nullptr;
+    if (self->local_destroy != nullptr) self->local_destroy(self->local_data);
   } catch (const std::exception& e) {
     fatal("thread " + std::to_string(self->id) + " (type " + std::string(to_string(self->type)) +
           (self->rank >= 0 ? ", rank " + std::to_string(self->rank) : std::string()) +
@@ -44,7 +57,6 @@ void fiber_entry(detail::transfer_t from) noexcept {
 }
 
 StackPoolOptions stack_options(const Config& config, const Topology& topology) {
-    if (self->local_destroy != nullptr) self->local_destroy(self->local_data);
   StackPoolOptions options;
   options.guard_pages = config.get_bool("stack.guard");
   options.cached_per_class = static_cast<std::size_t>(config.get_int("stack.cache"));
@@ -167,6 +179,8 @@ detail::Fiber* Scheduler::Impl::new_fiber(const ThreadAttr& attr, std::function<
   fiber->id = next_id.fetch_add(1, std::memory_order_relaxed);
   fiber->type = attr.type;
   fiber->rank = attr.rank;
+  fiber->local_data = nullptr;
+  fiber->local_destroy = nullptr;
   fiber->placement = attr.placement;
   fiber->priority.store(priority, std::memory_order_relaxed);
   fiber->base_priority = priority;
@@ -179,8 +193,6 @@ detail::Fiber* Scheduler::Impl::new_fiber(const ThreadAttr& attr, std::function<
   fiber->refs.store(2, std::memory_order_relaxed);
   fiber->done = false;
   fiber->context = detail::make_fcontext(fiber->stack.top(), fiber->stack.size, &fiber_entry);
-  fiber->local_data = nullptr;
-  fiber->local_destroy = nullptr;
   live.fetch_add(1, std::memory_order_relaxed);
   return fiber;
 }
@@ -279,6 +291,22 @@ Scheduler::Scheduler(const Config& config) : impl_(std::make_unique<Impl>(config
     });
     vp->start(std::move(victims));
   }
+  std::vector<ServiceFactory> factories;
+  {
+    std::lock_guard lock(service_registry().mutex);
+    factories = service_registry().factories;
+  }
+  try {
+    for (ServiceFactory factory : factories) impl_->services.push_back(factory(*this));
+  } catch (...) {
+    shutdown();
+    throw;
+  }
+}
+
+void Scheduler::add_service(ServiceFactory factory) {
+  std::lock_guard lock(service_registry().mutex);
+  service_registry().factories.push_back(factory);
 }
 
 Scheduler::~Scheduler() {
@@ -293,11 +321,13 @@ void Scheduler::shutdown() {
         "created the scheduler");
   }
   impl_->stopping.store(true);
+  for (const auto& service : impl_->services) service->stop();
   for (;;) {
     const std::uint32_t seen = impl_->all_done.load();
     if (impl_->live.load() == 0) break;
     detail::futex_wait(&impl_->all_done, seen);
   }
+  while (!impl_->services.empty()) impl_->services.pop_back();
   for (const auto& vp : impl_->vps) vp->notify();
   for (const auto& vp : impl_->vps) vp->join();
   running_impl.store(nullptr, std::memory_order_release);
@@ -326,6 +356,9 @@ int Scheduler::vp_numa(int vp) const {
 std::size_t Scheduler::live_threads() const {
   return impl_->live.load();
 }
+int Scheduler::searching_vps() const {
+  return static_cast<int>(impl_->searching.load());
+}
 
 std::vector<Scheduler::VpStats> Scheduler::stats() const {
   std::vector<VpStats> all;
@@ -341,6 +374,13 @@ Scheduler::HookId Scheduler::add_idle_hook(std::function<bool()> hook) {
   // Sleeping processors are idle too: they run the new hook once before sleeping again.
   for (const auto& vp : impl_->vps) vp->notify();
   return id;
+}
+
+Scheduler::HookId Scheduler::add_sleep_hook(std::function<bool()> hook) {
+  auto h = std::make_shared<detail::Hook>();
+  h->kind = detail::Hook::Kind::sleep;
+  h->idle = std::move(hook);
+  return impl_->hooks.add(std::move(h));
 }
 
 Scheduler::HookId Scheduler::add_switch_hook(std::function<void()> hook) {

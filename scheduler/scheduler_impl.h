@@ -31,6 +31,7 @@ struct Scheduler::Impl {
   StackPool stacks;
   detail::Hooks hooks;
   std::optional<detail::CrashHandler> crash_handler;
+  std::vector<std::unique_ptr<Scheduler::Service>> services;
 
   int priorities[kThreadTypes.size()] = {};
   std::size_t stack_sizes[kThreadTypes.size()] = {};

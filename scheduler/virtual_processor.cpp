@@ -96,6 +96,10 @@ void VirtualProcessor::idle_loop() {
       spin_pause();
       continue;
     }
+    if (scheduler_.hooks.has_sleep_hooks() && scheduler_.hooks.run_sleep()) {
+      search_start = now;
+      continue;
+    }
     stop_searching();
     sleep();
   }

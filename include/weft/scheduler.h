@@ -37,6 +37,8 @@ class Scheduler {
   int vp_core(int vp) const;  // topology core of a virtual processor
   int vp_numa(int vp) const;  // its NUMA node
   std::size_t live_threads() const;
+  // Virtual processors awake with nothing to run, looking for work: the ones running idle hooks.
+  int searching_vps() const;
 
   struct VpStats {
     std::uint64_t switches = 0;      // context switches into user threads
@@ -55,12 +57,30 @@ class Scheduler {
   // it sleeps; a sleeping VP runs none. Return true when it made progress: the VP then keeps
   // looking. What must be watched while every VP sleeps needs a timer hook or a wake-up.
   HookId add_idle_hook(std::function<bool()> hook);
+  // Run by a VP that looked for work for scheduler.idle_spin_us and found none, just before it
+  // sleeps. Return true to keep it looking (and running the idle hooks) for another
+  // scheduler.idle_spin_us: the I/O manager keeps idle cores polling while it has waits to
+  // poll, then hands them over to blocking detection here.
+  HookId add_sleep_hook(std::function<bool()> hook);
   // Run at context switches (every switch; keep it cheap or rate-limit it inside).
   HookId add_switch_hook(std::function<void()> hook);
   // Run about every `period` by some VP: at one of its scheduling points (every 16th), or woken
   // from its sleep for it.
   HookId add_timer_hook(std::chrono::nanoseconds period, std::function<void()> hook);
   void remove_hook(HookId id);
+
+  // A module that lives beside every scheduler (the I/O manager) without the scheduler knowing
+  // it. Factories registered with add_service run at the end of each Scheduler constructor, in
+  // registration order. shutdown() calls every service's stop() before it waits for the threads
+  // (a service ends the threads it owns there), then destroys the services in reverse order once
+  // no thread is live, while the virtual processors still run.
+  class Service {
+   public:
+    virtual ~Service() = default;
+    virtual void stop() {}
+  };
+  using ServiceFactory = std::unique_ptr<Service> (*)(Scheduler& scheduler);
+  static void add_service(ServiceFactory factory);
 
   struct Impl;
 
