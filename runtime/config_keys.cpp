@@ -99,6 +99,25 @@ std::vector<ConfigKey> make_keys() {
       size_key("mpi.eager_limit", 0, 64 * kMiB, "8K",
                "largest message a send copies into an eager buffer when no receive is posted; "
                "larger ones wait for the receive and are copied once, straight across"),
+      enumeration_key("io.mode", {"auto", "poll", "block"}, "auto",
+                      "how the I/O manager detects events: poll while a core is idle and block "
+                      "in a spare kernel thread when every core is busy, always poll, or always "
+                      "block"),
+      boolean_key("io.stats", false,
+                  "print the I/O manager's statistics (polls, blocks, wake-ups, latencies) at "
+                  "exit"),
+      integer_key("io.idle_poll_us", 0, 1000000, 500,
+                  "microseconds an idle core keeps polling after the latest wait began, before "
+                  "it sleeps (and, in auto mode, blocking detection takes over)"),
+      integer_key("io.switch_poll_us", 1, 1000000, 20,
+                  "poll mode: shortest interval, in microseconds, between two polls at context "
+                  "switches"),
+      integer_key("io.timer_poll_us", 10, 10000000, 1000,
+                  "period, in microseconds, of the timer that polls what cannot be blocked on "
+                  "(and everything in poll mode)"),
+      integer_key("io.threads", 0, 4096, 0,
+                  "io threads that poll from their cores' scheduling points, placed like "
+                  "progress threads (placement.progress)"),
       integer_key("priority.progress_boost", kMinPriority, kMaxPriority, 6,
                   "priority of a progress thread while it holds work"),
       boolean_key("stack.guard", true,

@@ -76,6 +76,12 @@ ConfigOverrides with_settings(std::vector<std::pair<std::string, std::string>> s
 
 TEST(ConfigTest, EveryKeyHasItsDefault) {
   const std::map<std::string, std::string> expected = {
+      {"io.idle_poll_us", "500"},
+      {"io.mode", "auto"},
+      {"io.stats", "false"},
+      {"io.switch_poll_us", "20"},
+      {"io.threads", "0"},
+      {"io.timer_poll_us", "1000"},
       {"mpi.eager_limit", "8K"},
       {"mpi.ranks", "1"},
       {"placement.cores_per_task", "1"},

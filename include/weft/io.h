@@ -1,0 +1,97 @@
+// The I/O manager: every pending event of the process (a descriptor a user thread waits on, a
+// registered event source) and the choice, by load, of how each is detected: polled by an idle
+// core, at context switches, by a timer or by an `io` thread, or waited for in the kernel by a
+// spare kernel thread that is none of the cores' own (PIOMan). One manager runs beside each
+// weft::Scheduler; io.mode (auto | poll | block) sets the policy.
+//
+// Blocking system calls of user threads (read, write, recv, send, accept, connect, poll, select,
+// epoll_wait and the sleeps) go through it without any program change: libweft defines them,
+// and a user thread that would block waits here instead, so its core runs its other threads.
+#pragma once
+
+#include <poll.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace weft::io {
+
+// io.mode. automatic is written "auto" in the configuration.
+enum class Mode : std::uint8_t { automatic, poll, block };
+
+// Checks several sources at once (one poll(2) over many descriptors, one progress call of a
+// network worker). In a polling round, a group is called once for all its registered members,
+// in place of their own poll callbacks.
+struct Group {
+  std::function<bool()> poll_all;  // true when it made progress
+};
+
+struct SourceSpec {
+  std::string name;  // named in errors and diagnostics
+  // Non-blocking check; returns true when it made progress. Runs on a virtual processor (idle
+  // loop, scheduling point) or on the spare kernel thread, never concurrently with another
+  // callback of the same manager; it must neither block nor switch (no weft waits inside).
+  std::function<bool()> poll;
+  // What to wait for in the kernel when the manager blocks: poll(2) events on `fd`. -1: the
+  // source can only be polled (idle cores and the timer poll it, whatever io.mode says).
+  int fd = -1;
+  short events = POLLIN;
+  // Called before the manager blocks on `fd`; false when events came in meanwhile (the manager
+  // then polls instead of blocking). Optional.
+  std::function<bool()> arm;
+  // Polled through this group when set.
+  std::shared_ptr<Group> group;
+  // The source does not need reactivity: wait for it by blocking even when cores are idle.
+  bool low_reactivity = false;
+};
+
+// A registered event source; unregisters itself when destroyed. After remove() (or the
+// destructor) returns, none of its callbacks runs any more, except when called from one of the
+// manager's callbacks, where the removal takes effect at the end of the current round.
+class Source {
+ public:
+  // Throws weft::Error when no scheduler runs, when poll is empty or fd is -1 with
+  // low_reactivity (nothing to block on).
+  explicit Source(SourceSpec spec);
+  ~Source();
+  Source(Source&& other) noexcept;
+  Source& operator=(Source&& other) noexcept;
+  Source(const Source&) = delete;
+  Source& operator=(const Source&) = delete;
+
+  void remove();
+  bool registered() const { return id_ != 0; }
+
+ private:
+  std::uint64_t id_ = 0;
+};
+
+// Waits until `fd` has one of `events` (poll(2) flags) or `timeout` passes; returns the
+// descriptor's revents (0 on timeout). A user thread parks and its core runs its other threads; a
+// kernel thread outside weft blocks in poll(2). Throws weft::Error for fd < 0.
+short wait_fd(int fd, short events, std::optional<std::chrono::nanoseconds> timeout = std::nullopt);
+
+struct Stats {
+  Mode mode = Mode::automatic;
+  std::uint64_t polls = 0;             // polling rounds that checked at least one pending event
+  std::uint64_t poll_detections = 0;   // events found by polling
+  std::uint64_t blocks = 0;            // blocking calls made by the spare kernel thread
+  std::uint64_t block_detections = 0;  // events found by them
+  std::uint64_t handoffs = 0;          // waits moved from polling to blocking by load
+  std::uint64_t wakeups = 0;           // user threads woken by a detected event
+  // Mean time, over events found by polling, from the last poll that found nothing to the one
+  // that found the event: a bound on how late polling noticed it. 0 without such events.
+  std::uint64_t mean_poll_gap_ns = 0;
+  // Mean time from the detection of an event to the waiting thread running again.
+  std::uint64_t mean_wakeup_ns = 0;
+};
+
+// Statistics of the running scheduler's manager since it started. Throws weft::Error when no
+// scheduler runs.
+Stats stats();
+
+}  // namespace weft::io

@@ -1,0 +1,438 @@
+#include "manager.h"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <string>
+
+#include "current.h"
+#include "libc.h"
+#include "park.h"
+#include "timer_heap.h"
+#include "virtual_processor.h"
+#include "weft/error.h"
+#include "weft/placement.h"
+#include "weft/sync.h"
+#include "weft/this_thread.h"
+
+namespace weft::io::detail {
+
+namespace {
+
+using weft::detail::steady_now_ns;
+
+std::atomic<Manager*> running_manager{nullptr};
+
+// Set while this kernel thread runs a callback: it holds the manager's lock, so the interposed
+// calls made by the callback go straight to the C library and a removal only flags the source.
+thread_local bool inside_callback = false;
+
+Mode parse_mode(const std::string& text) {
+  if (text == "poll") return Mode::poll;
+  if (text == "block") return Mode::block;
+  return Mode::automatic;
+}
+
+std::unique_ptr<Scheduler::Service> make_manager(Scheduler& scheduler) {
+  return std::make_unique<Manager>(scheduler);
+}
+
+// Every scheduler gets its manager: libweft registers the factory when it is loaded.
+[[maybe_unused]] const bool registered = (Scheduler::add_service(&make_manager), true);
+
+}  // namespace
+
+CallbackScope::CallbackScope() noexcept {
+  inside_callback = true;
+}
+
+CallbackScope::~CallbackScope() {
+  inside_callback = false;
+}
+
+Manager::Manager(Scheduler& scheduler)
+    : scheduler_(scheduler),
+      mode_(parse_mode(scheduler.config().get_string("io.mode"))),
+      print_stats_at_exit_(scheduler.config().get_bool("io.stats")),
+      idle_poll_ns_(scheduler.config().get_int("io.idle_poll_us") * 1000),
+      switch_poll_ns_(scheduler.config().get_int("io.switch_poll_us") * 1000),
+      timer_poll_ns_(scheduler.config().get_int("io.timer_poll_us") * 1000) {
+  // release: a thread that finds the manager sees it constructed.
+  running_manager.store(this, std::memory_order_release);
+  spawn_io_threads();
+}
+
+Manager::~Manager() {
+  for (Scheduler::HookId id : hooks_) scheduler_.remove_hook(id);
+  if (blocker_.joinable()) {
+    lock_.lock();
+    blocker_stopping_ = true;
+    blocker_woken_ = false;
+    wake_blocker_locked();
+    lock_.unlock();
+    blocker_.join();
+  }
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+  running_manager.store(nullptr, std::memory_order_release);
+  if (print_stats_at_exit_) print_stats();
+}
+
+void Manager::stop() {
+  io_threads_stop_.store(true, std::memory_order_release);
+  for (Thread& thread : io_threads_) thread.join();
+  io_threads_.clear();
+}
+
+Manager* Manager::running() noexcept {
+  // acquire: pairs with the constructor's release.
+  return running_manager.load(std::memory_order_acquire);
+}
+
+bool Manager::in_callback() noexcept {
+  return inside_callback;
+}
+
+void Manager::spawn_io_threads() {
+  const int count = static_cast<int>(scheduler_.config().get_int("io.threads"));
+  if (count == 0) return;
+  const Config& config = scheduler_.config();
+  const std::vector<TaskPlace> places = place_tasks(
+      CoreLayout::of(scheduler_.topology()), count, 1,
+      parse_task_policy(config.get_string("placement.tasks")).value_or(TaskPolicy::numa),
+      parse_progress_policy(config.get_string("placement.progress"))
+          .value_or(ProgressPolicy::numa));
+  for (const TaskPlace& place : places) {
+    ThreadAttr attr;
+    attr.type = ThreadType::io;
+    // VP i runs on core i; a progress core beyond the VPs in use has no VP to pin to.
+    attr.placement = place.progress_core >= 0 && place.progress_core < scheduler_.num_vps()
+                         ? Placement::pinned(place.progress_core)
+                         : Placement::free();
+    // The thread parks as a collaborative waiter: its core polls for it in its idle loop and
+    // at every 16th scheduling point, busy or not, until the manager stops.
+    io_threads_.push_back(spawn(attr, [this] {
+      weft::wait_until([this] { return io_threads_stop_.load(std::memory_order_acquire); },
+                       [this] { poll_round(); });
+    }));
+  }
+}
+
+void Manager::ensure_polling() {
+  if (polling_started_.load(std::memory_order_acquire)) return;
+  std::lock_guard guard(start_mutex_);
+  if (polling_started_.load(std::memory_order_relaxed)) return;
+  if (mode_ != Mode::block) {
+    hooks_.push_back(scheduler_.add_idle_hook([this] { return idle_hook(); }));
+    hooks_.push_back(scheduler_.add_sleep_hook([this] { return sleep_hook(); }));
+    hooks_.push_back(scheduler_.add_switch_hook([this] { switch_hook(); }));
+  }
+  // release: pairs with the acquire above, so the hooks are registered for whoever sees true.
+  polling_started_.store(true, std::memory_order_release);
+}
+
+void Manager::ensure_timer() {
+  if (timer_started_.load(std::memory_order_acquire)) return;
+  std::lock_guard guard(start_mutex_);
+  if (timer_started_.load(std::memory_order_relaxed)) return;
+  // Sources that cannot be blocked on still need idle cores to poll them in block mode.
+  if (mode_ == Mode::block) {
+    hooks_.push_back(scheduler_.add_idle_hook([this] { return poll_round(); }));
+  }
+  hooks_.push_back(scheduler_.add_timer_hook(std::chrono::nanoseconds(timer_poll_ns_),
+                                             [this] { poll_round(); }));
+  // release: as in ensure_polling.
+  timer_started_.store(true, std::memory_order_release);
+}
+
+void Manager::ensure_blocker() {
+  if (blocker_started_.load(std::memory_order_acquire)) return;
+  std::lock_guard guard(start_mutex_);
+  if (blocker_started_.load(std::memory_order_relaxed)) return;
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (wake_fd_ < 0) fatal("I/O manager: eventfd for the spare kernel thread failed");
+  blocker_ = std::thread([this] { blocker_main(); });
+  // release: as in ensure_polling.
+  blocker_started_.store(true, std::memory_order_release);
+}
+
+void Manager::link(FdWait* wait) noexcept {
+  wait->prev = nullptr;
+  wait->next = waits_;
+  if (waits_ != nullptr) waits_->prev = wait;
+  waits_ = wait;
+  pending_.fetch_add(1, std::memory_order_relaxed);
+  if (!wait->armed) polled_waits_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Manager::unlink(FdWait* wait) noexcept {
+  if (wait->prev != nullptr) {
+    wait->prev->next = wait->next;
+  } else {
+    waits_ = wait->next;
+  }
+  if (wait->next != nullptr) wait->next->prev = wait->prev;
+  pending_.fetch_sub(1, std::memory_order_relaxed);
+  if (!wait->armed) polled_waits_.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void Manager::complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexcept {
+  unlink(wait);
+  wait->done = true;
+  wait->detected_ns = now_ns;
+  if (by_blocker) {
+    counters_.block_detections.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    counters_.poll_detections.fetch_add(1, std::memory_order_relaxed);
+    counters_.poll_gap_ns.fetch_add(static_cast<std::uint64_t>(now_ns - wait->last_miss_ns),
+                                    std::memory_order_relaxed);
+    counters_.poll_gaps.fetch_add(1, std::memory_order_relaxed);
+  }
+  weft::detail::unpark(wait->fiber, wait->epoch);
+}
+
+bool Manager::wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns) {
+  weft::detail::Fiber* self = weft::detail::current_fiber();
+  if (mode_ == Mode::block) {
+    ensure_blocker();
+  } else {
+    ensure_polling();
+    if (mode_ == Mode::poll) ensure_timer();
+    if (mode_ == Mode::automatic) ensure_blocker();
+  }
+  FdWait wait;
+  wait.fds = fds;
+  wait.count = count;
+  wait.fiber = self;
+  wait.registered_ns = wait.last_miss_ns = steady_now_ns();
+  // Polled first (unless the mode is block): the core that parks us is about to look for work
+  // and poll. The switch and sleep hooks hand the wait to the spare thread when no core polls.
+  wait.armed = mode_ == Mode::block;
+  lock_.lock();
+  wait.epoch = weft::detail::prepare_park(self);
+  link(&wait);
+  if (wait.armed) {
+    wake_blocker_locked();
+  } else {
+    newest_polled_ns_ = wait.registered_ns;
+  }
+  lock_.unlock();
+  weft::detail::TimerNode timer;
+  if (deadline_ns >= 0) {
+    timer.deadline_ns = deadline_ns;
+    timer.fiber = self;
+    timer.epoch = wait.epoch;
+    weft::detail::current_vp()->timers().add(&timer);
+  }
+  weft::detail::park();
+  if (deadline_ns >= 0) timer.heap->cancel(&timer);
+  // Taking the lock also waits for a completer still inside complete() with our frame.
+  lock_.lock();
+  if (!wait.done) unlink(&wait);
+  lock_.unlock();
+  if (wait.done) {
+    counters_.wakeups.fetch_add(1, std::memory_order_relaxed);
+    counters_.wakeup_ns.fetch_add(static_cast<std::uint64_t>(steady_now_ns() - wait.detected_ns),
+                                  std::memory_order_relaxed);
+  }
+  return wait.done;
+}
+
+std::uint64_t Manager::add_source(SourceSpec spec) {
+  if (in_callback()) {
+    throw Error("weft::io::Source: source '" + spec.name +
+                "' is registered from inside an I/O manager callback; register it from a thread");
+  }
+  const bool blockable = spec.fd >= 0;
+  const bool to_block = blockable && (mode_ == Mode::block || spec.low_reactivity);
+  if (!blockable || mode_ != Mode::block) ensure_polling();
+  if (!blockable || mode_ == Mode::poll) ensure_timer();
+  if (blockable && mode_ != Mode::poll) ensure_blocker();
+  auto entry = std::make_unique<SourceEntry>();
+  entry->spec = std::move(spec);
+  entry->armed = to_block;
+  lock_.lock();
+  entry->id = next_source_id_++;
+  const std::uint64_t id = entry->id;
+  sources_.push_back(std::move(entry));
+  pending_.fetch_add(1, std::memory_order_relaxed);
+  if (to_block) {
+    wake_blocker_locked();
+  } else if (blockable && mode_ == Mode::automatic) {
+    unarmed_sources_.fetch_add(1, std::memory_order_relaxed);
+  }
+  lock_.unlock();
+  return id;
+}
+
+void Manager::remove_source(std::uint64_t id) {
+  // A callback already holds the lock: flag the source, the round erases it.
+  const bool held = in_callback();
+  if (!held) lock_.lock();
+  for (auto& entry : sources_) {
+    if (entry->id == id && !entry->removed) {
+      entry->removed = true;
+      pending_.fetch_sub(1, std::memory_order_relaxed);
+      if (!entry->armed && entry->spec.fd >= 0 && mode_ == Mode::automatic) {
+        unarmed_sources_.fetch_sub(1, std::memory_order_relaxed);
+      }
+      break;
+    }
+  }
+  if (!held) {
+    sweep_removed();
+    lock_.unlock();
+  }
+}
+
+void Manager::sweep_removed() noexcept {
+  std::erase_if(sources_, [](const auto& entry) { return entry->removed; });
+}
+
+bool Manager::call(SourceEntry& source, const std::function<bool()>& callback) noexcept {
+  try {
+    return callback();
+  } catch (const std::exception& e) {
+    fatal("I/O manager: a callback of source '" + source.spec.name + "' threw: " + e.what());
+  } catch (...) {
+    fatal("I/O manager: a callback of source '" + source.spec.name + "' threw");
+  }
+}
+
+bool Manager::poll_round() noexcept {
+  if (pending_.load(std::memory_order_relaxed) == 0) return false;
+  // Another core polling now does this round's work.
+  if (!lock_.try_lock()) return false;
+  CallbackScope scope;
+  // In block mode only what cannot be blocked on is polled.
+  const bool everything = mode_ != Mode::block;
+  const std::int64_t now = steady_now_ns();
+  bool progress = false;
+  bool checked = false;
+  round_fds_.clear();
+  round_waits_.clear();
+  if (everything) {
+    for (FdWait* wait = waits_; wait != nullptr; wait = wait->next) {
+      round_waits_.push_back(wait);
+      for (nfds_t i = 0; i < wait->count; ++i) {
+        round_fds_.push_back({wait->fds[i].fd, wait->fds[i].events, 0});
+      }
+    }
+  }
+  if (!round_fds_.empty()) {
+    checked = true;
+    // One poll(2) for every waiting descriptor: the group call of descriptor waits.
+    if (libc::poll(round_fds_.data(), round_fds_.size(), 0) > 0) {
+      std::size_t slot = 0;
+      for (FdWait* wait : round_waits_) {
+        bool ready = false;
+        for (nfds_t i = 0; i < wait->count; ++i) ready = ready || round_fds_[slot + i].revents != 0;
+        slot += wait->count;
+        if (ready) {
+          complete(wait, false, now);
+          progress = true;
+        } else {
+          wait->last_miss_ns = now;
+        }
+      }
+    } else {
+      for (FdWait* wait : round_waits_) wait->last_miss_ns = now;
+    }
+  }
+  round_groups_.clear();
+  // Callbacks may flag sources (removal), never add or erase them: indices stay valid.
+  for (std::size_t i = 0; i < sources_.size(); ++i) {
+    SourceEntry& source = *sources_[i];
+    if (source.removed || (!everything && source.spec.fd >= 0)) continue;
+    checked = true;
+    bool found = false;
+    if (Group* group = source.spec.group.get()) {
+      if (std::find(round_groups_.begin(), round_groups_.end(), group) != round_groups_.end()) {
+        continue;
+      }
+      round_groups_.push_back(group);
+      found = call(source, group->poll_all);
+    } else {
+      found = call(source, source.spec.poll);
+    }
+    if (found) {
+      progress = true;
+      counters_.poll_detections.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  sweep_removed();
+  lock_.unlock();
+  if (checked) counters_.polls.fetch_add(1, std::memory_order_relaxed);
+  return progress;
+}
+
+bool Manager::idle_hook() noexcept {
+  return poll_round();
+}
+
+bool Manager::sleep_hook() noexcept {
+  // An idle core polls the waits for io.idle_poll_us after the youngest was registered (the
+  // event usually comes soon after a request); after that the wait is not worth a core.
+  if (polled_waits_.load(std::memory_order_relaxed) > 0) {
+    lock_.lock();
+    const std::int64_t newest = newest_polled_ns_;
+    lock_.unlock();
+    if (steady_now_ns() - newest < idle_poll_ns_) return true;
+  }
+  // No core polls once this one sleeps (others may sleep too): blocking takes over.
+  if (mode_ == Mode::automatic) hand_off();
+  return false;
+}
+
+void Manager::switch_hook() noexcept {
+  if (mode_ == Mode::poll) {
+    if (pending_.load(std::memory_order_relaxed) == 0) return;
+    const std::int64_t now = steady_now_ns();
+    std::int64_t last = last_switch_poll_ns_.load(std::memory_order_relaxed);
+    // Rate limit: one core polls per io.switch_poll_us; relaxed, as the time is only a hint.
+    if (now - last >= switch_poll_ns_ &&
+        last_switch_poll_ns_.compare_exchange_strong(last, now, std::memory_order_relaxed)) {
+      poll_round();
+    }
+    return;
+  }
+  // The processor switches into a thread (not to its idle loop, where it will poll) while no
+  // core looks for work: all cores are busy, so blocking takes over (PIOMan's decision).
+  if (polled_waits_.load(std::memory_order_relaxed) +
+          unarmed_sources_.load(std::memory_order_relaxed) ==
+      0) {
+    return;
+  }
+  if (scheduler_.searching_vps() == 0 && this_thread::is_weft_thread()) hand_off();
+}
+
+void Manager::hand_off() noexcept {
+  if (polled_waits_.load(std::memory_order_relaxed) +
+          unarmed_sources_.load(std::memory_order_relaxed) ==
+      0) {
+    return;
+  }
+  lock_.lock();
+  bool moved = false;
+  for (FdWait* wait = waits_; wait != nullptr; wait = wait->next) {
+    if (!wait->armed) {
+      wait->armed = true;
+      moved = true;
+    }
+  }
+  for (auto& source : sources_) {
+    if (!source->armed && !source->removed && source->spec.fd >= 0) {
+      source->armed = true;
+      moved = true;
+    }
+  }
+  polled_waits_.store(0, std::memory_order_relaxed);
+  unarmed_sources_.store(0, std::memory_order_relaxed);
+  if (moved) {
+    counters_.handoffs.fetch_add(1, std::memory_order_relaxed);
+    wake_blocker_locked();
+  }
+  lock_.unlock();
+}
+
+}  // namespace weft::io::detail

@@ -1,0 +1,165 @@
+// The I/O manager of one scheduler: the pending waits of user threads on descriptors, the
+// registered event sources, and who detects them (see docs/io_manager.md for the decision).
+//
+// Everything the manager holds is guarded by one spin lock, which is also held while any
+// callback of a source runs: callbacks of one manager never run concurrently, and a source
+// removed under the lock has no callback running. Polling rounds only try the lock (a core that
+// finds another one polling goes on with its own work); the spare kernel thread takes it to build
+// its descriptor set and to complete what it saw, never while it blocks.
+#pragma once
+
+#include <poll.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "weft/detail/spin_lock.h"
+#include "weft/io.h"
+#include "weft/scheduler.h"
+#include "weft/thread.h"
+
+namespace weft::detail {
+struct Fiber;
+}
+
+namespace weft::io::detail {
+
+// A user thread parked until one of its descriptors is ready. Lives in the waiter's frame.
+struct FdWait {
+  FdWait* next = nullptr;
+  FdWait* prev = nullptr;
+  const pollfd* fds = nullptr;  // the waiter's descriptors; only fd and events are read
+  nfds_t count = 0;
+  weft::detail::Fiber* fiber = nullptr;
+  std::uint64_t epoch = 0;
+  bool armed = false;            // in the spare kernel thread's set
+  bool done = false;             // detected; the waiter has been woken
+  std::uint64_t generation = 0;  // blocking call whose descriptor set holds it
+  std::size_t slot = 0;          // its first descriptor there
+  std::int64_t registered_ns = 0;
+  std::int64_t last_miss_ns = 0;  // last poll that found nothing
+  std::int64_t detected_ns = 0;
+};
+
+struct SourceEntry {
+  std::uint64_t id = 0;
+  SourceSpec spec;
+  bool removed = false;  // removed from inside a callback: erased at the end of the round
+  bool armed = false;
+  std::uint64_t generation = 0;
+  std::size_t slot = 0;
+};
+
+// Marks the calling kernel thread as running the manager's callbacks (it holds the lock): the
+// interposed calls a callback makes go straight to the C library, and a removal only flags.
+class CallbackScope {
+ public:
+  CallbackScope() noexcept;
+  ~CallbackScope();
+  CallbackScope(const CallbackScope&) = delete;
+  CallbackScope& operator=(const CallbackScope&) = delete;
+};
+
+class Manager final : public Scheduler::Service {
+ public:
+  explicit Manager(Scheduler& scheduler);
+  ~Manager() override;
+  void stop() override;
+
+  // The manager of the running scheduler, or null.
+  static Manager* running() noexcept;
+  // True on a kernel thread that is running one of the manager's callbacks.
+  static bool in_callback() noexcept;
+
+  Mode mode() const noexcept { return mode_; }
+  // Parks the calling user thread until one of `fds` is ready (true) or the steady_clock
+  // deadline in ns passes (false; -1 for none).
+  bool wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns);
+  std::uint64_t add_source(SourceSpec spec);
+  void remove_source(std::uint64_t id);
+  Stats stats() const;
+
+ private:
+  struct Counters {
+    std::atomic<std::uint64_t> polls{0};
+    std::atomic<std::uint64_t> poll_detections{0};
+    std::atomic<std::uint64_t> blocks{0};
+    std::atomic<std::uint64_t> block_detections{0};
+    std::atomic<std::uint64_t> handoffs{0};
+    std::atomic<std::uint64_t> wakeups{0};
+    std::atomic<std::uint64_t> poll_gap_ns{0};
+    std::atomic<std::uint64_t> poll_gaps{0};
+    std::atomic<std::uint64_t> wakeup_ns{0};
+  };
+
+  // Lazy start of what the mode needs, at the first wait or source: a process that never waits
+  // for I/O pays for no hook and no extra kernel thread.
+  void ensure_polling();
+  void ensure_timer();
+  void ensure_blocker();
+
+  bool poll_round() noexcept;
+  bool idle_hook() noexcept;
+  bool sleep_hook() noexcept;
+  void switch_hook() noexcept;
+  void hand_off() noexcept;
+
+  // All under lock_.
+  void link(FdWait* wait) noexcept;
+  void unlink(FdWait* wait) noexcept;
+  void complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexcept;
+  bool call(SourceEntry& source, const std::function<bool()>& callback) noexcept;
+  void sweep_removed() noexcept;
+  void wake_blocker_locked() noexcept;
+
+  void blocker_main() noexcept;
+  void spawn_io_threads();
+  void print_stats() const;
+
+  Scheduler& scheduler_;
+  const Mode mode_;
+  const bool print_stats_at_exit_;
+  const std::int64_t idle_poll_ns_;
+  const std::int64_t switch_poll_ns_;
+  const std::int64_t timer_poll_ns_;
+
+  weft::detail::SpinLock lock_;
+  FdWait* waits_ = nullptr;
+  std::vector<std::unique_ptr<SourceEntry>> sources_;
+  std::uint64_t next_source_id_ = 1;
+  std::vector<pollfd> round_fds_;  // the polling round's descriptors
+  std::vector<FdWait*> round_waits_;
+  std::vector<Group*> round_groups_;
+  std::int64_t newest_polled_ns_ = 0;  // registration of the youngest polled wait
+  bool blocker_blocked_ = false;       // the spare thread is in, or heading to, its blocking call
+  bool blocker_woken_ = false;         // ... and its wake-up descriptor has been written
+  bool blocker_stopping_ = false;
+  std::uint64_t generation_ = 0;
+
+  // Hints for the hooks, written under lock_ and read without it: a stale value only delays a
+  // poll or a hand-off to the next hook call, which re-checks under the lock.
+  std::atomic<int> pending_{0};          // waits and sources
+  std::atomic<int> polled_waits_{0};     // waits not armed in the spare thread's set
+  std::atomic<int> unarmed_sources_{0};  // sources with a descriptor, not armed (auto mode)
+  std::atomic<std::int64_t> last_switch_poll_ns_{0};
+
+  std::mutex start_mutex_;
+  std::atomic<bool> polling_started_{false};
+  std::atomic<bool> timer_started_{false};
+  std::atomic<bool> blocker_started_{false};
+  std::vector<Scheduler::HookId> hooks_;
+  int wake_fd_ = -1;
+  std::thread blocker_;
+
+  std::atomic<bool> io_threads_stop_{false};
+  std::vector<Thread> io_threads_;
+
+  Counters counters_;
+};
+
+}  // namespace weft::io::detail

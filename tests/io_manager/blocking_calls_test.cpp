@@ -1,0 +1,391 @@
+// The blocking system calls libweft interposes: a user thread blocked in one of them leaves its
+// core to the others, is woken by the event, and gets the C library's result.
+#include <errno.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "io_test_util.h"
+#include "weft/io.h"
+#include "weft/scheduler.h"
+#include "weft/this_thread.h"
+#include "weft/thread.h"
+
+namespace weft {
+namespace {
+
+using testing::finishes;
+using testing::io_config;
+using Clock = std::chrono::steady_clock;
+
+class Descriptors {
+ public:
+  Descriptors() = default;
+  Descriptors(const Descriptors&) = delete;
+  Descriptors& operator=(const Descriptors&) = delete;
+  ~Descriptors() {
+    for (int fd : fds_) ::close(fd);
+  }
+  void pipe(int fds[2]) {
+    ASSERT_EQ(::pipe(fds), 0);
+    fds_.insert(fds_.end(), {fds[0], fds[1]});
+  }
+  void socketpair(int fds[2]) {
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    fds_.insert(fds_.end(), {fds[0], fds[1]});
+  }
+  int adopt(int fd) {
+    fds_.push_back(fd);
+    return fd;
+  }
+
+ private:
+  std::vector<int> fds_;
+};
+
+class BlockingCalls : public ::testing::TestWithParam<std::string> {};
+
+INSTANTIATE_TEST_SUITE_P(Modes, BlockingCalls, ::testing::ValuesIn(testing::io_modes()),
+                         [](const auto& info) { return info.param; });
+
+// One core: if read() held the kernel thread, the writer (the only other thread) could never run.
+TEST_P(BlockingCalls, ReadOnAPipeLeavesTheCoreToAnotherThread) {
+  Descriptors descriptors;
+  int fds[2];
+  descriptors.pipe(fds);
+  Scheduler scheduler(io_config(GetParam(), 1));
+  std::atomic<bool> done{false};
+  std::atomic<int> yields_while_reading{0};
+  std::atomic<bool> reading{false};
+  char got = 0;
+  ssize_t result = 0;
+  Thread reader = spawn([&] {
+    reading.store(true);
+    result = ::read(fds[0], &got, 1);
+    reading.store(false);
+    done.store(true);
+  });
+  Thread writer = spawn([&] {
+    while (!reading.load()) this_thread::yield();
+    // The reader is inside read(): these yields only run if it left the core.
+    for (int i = 0; i < 100; ++i) {
+      if (reading.load()) yields_while_reading.fetch_add(1);
+      this_thread::yield();
+    }
+    const char byte = 'x';
+    EXPECT_EQ(::write(fds[1], &byte, 1), 1);
+  });
+  const bool finished = finishes([&] { return done.load(); },
+                                 [&] { [[maybe_unused]] auto n = ::write(fds[1], "!", 1); });
+  reader.join();
+  writer.join();
+  EXPECT_TRUE(finished) << "read() held the only core";
+  EXPECT_EQ(result, 1);
+  EXPECT_EQ(got, 'x');
+  EXPECT_GT(yields_while_reading.load(), 0);
+}
+
+// An external process (forked, using system calls only) answers 8-byte messages over a socket
+// pair; the reader, a user thread, is woken by each answer whatever the mode, while another user
+// thread of its core keeps computing.
+TEST_P(BlockingCalls, ExternalProcessWakesTheReader) {
+  Descriptors descriptors;
+  int fds[2];
+  descriptors.socketpair(fds);
+  constexpr int kRounds = 200;
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Only async-signal-safe system calls in the child of a multithreaded process.
+    std::uint64_t value = 0;
+    for (int i = 0; i < kRounds; ++i) {
+      if (::syscall(SYS_read, fds[1], &value, sizeof value) != sizeof value) ::_exit(2);
+      // Every fourth answer comes late, so that the reader is surely parked by then.
+      if (i % 4 == 0) {
+        const timespec pause{0, 2'000'000};
+        ::syscall(SYS_nanosleep, &pause, nullptr);
+      }
+      ++value;
+      if (::syscall(SYS_write, fds[1], &value, sizeof value) != sizeof value) ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  Scheduler scheduler(io_config(GetParam(), 1));
+  std::atomic<bool> done{false};
+  std::atomic<long> computed{0};
+  bool answers_right = true;
+  Thread talker = spawn([&] {
+    for (std::uint64_t i = 0; i < kRounds; ++i) {
+      const std::uint64_t sent = i * 10;
+      if (::send(fds[0], &sent, sizeof sent, 0) != sizeof sent) answers_right = false;
+      std::uint64_t answer = 0;
+      ssize_t got = i % 2 == 0 ? ::recv(fds[0], &answer, sizeof answer, 0)
+                               : ::read(fds[0], &answer, sizeof answer);
+      if (got != sizeof answer || answer != sent + 1) answers_right = false;
+    }
+    done.store(true);
+  });
+  Thread computer = spawn([&] {
+    while (!done.load()) {
+      computed.fetch_add(1);
+      this_thread::yield();
+    }
+  });
+  const bool finished = finishes([&] { return done.load(); }, [&] { ::kill(child, SIGKILL); });
+  talker.join();
+  computer.join();
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(finished);
+  EXPECT_TRUE(answers_right);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_GT(computed.load(), 0);
+  const io::Stats stats = io::stats();
+  EXPECT_GT(stats.wakeups, 0u);
+  if (GetParam() == "poll") {
+    EXPECT_EQ(stats.blocks, 0u);
+    EXPECT_EQ(stats.block_detections, 0u);
+    EXPECT_GT(stats.poll_detections, 0u);
+  }
+  if (GetParam() == "block") {
+    EXPECT_EQ(stats.poll_detections, 0u);
+    EXPECT_GT(stats.block_detections, 0u);
+  }
+}
+
+// Sleeps of 1 to 50 ms through the C library's names, on one core: they wake in deadline
+// order, never early, and another thread runs while they sleep.
+TEST_P(BlockingCalls, SleepsWakeInOrderAndNeverEarly) {
+  Scheduler scheduler(io_config(GetParam(), 1));
+  std::mutex mutex;
+  std::vector<Clock::time_point> woken;
+  std::atomic<int> early{0};
+  std::atomic<int> sleeping{0};
+  std::atomic<bool> ran_during_a_sleep{false};
+  std::atomic<int> left{0};
+  std::vector<Thread> sleepers;
+  const std::vector<int> order = {9, 2, 14, 0, 11, 5, 16, 7, 1, 13, 4, 10, 3, 15, 6, 12, 8};
+  left.store(static_cast<int>(order.size()));
+  for (int i : order) {
+    sleepers.push_back(spawn([&, i] {
+      const auto duration = std::chrono::milliseconds(1 + 3 * i);  // 1..49 ms
+      const auto deadline = Clock::now() + duration;
+      sleeping.fetch_add(1);
+      switch (i % 4) {
+        case 0: {
+          const timespec request{0, static_cast<long>(duration.count()) * 1'000'000};
+          EXPECT_EQ(::nanosleep(&request, nullptr), 0);
+          break;
+        }
+        case 1:
+          EXPECT_EQ(::usleep(static_cast<useconds_t>(duration.count() * 1000)), 0);
+          break;
+        case 2: {
+          const timespec request{0, static_cast<long>(duration.count()) * 1'000'000};
+          EXPECT_EQ(::clock_nanosleep(CLOCK_MONOTONIC, 0, &request, nullptr), 0);
+          break;
+        }
+        default: {
+          timespec absolute{};
+          ::clock_gettime(CLOCK_MONOTONIC, &absolute);
+          absolute.tv_nsec += static_cast<long>(duration.count()) * 1'000'000;
+          absolute.tv_sec += absolute.tv_nsec / 1'000'000'000;
+          absolute.tv_nsec %= 1'000'000'000;
+          EXPECT_EQ(::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &absolute, nullptr), 0);
+          break;
+        }
+      }
+      sleeping.fetch_sub(1);
+      if (Clock::now() < deadline) early.fetch_add(1);
+      {
+        std::lock_guard lock(mutex);
+        woken.push_back(deadline);
+      }
+      left.fetch_sub(1);
+    }));
+  }
+  Thread watcher = spawn([&] {
+    while (left.load() > 0) {
+      if (sleeping.load() > 0) ran_during_a_sleep.store(true);
+      this_thread::yield();
+    }
+  });
+  for (Thread& sleeper : sleepers) sleeper.join();
+  watcher.join();
+  EXPECT_EQ(early.load(), 0);
+  EXPECT_EQ(woken.size(), order.size());
+  EXPECT_TRUE(std::is_sorted(woken.begin(), woken.end()));
+  EXPECT_TRUE(ran_during_a_sleep.load());
+}
+
+TEST_P(BlockingCalls, PollSelectAndEpollTimeOutNeverEarlyAndSeeReadiness) {
+  Descriptors descriptors;
+  int quiet[2];
+  int busy[2];
+  descriptors.pipe(quiet);
+  descriptors.pipe(busy);
+  const int epoll = descriptors.adopt(::epoll_create1(EPOLL_CLOEXEC));
+  ASSERT_GE(epoll, 0);
+  epoll_event interest{};
+  interest.events = EPOLLIN;
+  interest.data.fd = busy[0];
+  ASSERT_EQ(::epoll_ctl(epoll, EPOLL_CTL_ADD, busy[0], &interest), 0);
+  Scheduler scheduler(io_config(GetParam(), 1));
+  std::atomic<int> early{0};
+  Thread timeouts = spawn([&] {
+    auto start = Clock::now();
+    pollfd entry{quiet[0], POLLIN, 0};
+    EXPECT_EQ(::poll(&entry, 1, 5), 0);
+    if (Clock::now() - start < std::chrono::milliseconds(5)) early.fetch_add(1);
+
+    start = Clock::now();
+    fd_set read;
+    FD_ZERO(&read);
+    FD_SET(quiet[0], &read);
+    timeval timeout{0, 5000};
+    EXPECT_EQ(::select(quiet[0] + 1, &read, nullptr, nullptr, &timeout), 0);
+    EXPECT_FALSE(FD_ISSET(quiet[0], &read));
+    if (Clock::now() - start < std::chrono::milliseconds(5)) early.fetch_add(1);
+
+    start = Clock::now();
+    epoll_event event{};
+    EXPECT_EQ(::epoll_wait(epoll, &event, 1, 5), 0);
+    if (Clock::now() - start < std::chrono::milliseconds(5)) early.fetch_add(1);
+  });
+  timeouts.join();
+  EXPECT_EQ(early.load(), 0);
+
+  // Each call waits for a byte the other thread writes after it started waiting.
+  std::atomic<int> step{0};
+  Thread waiter = spawn([&] {
+    pollfd entry{busy[0], POLLIN, 0};
+    step.store(1);
+    EXPECT_EQ(::poll(&entry, 1, -1), 1);
+    EXPECT_TRUE(entry.revents & POLLIN);
+    char byte;
+    EXPECT_EQ(::read(busy[0], &byte, 1), 1);
+
+    fd_set read;
+    FD_ZERO(&read);
+    FD_SET(busy[0], &read);
+    step.store(2);
+    EXPECT_EQ(::select(busy[0] + 1, &read, nullptr, nullptr, nullptr), 1);
+    EXPECT_TRUE(FD_ISSET(busy[0], &read));
+    EXPECT_EQ(::read(busy[0], &byte, 1), 1);
+
+    epoll_event event{};
+    step.store(3);
+    EXPECT_EQ(::epoll_wait(epoll, &event, 1, -1), 1);
+    EXPECT_EQ(event.data.fd, busy[0]);
+    EXPECT_EQ(::read(busy[0], &byte, 1), 1);
+    step.store(4);
+  });
+  Thread writer = spawn([&] {
+    for (int expected = 1; expected <= 3; ++expected) {
+      while (step.load() != expected) this_thread::yield();
+      for (int i = 0; i < 10; ++i) this_thread::yield();
+      EXPECT_EQ(::write(busy[1], "x", 1), 1);
+      while (step.load() == expected) this_thread::yield();
+    }
+  });
+  const bool finished = finishes([&] { return step.load() == 4; },
+                                 [&] {
+                                   for (int i = 0; i < 3; ++i)
+                                     [[maybe_unused]] auto n = ::write(busy[1], "!", 1);
+                                 });
+  waiter.join();
+  writer.join();
+  EXPECT_TRUE(finished);
+}
+
+TEST_P(BlockingCalls, AcceptAndConnectOnOneCore) {
+  Descriptors descriptors;
+  const int listener = descriptors.adopt(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  ASSERT_GE(listener, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  // Abstract name: nothing on the file system to clean up.
+  const std::string name = "weft-io-test-" + std::to_string(::getpid()) + "-" + GetParam();
+  std::copy(name.begin(), name.end(), address.sun_path + 1);
+  const auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
+  ASSERT_EQ(::listen(listener, 4), 0);
+  Scheduler scheduler(io_config(GetParam(), 1));
+  std::atomic<bool> accepting{false};
+  std::atomic<bool> done{false};
+  Thread server = spawn([&] {
+    accepting.store(true);
+    const int connection = ::accept(listener, nullptr, nullptr);
+    EXPECT_GE(connection, 0);
+    char byte = 0;
+    EXPECT_EQ(::read(connection, &byte, 1), 1);
+    EXPECT_EQ(byte, 'c');
+    ::close(connection);
+    done.store(true);
+  });
+  Thread client = spawn([&] {
+    while (!accepting.load()) this_thread::yield();
+    for (int i = 0; i < 10; ++i) this_thread::yield();
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), length), 0);
+    EXPECT_EQ(::write(fd, "c", 1), 1);
+    ::close(fd);
+  });
+  const bool finished = finishes([&] { return done.load(); }, [] {});
+  server.join();
+  client.join();
+  EXPECT_TRUE(finished);
+}
+
+TEST_P(BlockingCalls, NonBlockingDescriptorsStillReturnEagain) {
+  Descriptors descriptors;
+  int fds[2];
+  descriptors.pipe(fds);
+  ASSERT_EQ(::fcntl(fds[0], F_SETFL, O_NONBLOCK), 0);
+  Scheduler scheduler(io_config(GetParam(), 1));
+  Thread reader = spawn([&] {
+    char byte;
+    errno = 0;
+    EXPECT_EQ(::read(fds[0], &byte, 1), -1);
+    EXPECT_EQ(errno, EAGAIN);
+    EXPECT_EQ(::recv(fds[0], &byte, 1, MSG_DONTWAIT), -1);
+    // A bad descriptor is the C library's business too.
+    EXPECT_EQ(::read(-1, &byte, 1), -1);
+    EXPECT_EQ(errno, EBADF);
+  });
+  reader.join();
+}
+
+TEST(BlockingCallsOutsideWeft, GoStraightToTheCLibrary) {
+  Descriptors descriptors;
+  int fds[2];
+  descriptors.pipe(fds);
+  Scheduler scheduler(io_config("auto", 1));
+  // The main thread is no user thread: these block it, as in any program.
+  EXPECT_EQ(::write(fds[1], "ab", 2), 2);
+  char bytes[2];
+  EXPECT_EQ(::read(fds[0], bytes, 2), 2);
+  const auto start = Clock::now();
+  EXPECT_EQ(::usleep(2000), 0);
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(2));
+  EXPECT_EQ(io::stats().wakeups, 0u);
+}
+
+}  // namespace
+}  // namespace weft

@@ -1,0 +1,49 @@
+// Helpers of the I/O manager tests: configurations from explicit settings only (the developer's
+// WEFT_* environment cannot change what a test checks) and a watchdog that turns a hang into a
+// failure.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "weft/config.h"
+
+namespace weft::testing {
+
+inline Config io_config(const std::string& mode, int vps,
+                        std::vector<std::pair<std::string, std::string>> more = {}) {
+  ConfigOverrides overrides;
+  overrides.settings = {{"topology", "synthetic:pack:1 core:" + std::to_string(vps) + " pu:1"},
+                        {"scheduler.vps", std::to_string(vps)},
+                        {"io.mode", mode}};
+  for (auto& setting : more) overrides.settings.push_back(std::move(setting));
+  return Config::load(overrides, {});
+}
+
+// Waits, on the calling kernel thread, until `done` holds or a generous limit passes; on
+// timeout calls `rescue` (which must let the stuck threads finish) and returns false. The limit
+// only bounds a hang: no test asserts on how long anything took.
+inline bool finishes(const std::function<bool()>& done, const std::function<void()>& rescue,
+                     std::chrono::seconds limit = std::chrono::seconds(30)) {
+  const auto give_up = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > give_up) {
+      rescue();
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+inline const std::vector<std::string>& io_modes() {
+  static const std::vector<std::string> modes = {"auto", "poll", "block"};
+  return modes;
+}
+
+}  // namespace weft::testing
