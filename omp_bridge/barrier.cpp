@@ -1,7 +1,7 @@
 #include "task_scheduling.h"
 #include "team.h"
 #include "thread_state.h"
-#include "wait.h"
+#include "weft/this_thread.h"
 
 namespace weft::omp {
 
@@ -14,6 +14,7 @@ bool TeamBarrier::try_complete(std::uint64_t generation) {
   // acq_rel: the winner sees every arrival; its release of the generation publishes them all.
   if (!arrived_.compare_exchange_strong(expected, 0, std::memory_order_acq_rel)) return false;
   generation_.store(generation + 1, std::memory_order_release);
+  signal_.notify();
   return true;
 }
 
@@ -27,7 +28,7 @@ void TeamBarrier::wait(ThreadState& self) {
     if (cancelled_.load(std::memory_order_relaxed)) return;
     if (try_complete(generation)) return;
     if (run_one_task(self, nullptr)) continue;
-    wait_for([&] {
+    signal_.wait([&] {
       return generation_.load(std::memory_order_acquire) != generation || tasks_.maybe_ready() ||
              cancelled_.load(std::memory_order_relaxed) ||
              (arrived_.load(std::memory_order_relaxed) == size_ && tasks_.pending() == 0);
@@ -38,10 +39,15 @@ void TeamBarrier::wait(ThreadState& self) {
 void worker_join(ThreadState& self, Team& team) {
   while (team.tasks.pending() != 0) {
     if (run_one_task(self, nullptr)) continue;
-    wait_for([&] { return team.tasks.pending() == 0 || team.tasks.maybe_ready(); });
+    team.signal.wait([&] { return team.tasks.pending() == 0 || team.tasks.maybe_ready(); });
   }
+  // relaxed: the master waits for 0 only after it saw the join below, which comes after this.
+  team.touching.fetch_add(1, std::memory_order_relaxed);
   // release: the worker's writes in the region, for the master.
   team.joined.fetch_add(1, std::memory_order_release);
+  team.signal.notify();
+  // release: the worker's last touch of the team.
+  team.touching.fetch_sub(1, std::memory_order_release);
 }
 
 void master_join(ThreadState& self, Team& team) {
@@ -52,8 +58,10 @@ void master_join(ThreadState& self, Team& team) {
   };
   while (!done()) {
     if (run_one_task(self, nullptr)) continue;
-    wait_for([&] { return done() || team.tasks.maybe_ready(); });
+    team.signal.wait([&] { return done() || team.tasks.maybe_ready(); });
   }
+  // A thread that made done() true may still be notifying: a short window.
+  while (team.touching.load(std::memory_order_acquire) != 0) this_thread::yield();
 }
 
 }  // namespace weft::omp

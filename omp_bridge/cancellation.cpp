@@ -59,6 +59,8 @@ bool GOMP_cancel(int which, bool do_cancel) {
   switch (which) {
     case kParallel:
       state.team().cancelled.store(true, std::memory_order_relaxed);
+      // Threads asleep in a barrier leave it.
+      state.team().signal.notify();
       break;
     case kLoop:
     case kSections:

@@ -124,9 +124,12 @@ void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(
   }
   if (loop_bounds != nullptr) std::memcpy(task->data, loop_bounds, 2 * sizeof(long));
   adopt_child(self, *task);
-  std::lock_guard<weft::Mutex> lock(team.tasks.lock());
-  if (depend != nullptr) register_dependences(*task->parent, *task, depend);
-  if (task->blockers.load(std::memory_order_relaxed) == 0) team.tasks.push(task);
+  {
+    std::lock_guard<weft::Mutex> lock(team.tasks.lock());
+    if (depend != nullptr) register_dependences(*task->parent, *task, depend);
+    if (task->blockers.load(std::memory_order_relaxed) == 0) team.tasks.push(task);
+  }
+  team.signal.notify();
 }
 
 int task_priority(unsigned flags, int priority) {

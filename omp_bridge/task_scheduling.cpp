@@ -30,11 +30,16 @@ void finish(Team& team, Task& task) {
       }
     }
   }
+  // relaxed: the master waits for 0 only after the team's pending count below reaches 0.
+  team.touching.fetch_add(1, std::memory_order_relaxed);
   // release: a waiter that sees the count drop sees what the task wrote.
   if (task.counted_in != nullptr) task.counted_in->pending.fetch_sub(1, std::memory_order_release);
   parent->children.fetch_sub(1, std::memory_order_release);
-  // Last touch of the team: the region may end as soon as no task is pending.
   team.tasks.finished();
+  // Wakes whoever waits for the counts above or for the successors made ready.
+  team.signal.notify();
+  // release: the last touch of the team; the region may end once no task is pending.
+  team.touching.fetch_sub(1, std::memory_order_release);
   if (!parent->implicit) release_task(parent);
   release_task(&task);
 }

@@ -25,7 +25,7 @@ void wait_running_tasks(ThreadState& self, const Task* ancestor, Pred pred) {
   while (!pred()) {
     const std::uint64_t seen = tasks.pushes();
     if (run_one_task(self, ancestor)) continue;
-    wait_for([&] { return pred() || tasks.pushes() != seen; });
+    self.team().signal.wait([&] { return pred() || tasks.pushes() != seen; });
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "icv.h"
+#include "signal.h"
 #include "task.h"
 #include "work_share.h"
 
@@ -19,8 +20,8 @@ struct ThreadState;
 // finished; threads waiting at it run the team's queued tasks.
 class TeamBarrier {
  public:
-  TeamBarrier(int size, TaskQueue& tasks, const std::atomic<bool>& cancelled)
-      : size_(size), tasks_(tasks), cancelled_(cancelled) {}
+  TeamBarrier(int size, TaskQueue& tasks, const std::atomic<bool>& cancelled, Signal& signal)
+      : size_(size), tasks_(tasks), cancelled_(cancelled), signal_(signal) {}
   // Returns at once in a cancelled region: the threads that cancelled will not come.
   void wait(ThreadState& self);
 
@@ -31,6 +32,7 @@ class TeamBarrier {
   const int size_;
   TaskQueue& tasks_;
   const std::atomic<bool>& cancelled_;
+  Signal& signal_;
   std::atomic<int> arrived_{0};
   std::atomic<std::uint64_t> generation_{0};
 };
@@ -51,12 +53,18 @@ struct Team {
   // Combined parallel loops and sections: construct 0 is set up before the threads start.
   bool starts_with_work_share = false;
 
+  // What the team's threads wait on; notified by whoever completes a barrier, queues or
+  // finishes a task, or joins.
+  Signal signal;
   TaskQueue tasks;
   std::atomic<bool> cancelled{false};  // the region was cancelled (OMP_CANCELLATION)
   TeamBarrier barrier;
   std::array<WorkShare, kWorkShareSlots> slots;
   // Workers that reached the end of the region with no task left to help with.
   std::atomic<int> joined{0};
+  // Threads still notifying after the change that may let the master end the region: it waits
+  // for them before the team leaves its stack.
+  std::atomic<int> touching{0};
 };
 
 // Makes the caller thread `num` of `team`, running `implicit` as its implicit task.
