@@ -3,7 +3,7 @@
  *
  *   nbc_overlap [seconds per case] [sizes: "default" | "full" | bytes,bytes,...]
  *
- * Per case three things are timed, each iteration after a barrier:
+ * Per case three things are timed, each after a barrier:
  *   t_pure  Icoll; Wait, nothing between;
  *   t_CPU   the compute kernel alone: a fixed number of iterations of an arithmetic loop that
  *           touches no message buffer, calibrated once per case to take about t_pure (t_pure
@@ -13,7 +13,14 @@
  *   t_ovrl  Icoll (t_call); the same compute (t_comp); Wait (t_wait). No MPI_Test in between: the
  *           collective has to progress by itself.
  * The three alternate inside one loop, so that a burst of load on a shared machine falls on all of
- * them. Each figure is the slowest rank's time of an iteration (MPI_MAX over ranks), then the
+ * them. t_pure, t_CPU and t_ovrl are spans: from the earliest rank's start to the latest rank's
+ * end on the host's clock, less the span of an empty part after the same barrier (t_skew: how far
+ * apart the ranks leave it). With a core per rank that is the slowest rank's time, as IMB-NBC and
+ * BenchNBC take it, without the barrier's skew, which their per-rank times count as overlap (it
+ * is in t_pure and in t_CPU but only once in t_ovrl). With several ranks to a core it also counts
+ * a rank waiting for its core: in a runtime whose ranks are user threads, a computing rank holds
+ * its core and the next one starts after it, which a per-rank clock misses. t_call, t_comp,
+ * t_wait and t_comp_ref (the compute alone, per rank) are the slowest rank's own times. Each is the
  * median over iterations. Printed per case, `<size>` being 0B for Ibarrier:
  *   RESULT overlap_<coll>_<size> %          IMB-NBC: 100 max(0, min(1, (t_pure + t_CPU - t_ovrl)
  *                                           / min(t_pure, t_CPU))); the divisor is the min (IMB's
@@ -21,10 +28,13 @@
  *                                           min/max there when the two times differ)
  *   RESULT r_overhead_<coll>_<size> x       BenchNBC: (t_ovrl - max(t_CPU, t_pure)) /
  *                                           min(t_CPU, t_pure); 0 is perfect, 1 serialized
- *   RESULT r_comp_slowdown_<coll>_<size> x  t_comp / t_CPU: what the collective costs compute
+ *   RESULT r_comp_slowdown_<coll>_<size> x  t_comp / t_comp_ref: what the collective costs the
+ *                                           computation (both the rank's own compute time)
  *   RESULT r_comm_<coll>_<size> x           (t_call + t_wait) / t_pure
- * and the times themselves (t_pure_..., t_cpu_..., t_ovrl_..., t_call_..., t_comp_..., t_wait_...
- * in us). Every collective's answer is checked before and after it is timed. */
+ * and the times themselves in us (t_pure_, t_cpu_, t_ovrl_, t_call_, t_comp_, t_wait_,
+ * t_comp_ref_, t_skew_...). Every collective's answer is checked before and after it is timed. */
+#include <time.h>
+
 #include "bench_mpi.h"
 
 enum collective {
@@ -41,8 +51,35 @@ enum collective {
 static const char* const kNames[kCollectives] = {"ibarrier", "ibcast",   "ireduce",    "iallreduce",
                                                  "igather",  "iscatter", "iallgather", "ialltoall"};
 
-/* The per-iteration times kept, one array each. */
-enum times { kPure, kCpu, kOverlapped, kCall, kComp, kWait, kTimes };
+/* What each rank keeps per iteration, one array each: the begin (negated, so that one MPI_MAX
+ * reduction gives the earliest) and end of each timed part, and the rank's own durations. */
+enum slots {
+  kEmptyBegin,
+  kEmptyEnd,
+  kPureBegin,
+  kPureEnd,
+  kCpuBegin,
+  kCpuEnd,
+  kOverlappedBegin,
+  kOverlappedEnd,
+  kCall,
+  kComp,
+  kWait,
+  kCompRef,
+  kSlots
+};
+/* The figures made of them, medians over iterations. */
+enum figures {
+  kPure,
+  kCpu,
+  kOverlapped,
+  kCallTime,
+  kCompTime,
+  kWaitTime,
+  kCompRefTime,
+  kSkew,
+  kFigures
+};
 
 enum { kMinIterations = 5, kMaxIterations = 99, kMaxSizes = 32 };
 
@@ -266,83 +303,132 @@ static double slowest(double seconds) {
   return max;
 }
 
+/* Seconds on a clock all ranks of the host read alike (MPI_Wtime need not be: Open MPI's counts
+ * from each process's start), from a whole second rank 0 chose, to keep the nanoseconds. */
+static long long clock_origin;
+
+static double now(void) {
+  struct timespec t;
+  timespec_get(&t, TIME_UTC);
+  return (double)((long long)t.tv_sec - clock_origin) + 1e-9 * (double)t.tv_nsec;
+}
+
+static void agree_on_clock(void) {
+  struct timespec t;
+  timespec_get(&t, TIME_UTC);
+  clock_origin = (long long)t.tv_sec;
+  MPI_Bcast(&clock_origin, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+}
+
+/* From the earliest rank's `begin` to the latest rank's `end`, the same on every rank. With a
+ * core per rank that is the slowest rank's own time; with several ranks per core it also counts
+ * the time a rank waited for its core before it could begin. */
+static double span(double begin, double end) {
+  double mine[2] = {-begin, end}, all[2];
+  MPI_Allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return all[0] + all[1];
+}
+
 static double median(double* values, int count) {
   qsort(values, (size_t)count, sizeof values[0], bench_compare_doubles);
   return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2.0;
 }
 
-/* Seconds per iteration of the compute kernel with every rank computing at once (so that, with
- * more ranks than cores, the rate is the one the ranks will see): the slowest rank, median of 5
- * runs of at least a millisecond each. */
-static double compute_seconds_per_iteration(void) {
-  long iterations = 1000;
+/* Seconds per round of the compute kernel, the slowest rank's own time with every rank
+ * computing at once: median of 5 runs of at least a millisecond each. Only a first guess for
+ * calibrate(). */
+static double compute_seconds_per_round(void) {
+  long rounds = 1000;
   for (;;) {
     MPI_Barrier(MPI_COMM_WORLD);
-    double begin = MPI_Wtime();
-    compute(iterations);
-    if (slowest(MPI_Wtime() - begin) >= 1e-3 || iterations >= (1L << 40)) break;
-    iterations *= 2;
+    double begin = now();
+    compute(rounds);
+    if (slowest(now() - begin) >= 1e-3 || rounds >= (1L << 40)) break;
+    rounds *= 2;
   }
   double runs[5];
   for (int i = 0; i < 5; ++i) {
     MPI_Barrier(MPI_COMM_WORLD);
-    double begin = MPI_Wtime();
-    compute(iterations);
-    runs[i] = slowest(MPI_Wtime() - begin) / (double)iterations;
+    double begin = now();
+    compute(rounds);
+    runs[i] = slowest(now() - begin) / (double)rounds;
   }
   return median(runs, 5);
 }
 
-/* t_pure from a few warm-up iterations (the first is dropped: first touches, connections), for
- * calibrating the compute: at least 2 of them, more while `budget` seconds are not spent. */
-static double estimate_pure(struct nbc_case* c, double budget) {
-  double pure[21];
-  int count = 0;
-  const double begin = MPI_Wtime();
-  while (count < 21 && (count < 3 || slowest(MPI_Wtime() - begin) < budget)) {
-    MPI_Request request;
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    start(c, &request);
-    MPI_Wait(&request, MPI_STATUS_IGNORE);
-    pure[count++] = slowest(MPI_Wtime() - t0);
-  }
-  return median(pure + 1, count - 1);
+/* The span of nothing after a barrier: how far apart the ranks leave it (ranks woken one after
+ * the other, several to a core, can take longer than a small collective). Every span after a
+ * barrier holds it once: it is subtracted from each, or t_pure + t_CPU would count it twice and
+ * t_ovrl once, and a collective that does not overlap at all would seem to. */
+static double empty_span(void) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = now();
+  return span(t0, now());
 }
 
-/* Times rounds of pure, CPU and overlapped into times[kind][iteration] (the caller takes the
- * slowest rank) until `budget` seconds are spent: at least kMinIterations, at most
- * kMaxIterations, an odd number (a middle value). Returns how many. */
-static int measure(struct nbc_case* c, long work, double budget, double times[][kMaxIterations]) {
-  const double begin = MPI_Wtime();
-  for (int i = 0;; ++i) {
-    /* The largest time spent on any rank: the same decision everywhere; and, as an Allreduce,
-     * the synchronization a barrier would give before the first timing. */
-    const double spent = slowest(MPI_Wtime() - begin);
-    if (i == kMaxIterations || (i >= kMinIterations && i % 2 == 1 && spent >= budget)) return i;
+/* t_pure and the barrier's skew from warm-up iterations (the first is dropped: first touches,
+ * connections), for calibrating the compute: at least 2 of them, more while `budget` seconds are
+ * not spent. */
+static double estimate_pure(struct nbc_case* c, double budget, double* skew) {
+  double pure[21], empty[21];
+  int count = 0;
+  const double begin = now();
+  while (count < 21 && (count < 3 || slowest(now() - begin) < budget)) {
+    empty[count] = empty_span();
     MPI_Request request;
-    double t0 = MPI_Wtime();
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now();
     start(c, &request);
     MPI_Wait(&request, MPI_STATUS_IGNORE);
-    times[kPure][i] = MPI_Wtime() - t0;
+    pure[count++] = span(t0, now());
+  }
+  *skew = median(empty + 1, count - 1);
+  return median(pure + 1, count - 1) - *skew;
+}
 
+/* Times rounds of nothing, pure, CPU and overlapped, each after a barrier, into
+ * slots[slot][iteration] until `budget` seconds are spent: at least kMinIterations, at most
+ * kMaxIterations, an odd number (a middle value). Returns how many. */
+static int measure(struct nbc_case* c, long work, double budget, double slots[][kMaxIterations]) {
+  const double begin = now();
+  for (int i = 0;; ++i) {
+    /* The largest time spent on any rank: the same decision everywhere. */
+    const double spent = slowest(now() - begin);
+    if (i == kMaxIterations || (i >= kMinIterations && i % 2 == 1 && spent >= budget)) return i;
     MPI_Barrier(MPI_COMM_WORLD);
-    t0 = MPI_Wtime();
-    compute(work);
-    times[kCpu][i] = MPI_Wtime() - t0;
+    double t0 = now();
+    slots[kEmptyBegin][i] = -t0;
+    slots[kEmptyEnd][i] = now();
 
+    MPI_Request request;
     MPI_Barrier(MPI_COMM_WORLD);
-    t0 = MPI_Wtime();
+    t0 = now();
     start(c, &request);
-    double t1 = MPI_Wtime();
-    compute(work);
-    double t2 = MPI_Wtime();
     MPI_Wait(&request, MPI_STATUS_IGNORE);
-    double t3 = MPI_Wtime();
-    times[kOverlapped][i] = t3 - t0;
-    times[kCall][i] = t1 - t0;
-    times[kComp][i] = t2 - t1;
-    times[kWait][i] = t3 - t2;
+    slots[kPureBegin][i] = -t0;
+    slots[kPureEnd][i] = now();
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = now();
+    compute(work);
+    double t1 = now();
+    slots[kCpuBegin][i] = -t0;
+    slots[kCpuEnd][i] = t1;
+    slots[kCompRef][i] = t1 - t0;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = now();
+    start(c, &request);
+    t1 = now();
+    compute(work);
+    double t2 = now();
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    double t3 = now();
+    slots[kOverlappedBegin][i] = -t0;
+    slots[kOverlappedEnd][i] = t3;
+    slots[kCall][i] = t1 - t0;
+    slots[kComp][i] = t2 - t1;
+    slots[kWait][i] = t3 - t2;
   }
 }
 
@@ -357,50 +443,71 @@ static double at_least(double value) {
   return value > 1e-9 ? value : 1e-9;
 }
 
+/* `work` scaled by 1 / `ratio`, by 1/16 to 16 at most: one noisy timing (a difference of two
+ * spans can come out near zero) must not turn the computation into hours. */
+static long corrected(long work, double ratio) {
+  double factor = 1.0 / at_least(ratio);
+  factor = factor < 1.0 / 16 ? 1.0 / 16 : factor > 16.0 ? 16.0 : factor;
+  const long result = (long)((double)work * factor + 0.5);
+  return result < 1 ? 1 : result;
+}
+
 /* The fixed amount of work for a case: the count of compute rounds that takes `target` seconds
  * on the slowest rank with every rank computing at once, the same on every rank (all derive it
  * from the same values). Starts from the kernel's rate and corrects it up to 3 times: with more
  * ranks than cores a long computation is shared out by the kernel's scheduler, a short one not. */
-static long calibrate(double target, double seconds_per_round) {
+static long calibrate(double target, double seconds_per_round, double skew) {
+  target = at_least(target);
   long work = (long)(target / seconds_per_round + 0.5);
   for (int attempt = 0; attempt < 3; ++attempt) {
     if (work < 1) work = 1;
     MPI_Barrier(MPI_COMM_WORLD);
-    const double begin = MPI_Wtime();
+    const double begin = now();
     compute(work);
-    const double ratio = slowest(MPI_Wtime() - begin) / at_least(target);
+    const double ratio = at_least(span(begin, now()) - skew) / target;
     if (ratio > 0.8 && ratio < 1.25) break;
-    work = (long)((double)work / at_least(ratio) + 0.5);
+    work = corrected(work, ratio);
   }
   return work < 1 ? 1 : work;
 }
 
 static void run_case(enum collective which, long bytes, int rank, int size, double seconds,
                      double compute_rate) {
-  const double case_start = MPI_Wtime();
+  const double case_start = now();
   struct nbc_case c = {which, bytes, rank, size, NULL, NULL};
   allocate(&c);
   checked_run(&c, 0);
 
-  const double pure_estimate = estimate_pure(&c, seconds * 0.2);
-  long work = calibrate(pure_estimate, compute_rate);
+  double skew = 0.0;
+  const double pure_estimate = estimate_pure(&c, seconds * 0.2, &skew);
+  long work = calibrate(pure_estimate, compute_rate, skew);
 
-  double times[kTimes][kMaxIterations] = {{0.0}}, slowest_times[kTimes][kMaxIterations];
-  double m[kTimes];
+  double slots[kSlots][kMaxIterations] = {{0.0}}, all[kSlots][kMaxIterations];
+  double m[kFigures];
   int iterations = 0;
   for (int attempt = 0;; ++attempt) {
-    iterations = measure(&c, work, seconds * 0.8, times);
-    /* The slowest rank of each iteration, every kind of time in one reduction; every rank then
-     * holds the same medians, so that the decision below is the same everywhere. */
-    MPI_Allreduce(times, slowest_times, kTimes * kMaxIterations, MPI_DOUBLE, MPI_MAX,
-                  MPI_COMM_WORLD);
-    for (int kind = 0; kind < kTimes; ++kind) m[kind] = median(slowest_times[kind], iterations);
+    iterations = measure(&c, work, seconds * 0.8, slots);
+    /* Every slot of every iteration over all ranks in one reduction; every rank then holds the
+     * same medians, so that the decision below is the same everywhere. */
+    MPI_Allreduce(slots, all, kSlots * kMaxIterations, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double figure[kFigures][kMaxIterations];
+    for (int i = 0; i < iterations; ++i) {
+      figure[kPure][i] = all[kPureBegin][i] + all[kPureEnd][i];
+      figure[kCpu][i] = all[kCpuBegin][i] + all[kCpuEnd][i];
+      figure[kOverlapped][i] = all[kOverlappedBegin][i] + all[kOverlappedEnd][i];
+      figure[kCallTime][i] = all[kCall][i];
+      figure[kCompTime][i] = all[kComp][i];
+      figure[kWaitTime][i] = all[kWait][i];
+      figure[kCompRefTime][i] = all[kCompRef][i];
+      figure[kSkew][i] = all[kEmptyBegin][i] + all[kEmptyEnd][i];
+    }
+    for (int f = 0; f < kFigures; ++f) m[f] = median(figure[f], iterations);
+    for (int f = kPure; f <= kOverlapped; ++f) m[f] = at_least(m[f] - m[kSkew]);
     /* A burst of load during the warm-up or the calibration can put the count far off t_pure:
      * then the count is set once more from this loop's medians and the loop measured again. */
     const double ratio = m[kCpu] / at_least(m[kPure]);
     if (attempt > 0 || (ratio >= 0.5 && ratio <= 2.0)) break;
-    work = (long)((double)work / ratio + 0.5);
-    if (work < 1) work = 1;
+    work = corrected(work, ratio);
     if (rank == 0) printf("# count recalibrated: t_CPU was %.3g t_pure\n", ratio);
   }
   checked_run(&c, work);
@@ -417,15 +524,13 @@ static void run_case(enum collective which, long bytes, int rank, int size, doub
     const char* name = kNames[which];
     report("overlap", name, size_name, 100.0 * overlap, "%");
     report("r_overhead", name, size_name, (overlapped - larger) / smaller, "x");
-    report("r_comp_slowdown", name, size_name, m[kComp] / at_least(cpu), "x");
-    report("r_comm", name, size_name, (m[kCall] + m[kWait]) / at_least(pure), "x");
-    static const char* const kTimeNames[kTimes] = {"t_pure", "t_cpu",  "t_ovrl",
-                                                   "t_call", "t_comp", "t_wait"};
-    for (int kind = 0; kind < kTimes; ++kind) {
-      report(kTimeNames[kind], name, size_name, m[kind] * 1e6, "us");
-    }
+    report("r_comp_slowdown", name, size_name, m[kCompTime] / at_least(m[kCompRefTime]), "x");
+    report("r_comm", name, size_name, (m[kCallTime] + m[kWaitTime]) / at_least(pure), "x");
+    static const char* const kFigureNames[kFigures] = {"t_pure", "t_cpu",  "t_ovrl",     "t_call",
+                                                       "t_comp", "t_wait", "t_comp_ref", "t_skew"};
+    for (int f = 0; f < kFigures; ++f) report(kFigureNames[f], name, size_name, m[f] * 1e6, "us");
     printf("# %s %s: %d iterations, compute %ld rounds, %.2f s\n", name, size_name, iterations,
-           work, MPI_Wtime() - case_start);
+           work, now() - case_start);
   }
   free(c.send);
   free(c.receive);
@@ -467,7 +572,8 @@ int main(int argc, char** argv) {
   long sizes[kMaxSizes];
   const int size_count = parse_sizes(argc > 2 ? argv[2] : NULL, sizes, rank);
 
-  const double compute_rate = compute_seconds_per_iteration();
+  agree_on_clock();
+  const double compute_rate = compute_seconds_per_round();
   if (rank == 0) {
     printf(
         "# %d ranks; compute kernel %.3g ns per round; overlap divides by min(t_pure, t_CPU)"
