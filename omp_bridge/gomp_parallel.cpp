@@ -3,7 +3,6 @@
 #include "loop.h"
 #include "parallel.h"
 #include "team.h"
-#include "wait.h"
 #include "weft/error.h"
 
 namespace weft::omp {
@@ -24,8 +23,9 @@ unsigned section_number(const IterationSpace& space, std::uint64_t lo) {
 WorkShare& enter_single(ThreadState& state, bool* first) {
   const std::uint64_t index = state.context.constructs++;
   WorkShare& ws = state.team().slots[index % kWorkShareSlots];
-  *first = ws.enter(index);
-  if (*first) ws.published();
+  Signal& signal = state.team().signal;
+  *first = ws.enter(index, signal);
+  if (*first) ws.published(signal);
   return ws;
 }
 
@@ -90,7 +90,7 @@ bool GOMP_single_start() {
   ThreadState& state = self();
   bool first = false;
   WorkShare& ws = enter_single(state, &first);
-  ws.leave(state.team().size);
+  ws.leave(state.team().size, state.team().signal);
   return first;
 }
 
@@ -106,9 +106,9 @@ void* GOMP_single_copy_start() {
     return nullptr;
   }
   // acquire: the executing thread's data, published with release.
-  wait_for([&] { return ws.copy_ready.load(std::memory_order_acquire); });
+  state.team().signal.wait([&] { return ws.copy_ready.load(std::memory_order_acquire); });
   void* data = ws.copy;
-  ws.leave(state.team().size);
+  ws.leave(state.team().size, state.team().signal);
   return data;
 }
 
@@ -118,7 +118,8 @@ void GOMP_single_copy_end(void* data) {
   state.context.loop = {};
   ws.copy = data;
   ws.copy_ready.store(true, std::memory_order_release);
-  ws.leave(state.team().size);
+  state.team().signal.notify();
+  ws.leave(state.team().size, state.team().signal);
 }
 
 }  // extern "C"

@@ -1,4 +1,5 @@
 // GOMP's task entry points: task, taskwait, taskyield, taskgroup.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -89,7 +90,7 @@ void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(
     std::unique_ptr<char[]> copy;
     task.data = data;
     if (cpyfn != nullptr || loop_bounds != nullptr) {
-      const auto align = static_cast<std::size_t>(arg_align);
+      const auto align = static_cast<std::size_t>(std::max(1L, arg_align));
       copy.reset(new char[static_cast<std::size_t>(arg_size) + align]);
       void* at = copy.get() + (align - reinterpret_cast<uintptr_t>(copy.get()) % align) % align;
       if (cpyfn != nullptr) {

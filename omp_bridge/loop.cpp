@@ -4,18 +4,18 @@
 
 #include "cancellation.h"
 #include "team.h"
-#include "wait.h"
 
 namespace weft::omp {
 
 namespace {
 
 // Hands the ordered turn to the next chunk once the caller's chunk is done.
-void release_ordered(LoopCursor& cursor) {
+void release_ordered(LoopCursor& cursor, Signal& signal) {
   WorkShare& ws = *cursor.ws;
   // acquire: the previous chunk's ordered regions happen before this chunk's end.
-  wait_for([&] { return ws.ordered_next.load(std::memory_order_acquire) == cursor.lo; });
+  signal.wait([&] { return ws.ordered_next.load(std::memory_order_acquire) == cursor.lo; });
   ws.ordered_next.store(cursor.hi, std::memory_order_release);
+  signal.notify();
   cursor.has_chunk = false;
 }
 
@@ -92,9 +92,10 @@ bool loop_start(ThreadState& self, const IterationSpace& space, LoopSchedule sch
                 std::uint64_t* lo, std::uint64_t* hi) {
   const std::uint64_t index = self.context.constructs++;
   WorkShare& ws = self.team().slots[index % kWorkShareSlots];
-  if (ws.enter(index)) {
+  Signal& signal = self.team().signal;
+  if (ws.enter(index, signal)) {
     prepare_loop(self, ws, space, schedule, ordered);
-    ws.published();
+    ws.published(signal);
   }
   self.context.loop = {&ws, 0, 0, 0, false};
   return loop_next(self, lo, hi);
@@ -104,7 +105,7 @@ bool loop_next(ThreadState& self, std::uint64_t* lo, std::uint64_t* hi) {
   LoopCursor& cursor = self.context.loop;
   if (cursor.has_chunk) {
     if (cursor.ws->ordered) {
-      release_ordered(cursor);
+      release_ordered(cursor, self.team().signal);
     } else {
       cursor.has_chunk = false;
     }
@@ -114,9 +115,9 @@ bool loop_next(ThreadState& self, std::uint64_t* lo, std::uint64_t* hi) {
 
 bool loop_end(ThreadState& self, bool wait) {
   LoopCursor& cursor = self.context.loop;
-  if (cursor.has_chunk && cursor.ws->ordered) release_ordered(cursor);
   Team& team = self.team();
-  cursor.ws->leave(team.size);
+  if (cursor.has_chunk && cursor.ws->ordered) release_ordered(cursor, team.signal);
+  cursor.ws->leave(team.size, team.signal);
   cursor = {};
   if (wait) team.barrier.wait(self);
   return team.cancelled.load(std::memory_order_relaxed);
@@ -127,7 +128,8 @@ void ordered_wait(ThreadState& self) {
   if (cursor.ws == nullptr || !cursor.ws->ordered || !cursor.has_chunk) return;
   const WorkShare& ws = *cursor.ws;
   // acquire: the ordered regions of earlier chunks happen before this one.
-  wait_for([&] { return ws.ordered_next.load(std::memory_order_acquire) == cursor.lo; });
+  self.team().signal.wait(
+      [&] { return ws.ordered_next.load(std::memory_order_acquire) == cursor.lo; });
 }
 
 }  // namespace weft::omp

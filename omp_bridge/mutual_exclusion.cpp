@@ -6,6 +6,7 @@
 #include "lock_word.h"
 #include "omp.h"
 #include "thread_state.h"
+#include "weft/this_thread.h"
 
 namespace weft::omp {
 namespace {
@@ -83,8 +84,12 @@ void omp_set_lock(omp_lock_t* lock) throw() {
 void omp_unset_lock(omp_lock_t* lock) throw() {
   unlock_word(lock_of(lock));
 }
+// A failed test yields once: a thread polling a lock in a loop must let the holder, perhaps on
+// its own core, run (weft does not preempt).
 int omp_test_lock(omp_lock_t* lock) throw() {
-  return try_lock_word(lock_of(lock)) ? 1 : 0;
+  if (try_lock_word(lock_of(lock))) return 1;
+  weft::this_thread::yield();
+  return 0;
 }
 
 void omp_init_nest_lock(omp_nest_lock_t* lock) throw() {
@@ -117,7 +122,10 @@ int omp_test_nest_lock(omp_nest_lock_t* lock) throw() {
   NestLock& nest = nest_of(lock);
   const void* me = owner();
   if (std::atomic_ref<const void*>(nest.owner).load(std::memory_order_relaxed) != me) {
-    if (!try_lock_word(nest.word)) return 0;
+    if (!try_lock_word(nest.word)) {
+      weft::this_thread::yield();
+      return 0;
+    }
     std::atomic_ref<const void*>(nest.owner).store(me, std::memory_order_relaxed);
   }
   return ++nest.depth;

@@ -28,9 +28,9 @@ void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned fl
   team.fn = fn;
   team.data = data;
   if (first_loop) {
-    team.slots[0].enter(0);
+    team.slots[0].enter(0, team.signal);
     first_loop(self, team.slots[0]);
-    team.slots[0].published();
+    team.slots[0].published(team.signal);
     team.starts_with_work_share = true;
   }
   const TeamContext saved = self.context;

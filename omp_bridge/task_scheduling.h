@@ -5,7 +5,6 @@
 #include "task.h"
 #include "team.h"
 #include "thread_state.h"
-#include "wait.h"
 
 namespace weft::omp {
 

@@ -1,7 +1,5 @@
 #include "work_share.h"
 
-#include "wait.h"
-
 namespace weft::omp {
 
 IterationSpace IterationSpace::of_long(long start, long end, long incr) {
@@ -46,22 +44,23 @@ void WorkShare::reset(std::uint64_t index) {
   left_.store(0, std::memory_order_relaxed);
 }
 
-bool WorkShare::enter(std::uint64_t index) {
+bool WorkShare::enter(std::uint64_t index, Signal& signal) {
   // acquire: the previous construct's last thread reset the slot's fields before publishing.
-  wait_for([&] { return serving_.load(std::memory_order_acquire) == index; });
+  signal.wait([&] { return serving_.load(std::memory_order_acquire) == index; });
   int expected = 0;
   // acquire on failure: see the initializer's fields once it is 2.
   if (init_.compare_exchange_strong(expected, 1, std::memory_order_acquire)) return true;
-  wait_for([&] { return init_.load(std::memory_order_acquire) == 2; });
+  signal.wait([&] { return init_.load(std::memory_order_acquire) == 2; });
   return false;
 }
 
-void WorkShare::published() {
+void WorkShare::published(Signal& signal) {
   // release: the fields written by the initializer.
   init_.store(2, std::memory_order_release);
+  signal.notify();
 }
 
-void WorkShare::leave(int team_size) {
+void WorkShare::leave(int team_size, Signal& signal) {
   // acq_rel: the last thread out resets the slot after everyone's reads of it.
   if (left_.fetch_add(1, std::memory_order_acq_rel) + 1 != team_size) return;
   const std::uint64_t index = serving_.load(std::memory_order_relaxed);
@@ -73,6 +72,7 @@ void WorkShare::leave(int team_size) {
   cancelled.store(false, std::memory_order_relaxed);
   // release: the resets above, for whoever enters the next construct of this slot.
   serving_.store(index + kWorkShareSlots, std::memory_order_release);
+  signal.notify();
 }
 
 }  // namespace weft::omp

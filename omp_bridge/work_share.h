@@ -8,10 +8,9 @@
 #include <cstdint>
 
 #include "icv.h"
+#include "signal.h"
 
 namespace weft::omp {
-
-struct Team;
 
 // An iteration space of `count` iterations: iteration i is start + i * incr, computed modulo 2^64
 // so that one representation serves the signed (long) and unsigned long long entry points.
@@ -45,14 +44,14 @@ class WorkShare {
 
   // Makes the slot serve construct `index` first.
   void reset(std::uint64_t index);
-  // Waits until the slot serves construct `index` of a team of `size`, and returns true in the
-  // one thread that must initialize it, which then calls published(); the others return once it
-  // has.
-  bool enter(std::uint64_t index);
-  void published();
+  // Waits (on the team's `signal`) until the slot serves construct `index`, and returns true in
+  // the one thread that must initialize it, which then calls published(); the others return once
+  // it has.
+  bool enter(std::uint64_t index, Signal& signal);
+  void published(Signal& signal);
   // Called once by each of the team's threads: the last one frees the slot for construct
   // index + kWorkShareSlots.
-  void leave(int team_size);
+  void leave(int team_size, Signal& signal);
 
  private:
   std::atomic<std::uint64_t> serving_{0};
