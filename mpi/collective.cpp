@@ -4,6 +4,7 @@
 #include <string>
 
 #include "error.h"
+#include "p2p.h"
 
 namespace weft::mpi::collective {
 
@@ -19,6 +20,11 @@ std::string bytes_text(std::size_t bytes) {
 }
 
 }  // namespace
+
+int Start::check(MPI_Comm comm, std::string_view function) const {
+  if (blocking()) return MPI_SUCCESS;
+  return check_out(comm, function, "request", request);
+}
 
 Block Blocks::at(int peer) const {
   // Sides are published as const; see element().
@@ -40,39 +46,37 @@ void transfer(const Block& from, const Block& to) {
   copy(from.address, from.count, *from.type, to.address, to.count, *to.type);
 }
 
-int Truncation::raise(MPI_Comm comm, std::string_view function) const {
-  if (from_rank_ < 0) return MPI_SUCCESS;
-  return mpi::raise(comm, function, MPI_ERR_TRUNCATE,
-                    "rank " + std::to_string(from_rank_) + " sent " + bytes_text(bytes_) +
-                        " where the receive count and type hold " + bytes_text(capacity_) +
-                        ", expected matching type signatures");
+std::string Truncation::reason() const {
+  if (from_rank_ < 0) return {};
+  return "rank " + std::to_string(from_rank_) + " sent " + bytes_text(bytes_) +
+         " where the receive count and type hold " + bytes_text(capacity_) +
+         ", expected matching type signatures";
 }
 
-int raise_mismatch(MPI_Comm comm, std::string_view function, const Call::Mismatch* mismatch) {
-  if (mismatch == nullptr) return MPI_SUCCESS;
+int Truncation::raise(MPI_Comm comm, std::string_view function) const {
+  if (from_rank_ < 0) return MPI_SUCCESS;
+  return mpi::raise(comm, function, MPI_ERR_TRUNCATE, reason());
+}
+
+std::string mismatch_reason(const Mismatch& mismatch) {
   auto side = [](int rank, std::size_t count, std::size_t bytes) {
     return "rank " + std::to_string(rank) + " passed " + std::to_string(count) +
            (count == 1 ? " element (" : " elements (") + bytes_text(bytes) + ")";
   };
-  return mpi::raise(
-      comm, function, MPI_ERR_TRUNCATE,
-      side(mismatch->rank, mismatch->count, mismatch->bytes) + " but " +
-          side(mismatch->reference, mismatch->expected_count, mismatch->expected_bytes) +
-          ", expected the same count and datatype on every rank");
+  return side(mismatch.rank, mismatch.count, mismatch.bytes) + " but " +
+         side(mismatch.reference, mismatch.expected_count, mismatch.expected_bytes) +
+         ", expected the same count and datatype on every rank";
+}
+
+int raise_mismatch(MPI_Comm comm, std::string_view function, const Mismatch* mismatch) {
+  if (mismatch == nullptr) return MPI_SUCCESS;
+  return mpi::raise(comm, function, MPI_ERR_TRUNCATE, mismatch_reason(*mismatch));
 }
 
 bool agree(Call& call, int reference, bool report) {
-  const Contribution& expected = call.of<Contribution>(reference);
-  for (int r = 0; r < call.size(); ++r) {
-    const Contribution& c = call.of<Contribution>(r);
-    if (c.count != expected.count || c.bytes() != expected.bytes()) {
-      if (report) {
-        call.set_mismatch({r, c.count, c.bytes(), reference, expected.count, expected.bytes()});
-      }
-      return false;
-    }
-  }
-  return true;
+  const std::optional<Mismatch> mismatch = find_mismatch(call, reference);
+  if (mismatch && report) call.set_mismatch(*mismatch);
+  return !mismatch;
 }
 
 Chunks::Chunks(std::size_t count, const Datatype& type, int members) : count_(count) {

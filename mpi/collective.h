@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -17,6 +19,35 @@
 #include "op.h"
 
 namespace weft::mpi::collective {
+
+// How an entry point runs a collective once its arguments are checked: now (blocking), as a
+// nonblocking collective, or as the persistent request of one (mpi/nbc.h). The three share the
+// argument checks and the matching order.
+struct Start {
+  enum class Mode { blocking, nonblocking, persistent };
+  Mode mode = Mode::blocking;
+  MPI_Request* request = nullptr;  // where a nonblocking or persistent call returns its request
+
+  static Start nonblocking(MPI_Request* request) { return {Mode::nonblocking, request}; }
+  static Start persistent(MPI_Request* request) { return {Mode::persistent, request}; }
+  bool blocking() const { return mode == Mode::blocking; }
+  bool is_persistent() const { return mode == Mode::persistent; }
+  // MPI_SUCCESS, or raises MPI_ERR_ARG when a nonblocking call has no request handle to write.
+  int check(MPI_Comm comm, std::string_view function) const;
+};
+
+// What differs between the members' signatures of a reduction: member `rank`'s count or size
+// against member `reference`'s.
+struct Mismatch {
+  int rank;
+  std::size_t count;
+  std::size_t bytes;
+  int reference;
+  std::size_t expected_count;
+  std::size_t expected_bytes;
+};
+// Why a mismatch is an error, for its message.
+std::string mismatch_reason(const Mismatch& mismatch);
 
 // The caller's part in one collective call: its comm rank and the meeting of its call number.
 class Call {
@@ -46,14 +77,6 @@ class Call {
 
   // What one member found wrong with the members' signatures (it reads them all) and tells every
   // member: set before a phase, read after it.
-  struct Mismatch {
-    int rank;  // whose count or size differs from the reference member's
-    std::size_t count;
-    std::size_t bytes;
-    int reference;
-    std::size_t expected_count;
-    std::size_t expected_bytes;
-  };
   void set_mismatch(const Mismatch& mismatch) {
     meeting_->shared = std::make_shared<Mismatch>(mismatch);
   }
@@ -125,6 +148,9 @@ class Truncation {
       capacity_ = to.bytes();
     }
   }
+  bool failed() const { return from_rank_ >= 0; }
+  // Why the block did not fit, for the error's message; empty when it did.
+  std::string reason() const;
   // MPI_SUCCESS, or raises MPI_ERR_TRUNCATE on `comm` and returns it.
   int raise(MPI_Comm comm, std::string_view function) const;
 
@@ -135,7 +161,7 @@ class Truncation {
 };
 
 // Raises MPI_ERR_TRUNCATE for a signature mismatch a member reported to all; MPI_SUCCESS if none.
-int raise_mismatch(MPI_Comm comm, std::string_view function, const Call::Mismatch* mismatch);
+int raise_mismatch(MPI_Comm comm, std::string_view function, const Mismatch* mismatch);
 
 // How the elements of a reduction are shared among the members that reduce them: `parts` ranges
 // as equal as possible, their boundaries on multiples of `grain` elements (about a cache line)
@@ -193,9 +219,23 @@ struct Contribution {
   std::size_t bytes() const { return count * type->size(); }
 };
 
-// Whether every member's contribution has the count and size of member `reference`'s (a
-// reduction would otherwise read or write past a buffer). With `report`, tells every member what
-// differs, through the meeting.
+// The first member whose contribution differs in count or size from member `reference`'s (a
+// reduction would otherwise read or write past a buffer), if any. `members` is a Call or a
+// nonblocking collective's instance: anything with size() and of<Contribution>(r).
+template <class Members>
+std::optional<Mismatch> find_mismatch(Members& members, int reference) {
+  const Contribution& expected = members.template of<Contribution>(reference);
+  for (int r = 0; r < members.size(); ++r) {
+    const Contribution& c = members.template of<Contribution>(r);
+    if (c.count != expected.count || c.bytes() != expected.bytes()) {
+      return Mismatch{r, c.count, c.bytes(), reference, expected.count, expected.bytes()};
+    }
+  }
+  return std::nullopt;
+}
+
+// Whether every member's contribution agrees with member `reference`'s. With `report`, tells
+// every member what differs, through the meeting.
 bool agree(Call& call, int reference, bool report);
 
 // Runs part(p) for each chunk p of a reduction, then the call's final phase. With several

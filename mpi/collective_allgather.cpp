@@ -4,6 +4,7 @@
 // phase keeps every send block valid until the last reader is done.
 #include "collective.h"
 #include "error.h"
+#include "nbc.h"
 #include "profiling.h"
 
 using namespace weft::mpi;
@@ -13,8 +14,55 @@ using collective::Call;
 
 namespace {
 
-int allgather(MPI_Comm comm, std::string_view function, const void* sendbuf, int sendcount,
-              MPI_Datatype sendtype, const Blocks& recv) {
+struct AllgatherSide {
+  Block send;  // with MPI_IN_PLACE, the member's own block of its receive buffer
+  Blocks recv;
+  mutable collective::Truncation truncation;  // written by the piece that fills this member
+};
+
+// The nonblocking allgather: one piece per member, copying every member's block into its buffer.
+class AllgatherOp : public nbc::Sided<AllgatherSide> {
+ public:
+  using Sided::Sided;
+
+ private:
+  Work plan() override {
+    std::size_t bytes = 0;
+    for (int r = 0; r < size(); ++r) bytes += of(r).send.bytes();
+    return {size(), bytes * static_cast<std::size_t>(size())};
+  }
+  int home(int index) const override { return index; }
+  void run(int index) override {
+    const AllgatherSide& to = of(index);
+    for (int k = 0; k < size(); ++k) {
+      const int r = (index + k) % size();
+      const Block& from = of(r).send;
+      const Block into = to.recv.at(r);
+      if (from.address == into.address) continue;  // the member's own block, in place
+      to.truncation.check(r, from, into);
+      collective::transfer(from, into);
+    }
+  }
+  int outcome(int rank, std::string* reason) const override {
+    *reason = of(rank).truncation.reason();
+    return of(rank).truncation.failed() ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  }
+};
+
+int allgather(const collective::Start& start, MPI_Comm comm, std::string_view function,
+              const void* sendbuf, int sendcount, MPI_Datatype sendtype, const Blocks& recv) {
+  if (!start.blocking()) {
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    return nbc::issue<AllgatherOp>(
+        comm, function, start,
+        [sendbuf, sendcount, sendtype, recv, in_place](AllgatherOp& op, int rank) {
+          AllgatherSide& side = op.side(rank);
+          side.send = in_place ? recv.at(rank)
+                               : Block{const_cast<void*>(sendbuf),
+                                       static_cast<std::size_t>(sendcount), sendtype};
+          side.recv = recv;
+        });
+  }
   Call call(comm);
   const int me = call.rank();
   const int size = call.size();
@@ -52,53 +100,102 @@ int check_send(MPI_Comm comm, std::string_view function, const void* sendbuf, in
   return collective::check_not_aliased(comm, function, sendbuf, recvbuf, sendcount > 0);
 }
 
+int allgather_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
+                    int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm) {
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_send(comm, function, sendbuf, sendcount, sendtype, recvbuf);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (int rc = check_count(comm, function, "recvcount", recvcount); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_datatype(comm, function, "recvtype", recvtype); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_buffer(comm, function, "recvbuf", recvbuf, recvcount, recvtype);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  return allgather(start, comm, function, sendbuf, sendcount, sendtype,
+                   Blocks::regular(recvbuf, recvcount, recvtype));
+}
+
 }  // namespace
 
 extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  constexpr std::string_view kFunction = "MPI_Allgather";
-  if (int rc = check_initialized(kFunction); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, kFunction); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_send(comm, kFunction, sendbuf, sendcount, sendtype, recvbuf);
-      rc != MPI_SUCCESS) {
-    return rc;
-  }
-  if (int rc = check_count(comm, kFunction, "recvcount", recvcount); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_datatype(comm, kFunction, "recvtype", recvtype); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_buffer(comm, kFunction, "recvbuf", recvbuf, recvcount, recvtype);
-      rc != MPI_SUCCESS) {
-    return rc;
-  }
-  return allgather(comm, kFunction, sendbuf, sendcount, sendtype,
-                   Blocks::regular(recvbuf, recvcount, recvtype));
+  return allgather_entry(collective::Start{}, "MPI_Allgather", sendbuf, sendcount, sendtype,
+                         recvbuf, recvcount, recvtype, comm);
 }
 WEFT_MPI_ALIAS(MPI_Allgather);
 
-extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void* recvbuf, const int recvcounts[], const int displs[],
-                               MPI_Datatype recvtype, MPI_Comm comm) {
-  constexpr std::string_view kFunction = "MPI_Allgatherv";
-  if (int rc = check_initialized(kFunction); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, kFunction); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_send(comm, kFunction, sendbuf, sendcount, sendtype, recvbuf);
+extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Request* request) {
+  return allgather_entry(collective::Start::nonblocking(request), "MPI_Iallgather", sendbuf,
+                         sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+WEFT_MPI_ALIAS(MPI_Iallgather);
+
+extern "C" int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return allgather_entry(collective::Start::persistent(request), "MPI_Allgather_init", sendbuf,
+                         sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+WEFT_MPI_ALIAS(MPI_Allgather_init);
+
+namespace {
+
+int allgatherv_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
+                     int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_send(comm, function, sendbuf, sendcount, sendtype, recvbuf);
       rc != MPI_SUCCESS) {
     return rc;
   }
   const int size = comm->size();
-  if (int rc = collective::check_counts(comm, kFunction, "recvcounts", recvcounts, size);
+  if (int rc = collective::check_counts(comm, function, "recvcounts", recvcounts, size);
       rc != MPI_SUCCESS) {
     return rc;
   }
-  if (int rc = collective::check_displs(comm, kFunction, "displs", displs); rc != MPI_SUCCESS) {
+  if (int rc = collective::check_displs(comm, function, "displs", displs); rc != MPI_SUCCESS) {
     return rc;
   }
-  if (int rc = check_datatype(comm, kFunction, "recvtype", recvtype); rc != MPI_SUCCESS) return rc;
-  if (int rc = collective::check_buffer_of(comm, kFunction, "recvbuf", recvbuf, recvcounts, size,
+  if (int rc = check_datatype(comm, function, "recvtype", recvtype); rc != MPI_SUCCESS) return rc;
+  if (int rc = collective::check_buffer_of(comm, function, "recvbuf", recvbuf, recvcounts, size,
                                            recvtype);
       rc != MPI_SUCCESS) {
     return rc;
   }
-  return allgather(comm, kFunction, sendbuf, sendcount, sendtype,
+  return allgather(start, comm, function, sendbuf, sendcount, sendtype,
                    Blocks::varying(recvbuf, recvcounts, displs, recvtype));
 }
+
+}  // namespace
+
+extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgatherv_entry(collective::Start{}, "MPI_Allgatherv", sendbuf, sendcount, sendtype,
+                          recvbuf, recvcounts, displs, recvtype, comm);
+}
 WEFT_MPI_ALIAS(MPI_Allgatherv);
+
+extern "C" int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void* recvbuf, const int recvcounts[], const int displs[],
+                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return allgatherv_entry(collective::Start::nonblocking(request), "MPI_Iallgatherv", sendbuf,
+                          sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+WEFT_MPI_ALIAS(MPI_Iallgatherv);
+
+extern "C" int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void* recvbuf, const int recvcounts[], const int displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
+                                    MPI_Request* request) {
+  return allgatherv_entry(collective::Start::persistent(request), "MPI_Allgatherv_init", sendbuf,
+                          sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+WEFT_MPI_ALIAS(MPI_Allgatherv_init);

@@ -8,6 +8,7 @@
 
 #include "collective.h"
 #include "error.h"
+#include "nbc.h"
 #include "profiling.h"
 
 using namespace weft::mpi;
@@ -35,8 +36,60 @@ class Snapshot {
   std::unique_ptr<std::byte[]> data_;
 };
 
-int alltoall(MPI_Comm comm, std::string_view function, const Blocks& send, const Blocks& recv,
-             bool in_place) {
+struct AlltoallSide {
+  Blocks send;
+  Blocks recv;
+  std::unique_ptr<Snapshot> snapshot;         // in place: what the member sends
+  mutable collective::Truncation truncation;  // written by the piece that fills this member
+};
+
+// The nonblocking alltoall: one piece per member, pulling its row from every member's send
+// buffer. At most one piece runs per progress thread (or per caller), which bounds the transfers
+// in flight at once.
+class AlltoallOp : public nbc::Sided<AlltoallSide> {
+ public:
+  using Sided::Sided;
+
+ private:
+  Work plan() override {
+    std::size_t bytes = 0;
+    for (int r = 0; r < size(); ++r) {
+      for (int s = 0; s < size(); ++s) bytes += of(r).recv.at(s).bytes();
+    }
+    return {size(), bytes};
+  }
+  int home(int index) const override { return index; }
+  void run(int index) override {
+    const AlltoallSide& to = of(index);
+    for (int k = 0; k < size(); ++k) {
+      const int r = (index + k) % size();
+      const Block from = of(r).send.at(index);
+      to.truncation.check(r, from, to.recv.at(r));
+      collective::transfer(from, to.recv.at(r));
+    }
+  }
+  int outcome(int rank, std::string* reason) const override {
+    *reason = of(rank).truncation.reason();
+    return of(rank).truncation.failed() ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  }
+};
+
+int alltoall(const collective::Start& start, MPI_Comm comm, std::string_view function,
+             const Blocks& send, const Blocks& recv, bool in_place) {
+  if (!start.blocking()) {
+    return nbc::issue<AlltoallOp>(comm, function, start,
+                                  [send, recv, in_place](AlltoallOp& op, int rank) {
+                                    AlltoallSide& side = op.side(rank);
+                                    side.recv = recv;
+                                    if (in_place) {
+                                      // Taken at each start: the buffer holds what to send then.
+                                      side.snapshot = std::make_unique<Snapshot>(recv, op.size());
+                                      side.send = side.snapshot->blocks();
+                                    } else {
+                                      side.send = send;
+                                    }
+                                  });
+  }
   Call call(comm);
   const int me = call.rank();
   const int size = call.size();
@@ -79,95 +132,182 @@ int check_vectors(MPI_Comm comm, std::string_view function, const char* side, co
   return collective::check_displs(comm, function, prefix + "displs", displs);
 }
 
-}  // namespace
-
-extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  constexpr std::string_view kFunction = "MPI_Alltoall";
-  if (int rc = check_start(comm, kFunction, sendbuf, recvbuf); rc != MPI_SUCCESS) return rc;
+int alltoall_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
+                   int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+  if (int rc = check_start(comm, function, sendbuf, recvbuf); rc != MPI_SUCCESS) return rc;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (!in_place) {
-    if (int rc = check_count(comm, kFunction, "sendcount", sendcount); rc != MPI_SUCCESS) return rc;
-    if (int rc = check_datatype(comm, kFunction, "sendtype", sendtype); rc != MPI_SUCCESS) {
+    if (int rc = check_count(comm, function, "sendcount", sendcount); rc != MPI_SUCCESS) return rc;
+    if (int rc = check_datatype(comm, function, "sendtype", sendtype); rc != MPI_SUCCESS) {
       return rc;
     }
-    if (int rc = check_buffer(comm, kFunction, "sendbuf", sendbuf, sendcount, sendtype);
+    if (int rc = check_buffer(comm, function, "sendbuf", sendbuf, sendcount, sendtype);
         rc != MPI_SUCCESS) {
       return rc;
     }
   }
-  if (int rc = check_count(comm, kFunction, "recvcount", recvcount); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_datatype(comm, kFunction, "recvtype", recvtype); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_buffer(comm, kFunction, "recvbuf", recvbuf, recvcount, recvtype);
+  if (int rc = check_count(comm, function, "recvcount", recvcount); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_datatype(comm, function, "recvtype", recvtype); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_buffer(comm, function, "recvbuf", recvbuf, recvcount, recvtype);
       rc != MPI_SUCCESS) {
     return rc;
   }
   const Blocks send = in_place ? Blocks{} : Blocks::regular(sendbuf, sendcount, sendtype);
-  return alltoall(comm, kFunction, send, Blocks::regular(recvbuf, recvcount, recvtype), in_place);
+  return alltoall(start, comm, function, send, Blocks::regular(recvbuf, recvcount, recvtype),
+                  in_place);
+}
+
+}  // namespace
+
+extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoall_entry(collective::Start{}, "MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf,
+                        recvcount, recvtype, comm);
 }
 WEFT_MPI_ALIAS(MPI_Alltoall);
 
-extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-  constexpr std::string_view kFunction = "MPI_Alltoallv";
-  if (int rc = check_start(comm, kFunction, sendbuf, recvbuf); rc != MPI_SUCCESS) return rc;
+extern "C" int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                              MPI_Request* request) {
+  return alltoall_entry(collective::Start::nonblocking(request), "MPI_Ialltoall", sendbuf,
+                        sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+WEFT_MPI_ALIAS(MPI_Ialltoall);
+
+extern "C" int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return alltoall_entry(collective::Start::persistent(request), "MPI_Alltoall_init", sendbuf,
+                        sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+WEFT_MPI_ALIAS(MPI_Alltoall_init);
+
+namespace {
+
+int alltoallv_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
+                    const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void* recvbuf, const int recvcounts[], const int rdispls[],
+                    MPI_Datatype recvtype, MPI_Comm comm) {
+  if (int rc = check_start(comm, function, sendbuf, recvbuf); rc != MPI_SUCCESS) return rc;
   const int size = comm->size();
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (!in_place) {
-    if (int rc = check_vectors(comm, kFunction, "send", sendcounts, sdispls); rc != MPI_SUCCESS) {
+    if (int rc = check_vectors(comm, function, "send", sendcounts, sdispls); rc != MPI_SUCCESS) {
       return rc;
     }
-    if (int rc = check_datatype(comm, kFunction, "sendtype", sendtype); rc != MPI_SUCCESS) {
+    if (int rc = check_datatype(comm, function, "sendtype", sendtype); rc != MPI_SUCCESS) {
       return rc;
     }
-    if (int rc = collective::check_buffer_of(comm, kFunction, "sendbuf", sendbuf, sendcounts, size,
+    if (int rc = collective::check_buffer_of(comm, function, "sendbuf", sendbuf, sendcounts, size,
                                              sendtype);
         rc != MPI_SUCCESS) {
       return rc;
     }
   }
-  if (int rc = check_vectors(comm, kFunction, "recv", recvcounts, rdispls); rc != MPI_SUCCESS) {
+  if (int rc = check_vectors(comm, function, "recv", recvcounts, rdispls); rc != MPI_SUCCESS) {
     return rc;
   }
-  if (int rc = check_datatype(comm, kFunction, "recvtype", recvtype); rc != MPI_SUCCESS) return rc;
-  if (int rc = collective::check_buffer_of(comm, kFunction, "recvbuf", recvbuf, recvcounts, size,
+  if (int rc = check_datatype(comm, function, "recvtype", recvtype); rc != MPI_SUCCESS) return rc;
+  if (int rc = collective::check_buffer_of(comm, function, "recvbuf", recvbuf, recvcounts, size,
                                            recvtype);
       rc != MPI_SUCCESS) {
     return rc;
   }
   const Blocks send = in_place ? Blocks{} : Blocks::varying(sendbuf, sendcounts, sdispls, sendtype);
-  return alltoall(comm, kFunction, send, Blocks::varying(recvbuf, recvcounts, rdispls, recvtype),
-                  in_place);
+  return alltoall(start, comm, function, send,
+                  Blocks::varying(recvbuf, recvcounts, rdispls, recvtype), in_place);
+}
+
+}  // namespace
+
+extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  return alltoallv_entry(collective::Start{}, "MPI_Alltoallv", sendbuf, sendcounts, sdispls,
+                         sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
 WEFT_MPI_ALIAS(MPI_Alltoallv);
 
-extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  constexpr std::string_view kFunction = "MPI_Alltoallw";
-  if (int rc = check_start(comm, kFunction, sendbuf, recvbuf); rc != MPI_SUCCESS) return rc;
+extern "C" int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Request* request) {
+  return alltoallv_entry(collective::Start::nonblocking(request), "MPI_Ialltoallv", sendbuf,
+                         sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                         comm);
+}
+WEFT_MPI_ALIAS(MPI_Ialltoallv);
+
+extern "C" int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                   MPI_Info, MPI_Request* request) {
+  return alltoallv_entry(collective::Start::persistent(request), "MPI_Alltoallv_init", sendbuf,
+                         sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                         comm);
+}
+WEFT_MPI_ALIAS(MPI_Alltoallv_init);
+
+namespace {
+
+int alltoallw_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
+                    const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                    void* recvbuf, const int recvcounts[], const int rdispls[],
+                    const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  if (int rc = check_start(comm, function, sendbuf, recvbuf); rc != MPI_SUCCESS) return rc;
   const int size = comm->size();
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (!in_place) {
-    if (int rc = check_vectors(comm, kFunction, "send", sendcounts, sdispls); rc != MPI_SUCCESS) {
+    if (int rc = check_vectors(comm, function, "send", sendcounts, sdispls); rc != MPI_SUCCESS) {
       return rc;
     }
-    if (int rc = collective::check_types(comm, kFunction, "sendtypes", sendtypes, sendcounts, size);
+    if (int rc = collective::check_types(comm, function, "sendtypes", sendtypes, sendcounts, size);
         rc != MPI_SUCCESS) {
       return rc;
     }
   }
-  if (int rc = check_vectors(comm, kFunction, "recv", recvcounts, rdispls); rc != MPI_SUCCESS) {
+  if (int rc = check_vectors(comm, function, "recv", recvcounts, rdispls); rc != MPI_SUCCESS) {
     return rc;
   }
-  if (int rc = collective::check_types(comm, kFunction, "recvtypes", recvtypes, recvcounts, size);
+  if (int rc = collective::check_types(comm, function, "recvtypes", recvtypes, recvcounts, size);
       rc != MPI_SUCCESS) {
     return rc;
   }
   // No null-buffer check: byte displacements with absolute-address types go with MPI_BOTTOM.
   const Blocks send = in_place ? Blocks{} : Blocks::typed(sendbuf, sendcounts, sdispls, sendtypes);
-  return alltoall(comm, kFunction, send, Blocks::typed(recvbuf, recvcounts, rdispls, recvtypes),
-                  in_place);
+  return alltoall(start, comm, function, send,
+                  Blocks::typed(recvbuf, recvcounts, rdispls, recvtypes), in_place);
+}
+
+}  // namespace
+
+extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return alltoallw_entry(collective::Start{}, "MPI_Alltoallw", sendbuf, sendcounts, sdispls,
+                         sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
 WEFT_MPI_ALIAS(MPI_Alltoallw);
+
+extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                               const MPI_Datatype sendtypes[], void* recvbuf,
+                               const int recvcounts[], const int rdispls[],
+                               const MPI_Datatype recvtypes[], MPI_Comm comm,
+                               MPI_Request* request) {
+  return alltoallw_entry(collective::Start::nonblocking(request), "MPI_Ialltoallw", sendbuf,
+                         sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                         comm);
+}
+WEFT_MPI_ALIAS(MPI_Ialltoallw);
+
+extern "C" int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                   const MPI_Datatype sendtypes[], void* recvbuf,
+                                   const int recvcounts[], const int rdispls[],
+                                   const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info,
+                                   MPI_Request* request) {
+  return alltoallw_entry(collective::Start::persistent(request), "MPI_Alltoallw_init", sendbuf,
+                         sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                         comm);
+}
+WEFT_MPI_ALIAS(MPI_Alltoallw_init);

@@ -5,6 +5,7 @@
 // copy is done.
 #include "collective.h"
 #include "error.h"
+#include "nbc.h"
 #include "profiling.h"
 
 using namespace weft::mpi;
@@ -15,27 +16,57 @@ namespace {
 
 struct BcastSide {
   Block data;
+  int root = 0;
   bool copied = false;  // the member copied the root's data itself
   // Written by whoever copies into this member, read by it after the final phase.
   mutable collective::Truncation truncation;
 };
 
-}  // namespace
+// The nonblocking broadcast: one piece per reader, copying the root's buffer into its own.
+class BcastOp : public nbc::Sided<BcastSide> {
+ public:
+  using Sided::Sided;
 
-extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  constexpr std::string_view kFunction = "MPI_Bcast";
-  if (int rc = check_initialized(kFunction); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, kFunction); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_rank(comm, kFunction, "root", root, false); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_count(comm, kFunction, "count", count); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_datatype(comm, kFunction, "datatype", datatype); rc != MPI_SUCCESS) return rc;
-  if (int rc = collective::check_not_in_place(comm, kFunction, "buffer", buffer, "nowhere");
+ private:
+  int reader(int index) const { return index < root_ ? index : index + 1; }
+  Work plan() override {
+    root_ = of(0).root;
+    return {size() - 1, of(root_).data.bytes() * static_cast<std::size_t>(size() - 1)};
+  }
+  int home(int index) const override { return reader(index); }
+  void run(int index) override {
+    const Block& from = of(root_).data;
+    const BcastSide& to = of(reader(index));
+    to.truncation.check(root_, from, to.data);
+    collective::transfer(from, to.data);
+  }
+  int outcome(int rank, std::string* reason) const override {
+    *reason = of(rank).truncation.reason();
+    return of(rank).truncation.failed() ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  }
+  int root_ = 0;  // set by plan()
+};
+
+int bcast_entry(const collective::Start& start, std::string_view function, void* buffer, int count,
+                MPI_Datatype datatype, int root, MPI_Comm comm) {
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_count(comm, function, "count", count); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_datatype(comm, function, "datatype", datatype); rc != MPI_SUCCESS) return rc;
+  if (int rc = collective::check_not_in_place(comm, function, "buffer", buffer, "nowhere");
       rc != MPI_SUCCESS) {
     return rc;
   }
-  if (int rc = check_buffer(comm, kFunction, "buffer", buffer, count, datatype);
-      rc != MPI_SUCCESS) {
+  if (int rc = check_buffer(comm, function, "buffer", buffer, count, datatype); rc != MPI_SUCCESS) {
     return rc;
+  }
+  if (!start.blocking()) {
+    const Block data{buffer, static_cast<std::size_t>(count), datatype};
+    return nbc::issue<BcastOp>(comm, function, start, [data, root](BcastOp& op, int rank) {
+      op.side(rank).data = data;
+      op.side(rank).root = root;
+    });
   }
 
   Call call(comm);
@@ -60,6 +91,26 @@ extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int ro
       collective::transfer(from, side.data);
     }
   });
-  return mine.truncation.raise(comm, kFunction);
+  return mine.truncation.raise(comm, function);
+}
+
+}  // namespace
+
+extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return bcast_entry(collective::Start{}, "MPI_Bcast", buffer, count, datatype, root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Bcast);
+
+extern "C" int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                           MPI_Request* request) {
+  return bcast_entry(collective::Start::nonblocking(request), "MPI_Ibcast", buffer, count, datatype,
+                     root, comm);
+}
+WEFT_MPI_ALIAS(MPI_Ibcast);
+
+extern "C" int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root,
+                               MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return bcast_entry(collective::Start::persistent(request), "MPI_Bcast_init", buffer, count,
+                     datatype, root, comm);
+}
+WEFT_MPI_ALIAS(MPI_Bcast_init);

@@ -9,6 +9,7 @@
 
 #include "collective.h"
 #include "error.h"
+#include "nbc_reduction.h"
 #include "profiling.h"
 
 using namespace weft::mpi;
@@ -19,18 +20,91 @@ namespace {
 
 // Reduces elements [first, first + count) of every member's input into `acc` and returns it, or
 // into `scratch` when `acc` is one of the inputs (MPI_IN_PLACE) and returns that.
-void* reduce_chunk(Call& call, std::size_t first, std::size_t count, MPI_Datatype type, MPI_Op op,
-                   void* acc, std::optional<collective::Scratch>& scratch) {
-  bool aliased = false;
-  for (int r = 0; r < call.size() && !aliased; ++r) {
-    aliased = collective::element(call.of<Contribution>(r).input, first, *type) == acc;
-  }
-  if (aliased) acc = scratch.emplace(count, *type).data();
+// `members` is the blocking Call or the nonblocking instance.
+template <class Members>
+void* reduce_chunk(Members& members, std::size_t first, std::size_t count, MPI_Datatype type,
+                   MPI_Op op, void* acc, std::optional<collective::Scratch>& scratch) {
   auto input = [&](int r) {
-    return collective::element(call.of<Contribution>(r).input, first, *type);
+    return collective::element(members.template of<Contribution>(r).input, first, *type);
   };
-  collective::fold(call.size(), input, count, type, op, acc);
+  bool aliased = false;
+  for (int r = 0; r < members.size() && !aliased; ++r) aliased = input(r) == acc;
+  if (aliased) acc = scratch.emplace(count, *type).data();
+  collective::fold(members.size(), input, count, type, op, acc);
   return acc;
+}
+
+// Reduces chunk `part` of `chunks` into the root's result buffer.
+template <class Members>
+void reduce_into_root(Members& members, const collective::Chunks& chunks, int part, int root,
+                      MPI_Datatype datatype, MPI_Op op) {
+  const std::size_t first = chunks.begin(part);
+  const std::size_t length = chunks.size(part);
+  std::optional<collective::Scratch> scratch;
+  void* result =
+      collective::element(members.template of<Contribution>(root).output, first, *datatype);
+  void* acc = reduce_chunk(members, first, length, datatype, op, result, scratch);
+  if (acc != result) copy(acc, length, *datatype, result, length, *datatype);
+}
+
+// Reduces chunk `part` of `chunks` into member `owner`'s result buffer, then copies it into
+// every other member's (starting after the owner spreads the writes over the members).
+template <class Members>
+void reduce_into_all(Members& members, const collective::Chunks& chunks, int part, int owner,
+                     MPI_Datatype datatype, MPI_Op op) {
+  const std::size_t first = chunks.begin(part);
+  const std::size_t length = chunks.size(part);
+  std::optional<collective::Scratch> scratch;
+  void* own =
+      collective::element(members.template of<Contribution>(owner).output, first, *datatype);
+  void* acc = reduce_chunk(members, first, length, datatype, op, own, scratch);
+  const int size = members.size();
+  for (int k = acc == own ? 1 : 0; k < size; ++k) {
+    const int r = (owner + k) % size;
+    void* result =
+        collective::element(members.template of<Contribution>(r).output, first, *datatype);
+    copy(acc, length, *datatype, result, length, *datatype);
+  }
+}
+
+// The nonblocking Reduce and Allreduce: one piece per chunk of the elements, reduced over every
+// input in rank order into the root's result (Ireduce) or into every member's (Iallreduce). A
+// chunk's piece runs near the member that owns it, as in the blocking calls.
+template <bool kAll>
+class ReduceOp : public nbc::ReductionOp<> {
+ public:
+  using ReductionOp::ReductionOp;
+
+ private:
+  Work plan() override {
+    const nbc::ReductionSide& first = of(0);
+    root_ = first.root;
+    if (disagree(root_)) return {};
+    chunks_.emplace(first.count, *first.type, size());
+    return {chunks_->parts(), first.bytes() * static_cast<std::size_t>(size())};
+  }
+  int home(int index) const override { return (root_ + index) % size(); }
+  void run(int index) override {
+    const nbc::ReductionSide& first = of(0);
+    if constexpr (kAll) {
+      reduce_into_all(*this, *chunks_, index, home(index), first.datatype, first.op);
+    } else {
+      reduce_into_root(*this, *chunks_, index, root_, first.datatype, first.op);
+    }
+  }
+  int root_ = 0;  // set by plan()
+  std::optional<collective::Chunks> chunks_;
+};
+
+template <bool kAll>
+int ireduce(const collective::Start& start, MPI_Comm comm, std::string_view function,
+            const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+            int root) {
+  const nbc::ReductionSide mine =
+      nbc::contribution(sendbuf, recvbuf, static_cast<std::size_t>(count), datatype, op, root);
+  return nbc::issue<ReduceOp<kAll>>(
+      comm, function, start,
+      [mine](ReduceOp<kAll>& reduce, int rank) { reduce.side(rank) = mine; });
 }
 
 int check_reduction(MPI_Comm comm, std::string_view function, const void* sendbuf,
@@ -58,57 +132,80 @@ int check_reduction(MPI_Comm comm, std::string_view function, const void* sendbu
   return collective::check_not_aliased(comm, function, sendbuf, recvbuf, count > 0);
 }
 
-}  // namespace
-
-extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                           MPI_Op op, int root, MPI_Comm comm) {
-  constexpr std::string_view kFunction = "MPI_Reduce";
-  if (int rc = check_initialized(kFunction); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, kFunction); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_rank(comm, kFunction, "root", root, false); rc != MPI_SUCCESS) return rc;
+int reduce_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
+                 void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm) {
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
   const bool is_root = comm->my_rank() == root;
   if (!is_root) {
-    if (int rc = collective::check_not_in_place(comm, kFunction, "sendbuf", sendbuf,
+    if (int rc = collective::check_not_in_place(comm, function, "sendbuf", sendbuf,
                                                 "only as sendbuf at the root");
         rc != MPI_SUCCESS) {
       return rc;
     }
   }
-  if (int rc = check_reduction(comm, kFunction, sendbuf, recvbuf, count, datatype, op, is_root);
+  if (int rc = check_reduction(comm, function, sendbuf, recvbuf, count, datatype, op, is_root);
       rc != MPI_SUCCESS) {
     return rc;
   }
 
+  if (!start.blocking()) {
+    return ireduce<false>(start, comm, function, sendbuf, recvbuf, count, datatype, op, root);
+  }
   Call call(comm);
   const int size = call.size();
   const Contribution mine{sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf,
                           static_cast<std::size_t>(count), datatype};
   call.publish(&mine);
   const collective::Chunks chunks(mine.count, *datatype, size);
-  std::optional<collective::Scratch> scratch;
   // Chunks are owned from the root on, so that the root reduces the first.
   const int own_part = (call.rank() - root + size) % size;
   collective::reduce_parts(call, chunks, root, own_part, [&](int part) {
-    const std::size_t first = chunks.begin(part);
-    const std::size_t length = chunks.size(part);
-    void* result = collective::element(call.of<Contribution>(root).output, first, *datatype);
-    void* acc = reduce_chunk(call, first, length, datatype, op, result, scratch);
-    if (acc != result) copy(acc, length, *datatype, result, length, *datatype);
+    reduce_into_root(call, chunks, part, root, datatype, op);
   });
-  return collective::raise_mismatch(comm, kFunction, call.mismatch());
+  return collective::raise_mismatch(comm, function, call.mismatch());
+}
+
+}  // namespace
+
+extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, int root, MPI_Comm comm) {
+  return reduce_entry(collective::Start{}, "MPI_Reduce", sendbuf, recvbuf, count, datatype, op,
+                      root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Reduce);
 
-extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
-                              MPI_Op op, MPI_Comm comm) {
-  constexpr std::string_view kFunction = "MPI_Allreduce";
-  if (int rc = check_initialized(kFunction); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, kFunction); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_reduction(comm, kFunction, sendbuf, recvbuf, count, datatype, op, true);
+extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+  return reduce_entry(collective::Start::nonblocking(request), "MPI_Ireduce", sendbuf, recvbuf,
+                      count, datatype, op, root, comm);
+}
+WEFT_MPI_ALIAS(MPI_Ireduce);
+
+extern "C" int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info,
+                                MPI_Request* request) {
+  return reduce_entry(collective::Start::persistent(request), "MPI_Reduce_init", sendbuf, recvbuf,
+                      count, datatype, op, root, comm);
+}
+WEFT_MPI_ALIAS(MPI_Reduce_init);
+
+namespace {
+
+int allreduce_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
+                    void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_reduction(comm, function, sendbuf, recvbuf, count, datatype, op, true);
       rc != MPI_SUCCESS) {
     return rc;
   }
 
+  if (!start.blocking()) {
+    return ireduce<true>(start, comm, function, sendbuf, recvbuf, count, datatype, op, 0);
+  }
   Call call(comm);
   const int size = call.size();
   const int me = call.rank();
@@ -116,19 +213,32 @@ extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
                           static_cast<std::size_t>(count), datatype};
   call.publish(&mine);
   const collective::Chunks chunks(mine.count, *datatype, size);
-  std::optional<collective::Scratch> scratch;
   collective::reduce_parts(call, chunks, 0, me, [&](int part) {
-    const std::size_t first = chunks.begin(part);
-    const std::size_t length = chunks.size(part);
-    void* own = collective::element(recvbuf, first, *datatype);
-    void* acc = reduce_chunk(call, first, length, datatype, op, own, scratch);
-    // Starting after the caller spreads the owners' writes over the members.
-    for (int k = acc == own ? 1 : 0; k < size; ++k) {
-      const int r = (me + k) % size;
-      void* result = collective::element(call.of<Contribution>(r).output, first, *datatype);
-      copy(acc, length, *datatype, result, length, *datatype);
-    }
+    reduce_into_all(call, chunks, part, me, datatype, op);
   });
-  return collective::raise_mismatch(comm, kFunction, call.mismatch());
+  return collective::raise_mismatch(comm, function, call.mismatch());
+}
+
+}  // namespace
+
+extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm) {
+  return allreduce_entry(collective::Start{}, "MPI_Allreduce", sendbuf, recvbuf, count, datatype,
+                         op, comm);
 }
 WEFT_MPI_ALIAS(MPI_Allreduce);
+
+extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return allreduce_entry(collective::Start::nonblocking(request), "MPI_Iallreduce", sendbuf,
+                         recvbuf, count, datatype, op, comm);
+}
+WEFT_MPI_ALIAS(MPI_Iallreduce);
+
+extern "C" int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
+                                   MPI_Request* request) {
+  return allreduce_entry(collective::Start::persistent(request), "MPI_Allreduce_init", sendbuf,
+                         recvbuf, count, datatype, op, comm);
+}
+WEFT_MPI_ALIAS(MPI_Allreduce_init);

@@ -4,10 +4,12 @@
 // last member to arrive inside the final phase). Total work is one operation per member and
 // element, shared among the chunk owners; the final phase keeps every buffer valid until the last
 // owner is done.
+#include <optional>
 #include <utility>
 
 #include "collective.h"
 #include "error.h"
+#include "nbc_reduction.h"
 #include "profiling.h"
 
 using namespace weft::mpi;
@@ -18,13 +20,14 @@ namespace {
 
 // Inclusive: result(r) = in(0) op ... op in(r). Built in each result buffer in place, so an input
 // that is its result buffer (MPI_IN_PLACE) is used before being overwritten.
-void scan_chunk(Call& call, std::size_t first, std::size_t count, MPI_Datatype datatype,
+template <class Members>
+void scan_chunk(Members& members, std::size_t first, std::size_t count, MPI_Datatype datatype,
                 MPI_Op op) {
   if (count == 0) return;
   const Datatype& type = *datatype;
   const void* previous = nullptr;
-  for (int r = 0; r < call.size(); ++r) {
-    const Contribution& c = call.of<Contribution>(r);
+  for (int r = 0; r < members.size(); ++r) {
+    const Contribution& c = members.template of<Contribution>(r);
     void* out = collective::element(c.output, first, type);
     const void* in = collective::element(c.input, first, type);
     if (in != out) copy(in, count, type, out, count, type);
@@ -35,9 +38,10 @@ void scan_chunk(Call& call, std::size_t first, std::size_t count, MPI_Datatype d
 
 // Exclusive: result(r) = in(0) op ... op in(r - 1), rank 0's untouched. Result r overwrites input
 // r when in place, so the running prefix and the next input wait in scratch buffers.
-void exscan_chunk(Call& call, std::size_t first, std::size_t count, MPI_Datatype datatype,
+template <class Members>
+void exscan_chunk(Members& members, std::size_t first, std::size_t count, MPI_Datatype datatype,
                   MPI_Op op) {
-  const int size = call.size();
+  const int size = members.size();
   if (size < 2 || count == 0) return;
   const Datatype& type = *datatype;
   collective::Scratch prefix_buffer(count, type);
@@ -45,14 +49,15 @@ void exscan_chunk(Call& call, std::size_t first, std::size_t count, MPI_Datatype
   void* prefix = prefix_buffer.data();
   void* next = next_buffer.data();
   auto input = [&](int r) {
-    return collective::element(call.of<Contribution>(r).input, first, type);
+    return collective::element(members.template of<Contribution>(r).input, first, type);
   };
   copy(input(0), count, type, prefix, count, type);
   for (int r = 1; r < size; ++r) {
     const bool last = r == size - 1;
     if (!last) copy(input(r), count, type, next, count, type);
-    copy(prefix, count, type, collective::element(call.of<Contribution>(r).output, first, type),
-         count, type);
+    copy(prefix, count, type,
+         collective::element(members.template of<Contribution>(r).output, first, type), count,
+         type);
     if (!last) {
       apply(op, prefix, next, count, datatype);
       std::swap(prefix, next);
@@ -60,10 +65,40 @@ void exscan_chunk(Call& call, std::size_t first, std::size_t count, MPI_Datatype
   }
 }
 
-using ChunkWalk = void (*)(Call&, std::size_t, std::size_t, MPI_Datatype, MPI_Op);
+// Walks chunk [first, first + count) of every member, inclusively or exclusively.
+template <bool kExclusive, class Members>
+void walk(Members& members, std::size_t first, std::size_t count, MPI_Datatype datatype,
+          MPI_Op op) {
+  if constexpr (kExclusive) {
+    exscan_chunk(members, first, count, datatype, op);
+  } else {
+    scan_chunk(members, first, count, datatype, op);
+  }
+}
 
-int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-         MPI_Comm comm, std::string_view function, ChunkWalk walk) {
+// The nonblocking scans: one piece per chunk of the elements, walking the members in rank order.
+template <bool kExclusive>
+class ScanOp : public nbc::ReductionOp<> {
+ public:
+  using ReductionOp::ReductionOp;
+
+ private:
+  Work plan() override {
+    if (disagree(0)) return {};
+    const nbc::ReductionSide& first = of(0);
+    chunks_.emplace(first.count, *first.type, size());
+    return {chunks_->parts(), first.bytes() * static_cast<std::size_t>(size())};
+  }
+  int home(int index) const override { return index; }
+  void run(int index) override {
+    walk<kExclusive>(*this, chunks_->begin(index), chunks_->size(index), of(0).datatype, of(0).op);
+  }
+  std::optional<collective::Chunks> chunks_;
+};
+
+template <bool kExclusive>
+int scan(const collective::Start& start, const void* sendbuf, void* recvbuf, int count,
+         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, std::string_view function) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_count(comm, function, "count", count); rc != MPI_SUCCESS) return rc;
@@ -89,6 +124,13 @@ int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, M
     return rc;
   }
 
+  if (!start.blocking()) {
+    const nbc::ReductionSide mine =
+        nbc::contribution(sendbuf, recvbuf, static_cast<std::size_t>(count), datatype, op, 0);
+    return nbc::issue<ScanOp<kExclusive>>(
+        comm, function, start,
+        [mine](ScanOp<kExclusive>& scan, int rank) { scan.side(rank) = mine; });
+  }
   Call call(comm);
   const int me = call.rank();
   const Contribution mine{sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf,
@@ -96,7 +138,7 @@ int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, M
   call.publish(&mine);
   const collective::Chunks chunks(mine.count, *datatype, call.size());
   collective::reduce_parts(call, chunks, 0, me, [&](int part) {
-    walk(call, chunks.begin(part), chunks.size(part), datatype, op);
+    walk<kExclusive>(call, chunks.begin(part), chunks.size(part), datatype, op);
   });
   return collective::raise_mismatch(comm, function, call.mismatch());
 }
@@ -105,12 +147,41 @@ int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, M
 
 extern "C" int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm) {
-  return scan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan", scan_chunk);
+  return scan<false>(collective::Start{}, sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan");
 }
 WEFT_MPI_ALIAS(MPI_Scan);
 
+extern "C" int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return scan<false>(collective::Start::nonblocking(request), sendbuf, recvbuf, count, datatype, op,
+                     comm, "MPI_Iscan");
+}
+WEFT_MPI_ALIAS(MPI_Iscan);
+
+extern "C" int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return scan<false>(collective::Start::persistent(request), sendbuf, recvbuf, count, datatype, op,
+                     comm, "MPI_Scan_init");
+}
+WEFT_MPI_ALIAS(MPI_Scan_init);
+
 extern "C" int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm) {
-  return scan(sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan", exscan_chunk);
+  return scan<true>(collective::Start{}, sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan");
 }
 WEFT_MPI_ALIAS(MPI_Exscan);
+
+extern "C" int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return scan<true>(collective::Start::nonblocking(request), sendbuf, recvbuf, count, datatype, op,
+                    comm, "MPI_Iexscan");
+}
+WEFT_MPI_ALIAS(MPI_Iexscan);
+
+extern "C" int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
+                                MPI_Request* request) {
+  return scan<true>(collective::Start::persistent(request), sendbuf, recvbuf, count, datatype, op,
+                    comm, "MPI_Exscan_init");
+}
+WEFT_MPI_ALIAS(MPI_Exscan_init);

@@ -12,17 +12,13 @@ namespace weft::mpi {
 
 namespace {
 
-// The virtual processor each rank is pinned to: the VP of its core (VP i runs core i), wrapped
-// when fewer VPs run than the placement uses cores.
-std::vector<int> rank_vps(const Config& config, const Scheduler& scheduler, int ranks) {
-  const TaskPolicy policy = *parse_task_policy(config.get_string("placement.tasks"));
-  const std::vector<TaskPlace> places = place_tasks(
-      CoreLayout::of(scheduler.topology()), ranks,
-      static_cast<int>(config.get_int("placement.cores_per_task")), policy, ProgressPolicy::none);
-  std::vector<int> vps;
-  vps.reserve(places.size());
-  for (const TaskPlace& place : places) vps.push_back(place.core % scheduler.num_vps());
-  return vps;
+// Where the ranks and their progress threads go, by placement.tasks, cores_per_task and
+// placement.progress.
+std::vector<TaskPlace> place_ranks(const Config& config, const Scheduler& scheduler, int ranks) {
+  return place_tasks(CoreLayout::of(scheduler.topology()), ranks,
+                     static_cast<int>(config.get_int("placement.cores_per_task")),
+                     *parse_task_policy(config.get_string("placement.tasks")),
+                     *parse_progress_policy(config.get_string("placement.progress")));
 }
 
 // Clears the job's world when run_job leaves, however it leaves.
@@ -36,12 +32,13 @@ struct WorldInstallation {
 int run_job(const Config& config, const std::function<int(int rank)>& rank_main) {
   const int ranks = static_cast<int>(config.get_int("mpi.ranks"));
   Scheduler scheduler(config);
-  const std::vector<int> vps = rank_vps(config, scheduler, ranks);
+  const std::vector<TaskPlace> places = place_ranks(config, scheduler, ranks);
 
   World world(ranks, config.get_size("mpi.eager_limit"),
               config.get_int("scheduler.spin_us") * 1000);
   WorldInstallation installation(&world);
   reset_predefined_comms(ranks);
+  world.start_progress(places, scheduler.num_vps());
 
   std::vector<int> statuses(static_cast<std::size_t>(ranks), 0);
   std::vector<Thread> threads;
@@ -49,11 +46,14 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main)
   for (int r = 0; r < ranks; ++r) {
     ThreadAttr attr;
     attr.type = ThreadType::mpi_task;
-    attr.placement = Placement::pinned(vps[r]);
+    // VP i runs core i; with fewer VPs than the placement uses cores, ranks wrap around.
+    attr.placement = Placement::pinned(places[static_cast<std::size_t>(r)].core %
+                                       scheduler.num_vps());
     attr.rank = r;
     threads.push_back(spawn(attr, [&rank_main, &statuses, r] { statuses[r] = rank_main(r); }));
   }
   for (Thread& thread : threads) thread.join();
+  world.stop_progress();
   scheduler.shutdown();
 
   for (int status : statuses) {

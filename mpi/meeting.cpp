@@ -1,6 +1,10 @@
 #include "meeting.h"
 
 #include <mutex>
+#include <string>
+
+#include "fatal.h"
+#include "world.h"
 
 namespace weft::mpi {
 
@@ -24,13 +28,26 @@ const void* Meeting::try_arguments(int rank) const {
   return slots_[rank].args.load(std::memory_order_acquire);  // acquire: pairs with publish()
 }
 
-std::shared_ptr<Meeting> MeetingTable::join(std::uint64_t call, int size) {
+std::shared_ptr<void> MeetingTable::join_entry(std::uint64_t call, int size,
+                                               const std::type_info& type,
+                                               std::string_view function,
+                                               const std::function<std::shared_ptr<void>()>& make) {
   std::lock_guard lock(mutex_);
   Entry& entry = entries_[call];
-  if (!entry.meeting) entry.meeting = std::make_shared<Meeting>(size);
-  std::shared_ptr<Meeting> meeting = entry.meeting;
+  if (entry.object == nullptr) {
+    entry.object = make();
+    entry.type = &type;
+    entry.function = function;
+  } else if (*entry.type != type) {
+    end_job("collective calls out of order: rank " + std::to_string(caller_world_rank()) +
+            "'s collective call #" + std::to_string(call) + " on a communicator is " +
+            std::string(function) + " where another member's is " + std::string(entry.function) +
+            ", expected every member to call the same collectives in the same order (MPI-3.1 "
+            "5.12: a nonblocking collective matches only the same nonblocking collective)");
+  }
+  std::shared_ptr<void> object = entry.object;
   if (++entry.joined == size) entries_.erase(call);
-  return meeting;
+  return object;
 }
 
 }  // namespace weft::mpi

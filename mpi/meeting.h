@@ -7,7 +7,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string_view>
+#include <typeinfo>
 #include <unordered_map>
 #include <vector>
 
@@ -81,20 +84,46 @@ bool Meeting::phase(Work&& work) {
   return true;
 }
 
-// The meetings of one communicator, by call number.
+// The meetings of one communicator, by call number. The n-th collective call of every member
+// joins entry n: a blocking call or a communicator creation joins a Meeting, a nonblocking
+// collective (mpi/nbc.h) the shared instance of its kind. MPI-3.1 5.12 makes every member call
+// collectives in the same order, a nonblocking one matching only the same nonblocking one.
 class MeetingTable {
  public:
   // The meeting of call number `call` among `size` members, created by the first of them to
   // join and forgotten by the table when the last one has joined (members keep it alive).
-  std::shared_ptr<Meeting> join(std::uint64_t call, int size);
+  std::shared_ptr<Meeting> join(std::uint64_t call, int size) {
+    return join<Meeting>(call, size, "a blocking collective",
+                         [size] { return std::make_shared<Meeting>(size); });
+  }
+  // The same for an object of any type, made by make() for the first member to join. A member
+  // whose call is of another kind than the first member's ends the job (`function` names its
+  // call): the members would otherwise wait for one another forever.
+  template <class T, class Make>
+  std::shared_ptr<T> join(std::uint64_t call, int size, std::string_view function, Make&& make);
 
  private:
   struct Entry {
-    std::shared_ptr<Meeting> meeting;
+    std::shared_ptr<void> object;
+    const std::type_info* type = nullptr;
+    std::string_view function;  // of the first member to join
     int joined = 0;
   };
+  // The entry of `call`, counted as joined by one more member, its object made if it is new; the
+  // object, or nullptr when it is not of `type`.
+  std::shared_ptr<void> join_entry(std::uint64_t call, int size, const std::type_info& type,
+                                   std::string_view function,
+                                   const std::function<std::shared_ptr<void>()>& make);
+
   Mutex mutex_;
   std::unordered_map<std::uint64_t, Entry> entries_;
 };
+
+template <class T, class Make>
+std::shared_ptr<T> MeetingTable::join(std::uint64_t call, int size, std::string_view function,
+                                      Make&& make) {
+  return std::static_pointer_cast<T>(join_entry(
+      call, size, typeid(T), function, [&make]() -> std::shared_ptr<void> { return make(); }));
+}
 
 }  // namespace weft::mpi

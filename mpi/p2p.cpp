@@ -149,6 +149,7 @@ int collect(MPI_Request* handle, MPI_Status* status) {
     request->active = false;
   } else {
     *handle = MPI_REQUEST_NULL;
+    request->collective.reset();
     dispose(request);
   }
   return error;

@@ -34,13 +34,17 @@ int start_one(std::string_view function, Request* request) {
         request != MPI_REQUEST_NULL ? request->comm : MPI_COMM_WORLD, function, MPI_ERR_REQUEST,
         request == MPI_REQUEST_NULL ? "request = MPI_REQUEST_NULL, expected a persistent request"
         : !request->persistent      ? "the request is not persistent, expected one made by "
-                                      "MPI_Send_init, MPI_Recv_init or their kin"
+                                      "MPI_Send_init, MPI_Bcast_init or their kin"
                                     : "the request is active already, expected it completed by "
                                       "MPI_Wait or MPI_Test before it starts again");
   }
   request->active = true;
   request->status = MPI_Status{};
   request->completion.reset();
+  if (request->kind == RequestKind::collective) {
+    request->restart(*request);
+    return MPI_SUCCESS;
+  }
   if (request->peer == MPI_PROC_NULL) {
     weft::mpi::complete_proc_null(*request);
     return MPI_SUCCESS;

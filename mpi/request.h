@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 
 #include "caller.h"
 #include "communicator.h"
@@ -23,7 +25,12 @@ struct RendezvousMessage : weft_mpi_message {
   weft_mpi_request* request = nullptr;
 };
 
-enum class RequestKind : std::uint8_t { send, recv };
+namespace nbc {
+class Instance;
+}
+
+// `collective`: a nonblocking or persistent collective (mpi/nbc.h).
+enum class RequestKind : std::uint8_t { send, recv, collective };
 // Send modes. `buffered` is the internal send of a message that MPI_Bsend copied into the
 // attached buffer; the user's own Bsend request completes at once.
 enum class SendMode : std::uint8_t { standard, sync, ready, buffered };
@@ -60,6 +67,11 @@ struct alignas(64) weft_mpi_request {
   weft::mpi::RendezvousMessage rendezvous;  // a send's message while it waits for its receive
   void* bsend_block = nullptr;              // SendMode::buffered: its part of the attached buffer
   weft::mpi::RequestPool* pool = nullptr;   // null for a request on a stack
+
+  // RequestKind::collective: the instance the operation joined, and for a persistent collective
+  // what MPI_Start does (join the next instance of its series and arrive in it).
+  std::shared_ptr<weft::mpi::nbc::Instance> collective;
+  std::function<void(weft_mpi_request&)> restart;
 
   bool matches(const weft::mpi::Envelope& envelope) const {
     return weft::mpi::Pattern{context, peer, tag}.matches(envelope);

@@ -26,7 +26,14 @@ int check_live_handle(std::string_view function, const MPI_Request* handle) {
 extern "C" int PMPI_Request_free(MPI_Request* request) {
   if (int rc = check_live_handle("MPI_Request_free", request); rc != MPI_SUCCESS) return rc;
   Request* r = *request;
+  if (r->kind == weft::mpi::RequestKind::collective && !weft::mpi::inactive(r) &&
+      !r->completion.done()) {
+    return weft::mpi::raise(r->comm, "MPI_Request_free", MPI_ERR_REQUEST,
+                            "the request is an active collective, expected it completed by "
+                            "MPI_Wait or MPI_Test first (MPI-3.1 5.12)");
+  }
   *request = MPI_REQUEST_NULL;
+  r->collective.reset();
   if (weft::mpi::inactive(r) || !r->completion.mark_freed()) weft::mpi::dispose(r);
   return MPI_SUCCESS;
 }
@@ -61,6 +68,11 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
   if (r->persistent && !r->active) {
     return weft::mpi::raise(r->comm, "MPI_Cancel", MPI_ERR_REQUEST,
                             "the persistent request is not started, expected an active one");
+  }
+  if (r->kind == weft::mpi::RequestKind::collective) {
+    return weft::mpi::raise(r->comm, "MPI_Cancel", MPI_ERR_REQUEST,
+                            "the request is a collective, which cannot be cancelled (MPI-3.1 "
+                            "5.12), expected a point-to-point request");
   }
   if (r->completion.done() || r->peer == MPI_PROC_NULL) return MPI_SUCCESS;
   weft::mpi::World& world = *weft::mpi::world();

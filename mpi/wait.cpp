@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "error.h"
+#include "nbc.h"
 #include "p2p.h"
 #include "profiling.h"
 #include "weft/this_thread.h"
@@ -41,10 +42,18 @@ bool done(const Request* request) {
 // Collects one completed request and raises its error, if any, on its communicator.
 int finish_one(std::string_view function, MPI_Request* handle, MPI_Status* status) {
   const MPI_Comm comm = (*handle)->comm;
+  // A collective's reason lives in its instance, which the collect may release.
+  std::shared_ptr<weft::mpi::nbc::Instance> collective = (*handle)->collective;
   MPI_Status local;
   const int rc = weft::mpi::collect(handle, &local);
   if (status != MPI_STATUS_IGNORE) *status = local;
-  return rc == MPI_SUCCESS ? rc : weft::mpi::raise_status_error(comm, function, local, rc);
+  if (rc == MPI_SUCCESS) return rc;
+  if (collective != nullptr) {
+    return weft::mpi::raise(comm, function, rc,
+                            std::string(collective->function()) + ": " +
+                                collective->failure(comm->my_rank()));
+  }
+  return weft::mpi::raise_status_error(comm, function, local, rc);
 }
 
 // Collects `n` completed requests, those of `indices` (all of them when null), into

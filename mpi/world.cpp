@@ -17,7 +17,16 @@ World::World(int size, std::size_t eager_limit, std::int64_t spin_limit_ns)
 }
 
 World::~World() {
+  stop_progress();
   for (int r = 0; r < size_; ++r) ranks_[r].engine.discard_unreceived();
+}
+
+void World::start_progress(const std::vector<TaskPlace>& places, int num_vps) {
+  progress_ = std::make_unique<ProgressThreads>(places, num_vps);
+}
+
+void World::stop_progress() {
+  progress_.reset();
 }
 
 World* world() {

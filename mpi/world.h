@@ -7,11 +7,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "bsend_buffer.h"
 #include "completion.h"
 #include "engine.h"
 #include "mpi.h"
+#include "progress.h"
 #include "request.h"
 
 namespace weft::mpi {
@@ -45,11 +47,21 @@ class World {
   std::int64_t spin_limit_ns() const { return spin_limit_ns_; }
   RankState& rank(int world_rank) { return ranks_[world_rank]; }
 
+  // The progress thread serving a world rank, or nullptr (none in the job, or none for it).
+  ProgressThread* progress_of(int world_rank) const {
+    return progress_ != nullptr ? progress_->of(world_rank) : nullptr;
+  }
+  // Starts the job's progress threads (ProgressThreads), before any rank runs.
+  void start_progress(const std::vector<TaskPlace>& places, int num_vps);
+  // Stops them once they have done their queued work; the scheduler must still run.
+  void stop_progress();
+
  private:
   const int size_;
   const std::size_t eager_limit_;
   const std::int64_t spin_limit_ns_;
   std::unique_ptr<RankState[]> ranks_;
+  std::unique_ptr<ProgressThreads> progress_;
 };
 
 // The job's world, or nullptr outside run_job. Set by run_job before the ranks start and cleared
