@@ -32,6 +32,8 @@ options:
   -n N, -np N              number of ranks (mpi.ranks)
   -c C                     cores per rank (placement.cores_per_task)
   --placement POLICY       how ranks are placed on cores: scatter, numa or compact (placement.tasks)
+  --progress POLICY        where progress threads run: none, colocated, numa or dedicated
+                           (placement.progress)
   --config FILE            a TOML configuration file (instead of $WEFT_CONFIG)
   --set key=value          any configuration key below; repeatable
   -h, --help               this text
@@ -99,6 +101,8 @@ Options parse(const std::vector<std::string_view>& arguments) {
       settings.emplace_back("placement.cores_per_task", positive_integer(name, value()));
     } else if (name == "--placement") {
       settings.emplace_back("placement.tasks", std::string(value()));
+    } else if (name == "--progress") {
+      settings.emplace_back("placement.progress", std::string(value()));
     } else if (name == "--config") {
       options.launch.config_file = std::string(value());
     } else if (name == "--set") {

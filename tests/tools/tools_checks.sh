@@ -97,6 +97,8 @@ case $check in
     expect_in err "unknown configuration key 'mpi.rank'.*weftrun"
     expect_run 2 "$bin/weftrun" --placement diagonal "$programs/weftrun_exit_status" return 0 0
     expect_in err "placement.tasks.*diagonal"
+    expect_run 2 "$bin/weftrun" --progress sometimes "$programs/weftrun_exit_status" return 0 0
+    expect_in err "placement.progress.*sometimes"
     expect_run 2 "$bin/weftrun" --config "$work/missing.toml" "$programs/weftrun_exit_status" \
       return 0 0
     expect_in err "missing.toml" ;;
