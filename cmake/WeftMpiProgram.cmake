@@ -2,14 +2,16 @@
 # under build/bin/weftrun. Included by tests/ and examples/.
 include_guard(GLOBAL)
 
-# weft_mpi_executable(<target> OUTPUT <path> SOURCES <files...> [CXX] [NO_PRIVATIZE]
+# weft_mpi_executable(<target> OUTPUT <path> SOURCES <files...> [CXX] [NO_PRIVATIZE] [OPENMP]
 #                     [COMPILE_OPTIONS <flags...>] [LINK_LIBRARIES <targets or flags...>])
 # Builds <path> from <files> (relative to the current source directory) with weftcc, or weftcxx
 # with CXX; NO_PRIVATIZE builds it with --no-privatize (one copy of the globals for all ranks).
 # LINK_LIBRARIES entries that are targets are linked by file and built first. <target> must not be
 # <path>'s file name when <path> is in the current binary directory (Ninja would see a cycle).
+# OPENMP builds with -fopenmp, through GCC even in a build whose compiler is clang (weftcc takes
+# GCC's OpenMP only; the program then tests this build's libweft all the same).
 function(weft_mpi_executable target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "CXX;NO_PRIVATIZE" "OUTPUT"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "CXX;NO_PRIVATIZE;OPENMP" "OUTPUT"
                         "SOURCES;COMPILE_OPTIONS;LINK_LIBRARIES")
   set(wrapper ${CMAKE_BINARY_DIR}/bin/weftcc)
   if(arg_CXX)
@@ -41,9 +43,18 @@ function(weft_mpi_executable target)
   # The toolchain's files, so that a rebuilt loader or library rebuilds the program.
   set(toolchain $<TARGET_FILE:weft> $<TARGET_FILE:weft_loader> $<TARGET_FILE:weft-stub>
                 $<TARGET_FILE:weft_wrap_main> ${wrapper} ${PROJECT_SOURCE_DIR}/include/mpi.h)
+  set(launcher)
+  if(arg_OPENMP)
+    list(APPEND mode -fopenmp)
+    if(NOT CMAKE_C_COMPILER_ID STREQUAL "GNU")
+      find_program(WEFT_OPENMP_GCC NAMES gcc gcc-12 REQUIRED)
+      find_program(WEFT_OPENMP_GXX NAMES g++ g++-12 REQUIRED)
+      set(launcher ${CMAKE_COMMAND} -E env WEFT_CC=${WEFT_OPENMP_GCC} WEFT_CXX=${WEFT_OPENMP_GXX})
+    endif()
+  endif()
   add_custom_command(
     OUTPUT ${arg_OUTPUT}
-    COMMAND ${wrapper} ${mode} -O2 -g ${warnings} ${arg_COMPILE_OPTIONS} -o ${arg_OUTPUT}
+    COMMAND ${launcher} ${wrapper} ${mode} -O2 -g ${warnings} ${arg_COMPILE_OPTIONS} -o ${arg_OUTPUT}
             ${sources} ${libraries}
     DEPENDS ${sources} ${toolchain} ${library_targets}
     COMMENT "Building MPI program ${arg_OUTPUT} with ${wrapper} ${mode}"

@@ -42,22 +42,30 @@ void release_task(Task* task) {
 }
 
 void TaskQueue::push(Task* task) {
-  // After the last task of equal or higher priority: FIFO within a priority.
-  auto at = std::find_if(ready_.begin(), ready_.end(),
-                         [&](const Task* queued) { return queued->priority < task->priority; });
-  ready_.insert(at, task);
+  // After the last task of equal or higher priority: FIFO within a priority. Most tasks share
+  // one priority, so the search starts from the back.
+  std::size_t at = ready_.size();
+  while (at > head_ && ready_[at - 1]->priority < task->priority) --at;
+  ready_.insert(ready_.begin() + static_cast<std::ptrdiff_t>(at), task);
   queued_.fetch_add(1, std::memory_order_relaxed);
   pushes_.fetch_add(1, std::memory_order_relaxed);
 }
 
 Task* TaskQueue::take(const Task* ancestor) {
-  for (auto it = ready_.begin(); it != ready_.end(); ++it) {
-    if (ancestor == nullptr || (*it)->descends_from(ancestor)) {
-      Task* task = *it;
-      ready_.erase(it);
-      queued_.fetch_sub(1, std::memory_order_relaxed);
-      return task;
+  for (std::size_t at = head_; at < ready_.size(); ++at) {
+    Task* task = ready_[at];
+    if (ancestor != nullptr && !task->descends_from(ancestor)) continue;
+    if (at == head_) {
+      ++head_;
+    } else {
+      ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(at));
     }
+    if (head_ == ready_.size()) {
+      ready_.clear();
+      head_ = 0;
+    }
+    queued_.fetch_sub(1, std::memory_order_relaxed);
+    return task;
   }
   return nullptr;
 }

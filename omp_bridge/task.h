@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <unordered_map>
 #include <vector>
 
@@ -81,7 +80,10 @@ class TaskQueue {
 
  private:
   weft::Mutex lock_;
-  std::deque<Task*> ready_;  // by decreasing priority, FIFO within one
+  // Ready tasks from ready_[head_] on, by decreasing priority, FIFO within one. A vector, not a
+  // deque: a team without tasks (most regions) then allocates nothing.
+  std::vector<Task*> ready_;
+  std::size_t head_ = 0;
   // Relaxed hint read without the lock by waiters deciding whether to take the lock.
   std::atomic<int> queued_{0};
   std::atomic<std::uint64_t> pushes_{0};
