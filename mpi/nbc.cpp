@@ -1,5 +1,7 @@
 #include "nbc.h"
 
+#include <utility>
+
 #include "error.h"
 #include "p2p.h"
 #include "world.h"
@@ -7,22 +9,21 @@
 namespace weft::mpi::nbc {
 
 Instance::Instance(int size, std::string_view function)
-    : size_(size),
-      function_(function),
-      requests_(static_cast<std::size_t>(size), nullptr),
-      world_ranks_(static_cast<std::size_t>(size), -1),
-      failures_(static_cast<std::size_t>(size)) {}
+    : size_(size), function_(function), members_(static_cast<std::size_t>(size)) {}
 
 Instance::~Instance() = default;
 
 void Instance::arrive(int rank, int world_rank, Request* request) {
-  requests_[static_cast<std::size_t>(rank)] = request;
-  world_ranks_[static_cast<std::size_t>(rank)] = world_rank;
+  members_[static_cast<std::size_t>(rank)] = {request, world_rank};
   if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 == size_) start_work();
 }
 
 int Instance::outcome(int, std::string*) const {
   return MPI_SUCCESS;
+}
+
+std::string Instance::failure(int rank) const {
+  return failures_ != nullptr ? failures_[rank] : std::string();
 }
 
 void Instance::start_work() {
@@ -35,18 +36,19 @@ void Instance::start_work() {
   remaining_.store(work.pieces, std::memory_order_relaxed);
   World& job = *world();
   const bool inline_work = work.bytes <= kInlineBytes;
-  pieces_.reset(new Piece[static_cast<std::size_t>(work.pieces)]);
   // The caller keeps the instance alive while it posts: the last piece may complete every
   // request, and their owners free them, before the loop ends.
   const std::shared_ptr<Instance> keep = shared_from_this();
   for (int i = 0; i < work.pieces; ++i) {
     ProgressThread* thread =
-        inline_work ? nullptr : job.progress_of(world_ranks_[static_cast<std::size_t>(home(i))]);
+        inline_work ? nullptr
+                    : job.progress_of(members_[static_cast<std::size_t>(home(i))].world_rank);
     if (thread == nullptr) {
       run(i);
       piece_done();
       continue;
     }
+    if (pieces_ == nullptr) pieces_.reset(new Piece[static_cast<std::size_t>(work.pieces)]);
     Piece& piece = pieces_[static_cast<std::size_t>(i)];
     piece.run = &Instance::run_posted;
     piece.instance = this;
@@ -69,9 +71,14 @@ void Instance::complete() {
   finish();
   const std::shared_ptr<Instance> keep = shared_from_this();
   for (int r = 0; r < size_; ++r) {
-    Request& request = *requests_[static_cast<std::size_t>(r)];
+    Request& request = *members_[static_cast<std::size_t>(r)].request;
     set_empty_status(&request.status);
-    request.status.MPI_ERROR = outcome(r, &failures_[static_cast<std::size_t>(r)]);
+    std::string reason;
+    request.status.MPI_ERROR = outcome(r, &reason);
+    if (request.status.MPI_ERROR != MPI_SUCCESS) {
+      if (failures_ == nullptr) failures_.reset(new std::string[static_cast<std::size_t>(size_)]);
+      failures_[r] = std::move(reason);
+    }
     // Its owner may reuse or free the request from here on.
     mpi::finish(request);
   }

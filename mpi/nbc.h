@@ -48,7 +48,7 @@ class Instance : public std::enable_shared_from_this<Instance> {
   void arrive(int rank, int world_rank, Request* request);
 
   // Why member `rank`'s request failed, for the error its wait raises.
-  const std::string& failure(int rank) const { return failures_[static_cast<std::size_t>(rank)]; }
+  std::string failure(int rank) const;
 
  protected:
   struct Work {
@@ -75,11 +75,17 @@ class Instance : public std::enable_shared_from_this<Instance> {
   void piece_done();
   void complete();
 
+  struct Member {
+    Request* request = nullptr;
+    int world_rank = -1;
+  };
+
   const int size_;
   const std::string_view function_;
-  std::vector<Request*> requests_;
-  std::vector<int> world_ranks_;
-  std::vector<std::string> failures_;
+  std::vector<Member> members_;
+  // Allocated only when some member's request fails (rare), by comm rank.
+  std::unique_ptr<std::string[]> failures_;
+  // Allocated only when pieces go to progress threads.
   std::unique_ptr<Piece[]> pieces_;
   // acq_rel on both: each member's side, written before it arrives, is seen by the last arrival;
   // each piece's writes are seen by the thread that finishes the last one.
