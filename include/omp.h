@@ -52,6 +52,66 @@ typedef omp_sync_hint_t omp_lock_hint_t;
 
 typedef enum omp_pause_resource_t { omp_pause_soft = 1, omp_pause_hard = 2 } omp_pause_resource_t;
 
+typedef enum omp_memspace_handle_t {
+  omp_default_mem_space = 0,
+  omp_large_cap_mem_space = 1,
+  omp_const_mem_space = 2,
+  omp_high_bw_mem_space = 3,
+  omp_low_lat_mem_space = 4,
+  weft_omp_memspace_handle_t_max = __UINTPTR_MAX__
+} omp_memspace_handle_t;
+
+typedef enum omp_allocator_handle_t {
+  omp_null_allocator = 0,
+  omp_default_mem_alloc = 1,
+  omp_large_cap_mem_alloc = 2,
+  omp_const_mem_alloc = 3,
+  omp_high_bw_mem_alloc = 4,
+  omp_low_lat_mem_alloc = 5,
+  omp_cgroup_mem_alloc = 6,
+  omp_pteam_mem_alloc = 7,
+  omp_thread_mem_alloc = 8,
+  weft_omp_allocator_handle_t_max = __UINTPTR_MAX__
+} omp_allocator_handle_t;
+
+typedef enum omp_alloctrait_key_t {
+  omp_atk_sync_hint = 1,
+  omp_atk_alignment = 2,
+  omp_atk_access = 3,
+  omp_atk_pool_size = 4,
+  omp_atk_fallback = 5,
+  omp_atk_fb_data = 6,
+  omp_atk_pinned = 7,
+  omp_atk_partition = 8
+} omp_alloctrait_key_t;
+
+typedef enum omp_alloctrait_value_t {
+  omp_atv_default = (__UINTPTR_TYPE__)-1,
+  omp_atv_false = 0,
+  omp_atv_true = 1,
+  omp_atv_contended = 3,
+  omp_atv_uncontended = 4,
+  omp_atv_serialized = 5,
+  omp_atv_private = 6,
+  omp_atv_all = 7,
+  omp_atv_thread = 8,
+  omp_atv_pteam = 9,
+  omp_atv_cgroup = 10,
+  omp_atv_default_mem_fb = 11,
+  omp_atv_null_fb = 12,
+  omp_atv_abort_fb = 13,
+  omp_atv_allocator_fb = 14,
+  omp_atv_environment = 15,
+  omp_atv_nearest = 16,
+  omp_atv_blocked = 17,
+  omp_atv_interleaved = 18
+} omp_alloctrait_value_t;
+
+typedef struct omp_alloctrait_t {
+  omp_alloctrait_key_t key;
+  __UINTPTR_TYPE__ value;
+} omp_alloctrait_t;
+
 /* Threads and teams. */
 extern void omp_set_num_threads(int) WEFT_OMP_NOTHROW;
 extern int omp_get_num_threads(void) WEFT_OMP_NOTHROW;
@@ -113,6 +173,24 @@ extern int omp_test_nest_lock(omp_nest_lock_t*) WEFT_OMP_NOTHROW;
 /* Timing. */
 extern double omp_get_wtime(void) WEFT_OMP_NOTHROW;
 extern double omp_get_wtick(void) WEFT_OMP_NOTHROW;
+
+/* Memory: every memory space is the process heap (weft has no high-bandwidth or pinned
+ * memory); an allocator made by omp_init_allocator honours alignment, and traits it cannot honour
+ * (pool_size, fallback other than default_mem_fb, pinned, partition) make it omp_null_allocator. */
+extern omp_allocator_handle_t omp_init_allocator(omp_memspace_handle_t, int,
+                                                 const omp_alloctrait_t[]) WEFT_OMP_NOTHROW;
+extern void omp_destroy_allocator(omp_allocator_handle_t) WEFT_OMP_NOTHROW;
+extern void omp_set_default_allocator(omp_allocator_handle_t) WEFT_OMP_NOTHROW;
+extern omp_allocator_handle_t omp_get_default_allocator(void) WEFT_OMP_NOTHROW;
+extern void* omp_alloc(__SIZE_TYPE__, omp_allocator_handle_t) WEFT_OMP_NOTHROW;
+extern void* omp_aligned_alloc(__SIZE_TYPE__, __SIZE_TYPE__,
+                               omp_allocator_handle_t) WEFT_OMP_NOTHROW;
+extern void* omp_calloc(__SIZE_TYPE__, __SIZE_TYPE__, omp_allocator_handle_t) WEFT_OMP_NOTHROW;
+extern void* omp_aligned_calloc(__SIZE_TYPE__, __SIZE_TYPE__, __SIZE_TYPE__,
+                                omp_allocator_handle_t) WEFT_OMP_NOTHROW;
+extern void* omp_realloc(void*, __SIZE_TYPE__, omp_allocator_handle_t,
+                         omp_allocator_handle_t) WEFT_OMP_NOTHROW;
+extern void omp_free(void*, omp_allocator_handle_t) WEFT_OMP_NOTHROW;
 
 extern int omp_pause_resource(omp_pause_resource_t, int) WEFT_OMP_NOTHROW;
 extern int omp_pause_resource_all(omp_pause_resource_t) WEFT_OMP_NOTHROW;

@@ -2,6 +2,7 @@
 // them. Declared here so that every definition is checked against one signature.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 extern "C" {
@@ -154,5 +155,9 @@ void GOMP_taskwait_depend(void** depend);
 void GOMP_taskyield();
 void GOMP_taskgroup_start();
 void GOMP_taskgroup_end();
+
+// The allocate clause.
+void* GOMP_alloc(std::size_t alignment, std::size_t size, uintptr_t allocator);
+void GOMP_free(void* block, uintptr_t allocator);
 
 }  // extern "C"

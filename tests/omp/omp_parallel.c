@@ -1,7 +1,9 @@
 /* Parallel regions: team sizes (OMP_NUM_THREADS, num_threads, if), thread numbers, nested
  * regions and the level/ancestor queries, hot teams reused across many regions, barriers keeping
- * phases apart, master/masked, and the omp_* ICV setters and getters. */
+ * phases apart, master/masked, the omp_* ICV setters and getters, and memory allocators (the
+ * omp_*alloc API and the allocate clause). */
 #include <omp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,6 +138,40 @@ static void icvs(void) {
   check_equal(omp_get_wtime() >= start, 1, "omp_get_wtime is monotonic", __LINE__);
 }
 
+static void memory(void) {
+  const omp_alloctrait_t aligned_traits[] = {{omp_atk_alignment, 256}};
+  const omp_allocator_handle_t aligned =
+      omp_init_allocator(omp_default_mem_space, 1, aligned_traits);
+  const omp_alloctrait_t pool_traits[] = {{omp_atk_pool_size, 1024}};
+  check_equal(omp_init_allocator(omp_default_mem_space, 1, pool_traits) == omp_null_allocator, 1,
+              "an allocator with traits weft cannot honour is null", __LINE__);
+  long wrong = 0;
+#pragma omp parallel reduction(+ : wrong)
+  {
+    char* block = omp_aligned_alloc(64, 1000, omp_default_mem_alloc);
+    wrong += block == NULL || (uintptr_t)block % 64 != 0;
+    memset(block, 7, 1000);
+    block = omp_realloc(block, 5000, omp_default_mem_alloc, omp_default_mem_alloc);
+    wrong += block == NULL || block[999] != 7;
+    omp_free(block, omp_default_mem_alloc);
+    int* zeros = omp_calloc(100, sizeof(int), omp_low_lat_mem_alloc);
+    for (int i = 0; i < 100; ++i) wrong += zeros[i] != 0;
+    omp_free(zeros, omp_null_allocator);
+    double* big = omp_alloc(4096, aligned);
+    wrong += big == NULL || (uintptr_t)big % 256 != 0;
+    omp_free(big, aligned);
+  }
+  int value = 3;
+#pragma omp parallel firstprivate(value) allocate(omp_high_bw_mem_alloc : value) \
+    reduction(+ : wrong)
+  {
+    wrong += value != 3;
+    value += omp_get_thread_num();
+  }
+  omp_destroy_allocator(aligned);
+  check_equal(wrong, 0, "omp_alloc family and the allocate clause", __LINE__);
+}
+
 int main(void) {
   const int threads = expected_threads();
   team_sizes(threads);
@@ -143,5 +179,6 @@ int main(void) {
   nested();
   master_and_masked();
   icvs();
+  memory();
   return omp_check_status("omp_parallel");
 }
