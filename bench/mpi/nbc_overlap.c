@@ -502,7 +502,12 @@ static void run_case(enum collective which, long bytes, int rank, int size, doub
       figure[kSkew][i] = all[kEmptyBegin][i] + all[kEmptyEnd][i];
     }
     for (int f = 0; f < kFigures; ++f) m[f] = median(figure[f], iterations);
-    for (int f = kPure; f <= kOverlapped; ++f) m[f] = at_least(m[f] - m[kSkew]);
+    /* Less the skew, but no less than a tenth of the span: where the skew is most of it (ranks
+     * of several processes to a core, descheduled for a time slice) the difference is noise,
+     * and a near-zero divisor would turn it into absurd ratios. */
+    for (int f = kPure; f <= kOverlapped; ++f) {
+      m[f] = at_least(m[f] - m[kSkew] > 0.1 * m[f] ? m[f] - m[kSkew] : 0.1 * m[f]);
+    }
     /* A burst of load during the warm-up or the calibration can put the count far off t_pure:
      * then the count is set once more from this loop's medians and the loop measured again. */
     const double ratio = m[kCpu] / at_least(m[kPure]);
