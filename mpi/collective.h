@@ -149,6 +149,13 @@ class Truncation {
     }
   }
   bool failed() const { return from_rank_ >= 0; }
+  // MPI_ERR_TRUNCATE with its reason in *reason when failed, else MPI_SUCCESS: a nonblocking
+  // collective's outcome for the member it belongs to.
+  int outcome(std::string* reason) const {
+    if (!failed()) return MPI_SUCCESS;
+    *reason = this->reason();
+    return MPI_ERR_TRUNCATE;
+  }
   // Why the block did not fit, for the error's message; empty when it did.
   std::string reason() const;
   // MPI_SUCCESS, or raises MPI_ERR_TRUNCATE on `comm` and returns it.

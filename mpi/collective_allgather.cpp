@@ -44,8 +44,7 @@ class AllgatherOp : public nbc::Sided<AllgatherSide> {
     }
   }
   int outcome(int rank, std::string* reason) const override {
-    *reason = of(rank).truncation.reason();
-    return of(rank).truncation.failed() ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    return of(rank).truncation.outcome(reason);
   }
 };
 

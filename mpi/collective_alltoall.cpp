@@ -69,8 +69,7 @@ class AlltoallOp : public nbc::Sided<AlltoallSide> {
     }
   }
   int outcome(int rank, std::string* reason) const override {
-    *reason = of(rank).truncation.reason();
-    return of(rank).truncation.failed() ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    return of(rank).truncation.outcome(reason);
   }
 };
 

@@ -41,8 +41,7 @@ class BcastOp : public nbc::Sided<BcastSide> {
     collective::transfer(from, to.data);
   }
   int outcome(int rank, std::string* reason) const override {
-    *reason = of(rank).truncation.reason();
-    return of(rank).truncation.failed() ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    return of(rank).truncation.outcome(reason);
   }
   int root_ = 0;  // set by plan()
 };

@@ -49,10 +49,7 @@ class GatherOp : public nbc::Sided<GatherSide> {
   int outcome(int rank, std::string* reason) const override {
     if (rank != root_) return MPI_SUCCESS;
     for (int r = 0; r < size(); ++r) {
-      if (of(r).truncation.failed()) {
-        *reason = of(r).truncation.reason();
-        return MPI_ERR_TRUNCATE;
-      }
+      if (of(r).truncation.failed()) return of(r).truncation.outcome(reason);
     }
     return MPI_SUCCESS;
   }
@@ -64,8 +61,9 @@ int gather(const collective::Start& start, MPI_Comm comm, std::string_view funct
            int root) {
   if (!start.blocking()) {
     const bool in_place = sendbuf == MPI_IN_PLACE;
-    const Block send = in_place ? Block{} : Block{const_cast<void*>(sendbuf),
-                                                  static_cast<std::size_t>(sendcount), sendtype};
+    const Block send =
+        in_place ? Block{}
+                 : Block{const_cast<void*>(sendbuf), static_cast<std::size_t>(sendcount), sendtype};
     return nbc::issue<GatherOp>(comm, function, start,
                                 [send, recv, root, in_place](GatherOp& op, int rank) {
                                   GatherSide& side = op.side(rank);

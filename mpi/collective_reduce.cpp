@@ -34,36 +34,23 @@ void* reduce_chunk(Members& members, std::size_t first, std::size_t count, MPI_D
   return acc;
 }
 
-// Reduces chunk `part` of `chunks` into the root's result buffer.
+// Reduces chunk `part` of `chunks` into member `owner`'s result buffer; with `everyone`, copies it
+// on into every other member's (starting after the owner spreads the writes over the members).
 template <class Members>
-void reduce_into_root(Members& members, const collective::Chunks& chunks, int part, int root,
-                      MPI_Datatype datatype, MPI_Op op) {
+void reduce_part(Members& members, const collective::Chunks& chunks, int part, int owner,
+                 bool everyone, MPI_Datatype datatype, MPI_Op op) {
   const std::size_t first = chunks.begin(part);
   const std::size_t length = chunks.size(part);
+  auto result = [&](int r) {
+    return collective::element(members.template of<Contribution>(r).output, first, *datatype);
+  };
   std::optional<collective::Scratch> scratch;
-  void* result =
-      collective::element(members.template of<Contribution>(root).output, first, *datatype);
-  void* acc = reduce_chunk(members, first, length, datatype, op, result, scratch);
-  if (acc != result) copy(acc, length, *datatype, result, length, *datatype);
-}
-
-// Reduces chunk `part` of `chunks` into member `owner`'s result buffer, then copies it into
-// every other member's (starting after the owner spreads the writes over the members).
-template <class Members>
-void reduce_into_all(Members& members, const collective::Chunks& chunks, int part, int owner,
-                     MPI_Datatype datatype, MPI_Op op) {
-  const std::size_t first = chunks.begin(part);
-  const std::size_t length = chunks.size(part);
-  std::optional<collective::Scratch> scratch;
-  void* own =
-      collective::element(members.template of<Contribution>(owner).output, first, *datatype);
+  void* own = result(owner);
   void* acc = reduce_chunk(members, first, length, datatype, op, own, scratch);
+  if (acc != own) copy(acc, length, *datatype, own, length, *datatype);
   const int size = members.size();
-  for (int k = acc == own ? 1 : 0; k < size; ++k) {
-    const int r = (owner + k) % size;
-    void* result =
-        collective::element(members.template of<Contribution>(r).output, first, *datatype);
-    copy(acc, length, *datatype, result, length, *datatype);
+  for (int k = 1; everyone && k < size; ++k) {
+    copy(acc, length, *datatype, result((owner + k) % size), length, *datatype);
   }
 }
 
@@ -86,11 +73,7 @@ class ReduceOp : public nbc::ReductionOp<> {
   int home(int index) const override { return (root_ + index) % size(); }
   void run(int index) override {
     const nbc::ReductionSide& first = of(0);
-    if constexpr (kAll) {
-      reduce_into_all(*this, *chunks_, index, home(index), first.datatype, first.op);
-    } else {
-      reduce_into_root(*this, *chunks_, index, root_, first.datatype, first.op);
-    }
+    reduce_part(*this, *chunks_, index, kAll ? home(index) : root_, kAll, first.datatype, first.op);
   }
   int root_ = 0;  // set by plan()
   std::optional<collective::Chunks> chunks_;
@@ -163,7 +146,7 @@ int reduce_entry(const collective::Start& start, std::string_view function, cons
   // Chunks are owned from the root on, so that the root reduces the first.
   const int own_part = (call.rank() - root + size) % size;
   collective::reduce_parts(call, chunks, root, own_part, [&](int part) {
-    reduce_into_root(call, chunks, part, root, datatype, op);
+    reduce_part(call, chunks, part, root, false, datatype, op);
   });
   return collective::raise_mismatch(comm, function, call.mismatch());
 }
@@ -214,7 +197,7 @@ int allreduce_entry(const collective::Start& start, std::string_view function, c
   call.publish(&mine);
   const collective::Chunks chunks(mine.count, *datatype, size);
   collective::reduce_parts(call, chunks, 0, me, [&](int part) {
-    reduce_into_all(call, chunks, part, me, datatype, op);
+    reduce_part(call, chunks, part, me, true, datatype, op);
   });
   return collective::raise_mismatch(comm, function, call.mismatch());
 }

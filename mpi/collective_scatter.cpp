@@ -47,8 +47,7 @@ class ScatterOp : public nbc::Sided<ScatterSide> {
     collective::transfer(from, to.recv);
   }
   int outcome(int rank, std::string* reason) const override {
-    *reason = of(rank).truncation.reason();
-    return of(rank).truncation.failed() ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+    return of(rank).truncation.outcome(reason);
   }
   int root_ = 0;  // set by plan()
 };

@@ -92,6 +92,19 @@ inline int varying(int count, int size, int shift, std::vector<int>& counts,
 inline int root_of(int size) {
   return size / 2;
 }
+// The caller's place in a communicator, and the root the cases use there.
+struct Place {
+  int rank = 0;
+  int size = 0;
+  int root = 0;
+};
+inline Place place_in(MPI_Comm comm) {
+  Place p;
+  MPI_Comm_rank(comm, &p.rank);
+  MPI_Comm_size(comm, &p.size);
+  p.root = root_of(p.size);
+  return p;
+}
 inline std::size_t ints(int elements, const CallArgs& a) {
   return static_cast<std::size_t>(elements) * static_cast<std::size_t>(a.layout.width);
 }
@@ -123,10 +136,9 @@ inline void add_reductions(std::vector<Case>& all) {
            prepare(in_place && rank == root_of(size), same, same_out)(b, rank, size, a, salt);
          },
          [in_place](Mode m, CallBuffers& b, const CallArgs& a, MPI_Request* q) {
-           int rank = 0, size = 0;
-           MPI_Comm_rank(a.comm, &rank);
-           MPI_Comm_size(a.comm, &size);
-           const int root = root_of(size);
+           const Place at = place_in(a.comm);
+           const int rank = at.rank;
+           const int root = at.root;
            const void* send = in_place && rank == root ? MPI_IN_PLACE : b.send.data();
            return dispatch(
                m, q,
@@ -244,9 +256,7 @@ inline std::vector<Case> all_cases() {
              rank == root_of(size) ? values(rank, salt, ints(a.count, a)) : empty(ints(a.count, a));
        },
        [](Mode m, CallBuffers& b, const CallArgs& a, MPI_Request* q) {
-         int root = 0;
-         MPI_Comm_size(a.comm, &root);
-         root = root_of(root);
+         const int root = place_in(a.comm).root;
          return dispatch(
              m, q, [&] { return MPI_Bcast(b.recv.data(), a.count, a.layout.type, root, a.comm); },
              [&](MPI_Request* r) {
@@ -269,10 +279,9 @@ inline std::vector<Case> all_cases() {
                      }
                    },
                    [in_place](Mode m, CallBuffers& b, const CallArgs& a, MPI_Request* q) {
-                     int rank = 0, size = 0;
-                     MPI_Comm_rank(a.comm, &rank);
-                     MPI_Comm_size(a.comm, &size);
-                     const int root = root_of(size);
+                     const Place at = place_in(a.comm);
+                     const int rank = at.rank;
+                     const int root = at.root;
                      const void* send = in_place && rank == root ? MPI_IN_PLACE : b.send.data();
                      return dispatch(
                          m, q,
@@ -298,10 +307,9 @@ inline std::vector<Case> all_cases() {
            b.recv = empty(ints(a.count, a));
          },
          [in_place](Mode m, CallBuffers& b, const CallArgs& a, MPI_Request* q) {
-           int rank = 0, size = 0;
-           MPI_Comm_rank(a.comm, &rank);
-           MPI_Comm_size(a.comm, &size);
-           const int root = root_of(size);
+           const Place at = place_in(a.comm);
+           const int rank = at.rank;
+           const int root = at.root;
            void* recv = in_place && rank == root ? MPI_IN_PLACE : b.recv.data();
            return dispatch(
                m, q,
@@ -376,10 +384,9 @@ inline std::vector<Case> all_cases() {
                    b.recv = empty(rank == root_of(size) ? ints(extent, a) : 0);
                  },
                  [](Mode m, CallBuffers& b, const CallArgs& a, MPI_Request* q) {
-                   int rank = 0, size = 0;
-                   MPI_Comm_rank(a.comm, &rank);
-                   MPI_Comm_size(a.comm, &size);
-                   const int root = root_of(size);
+                   const Place at = place_in(a.comm);
+                   const int rank = at.rank;
+                   const int root = at.root;
                    const int n = b.recvcounts[rank];
                    return dispatch(
                        m, q,
@@ -407,10 +414,9 @@ inline std::vector<Case> all_cases() {
          b.recv = empty(ints(b.sendcounts[rank], a));
        },
        [](Mode m, CallBuffers& b, const CallArgs& a, MPI_Request* q) {
-         int rank = 0, size = 0;
-         MPI_Comm_rank(a.comm, &rank);
-         MPI_Comm_size(a.comm, &size);
-         const int root = root_of(size);
+         const Place at = place_in(a.comm);
+         const int rank = at.rank;
+         const int root = at.root;
          const int n = b.sendcounts[rank];
          return dispatch(
              m, q,
