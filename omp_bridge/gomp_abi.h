@@ -123,6 +123,30 @@ bool GOMP_loop_ull_ordered_dynamic_next(ull* istart, ull* iend);
 bool GOMP_loop_ull_ordered_guided_next(ull* istart, ull* iend);
 bool GOMP_loop_ull_ordered_runtime_next(ull* istart, ull* iend);
 
+// Doacross loops.
+bool GOMP_loop_doacross_static_start(unsigned dims, long* counts, long chunk, long* istart,
+                                     long* iend);
+bool GOMP_loop_doacross_dynamic_start(unsigned dims, long* counts, long chunk, long* istart,
+                                      long* iend);
+bool GOMP_loop_doacross_guided_start(unsigned dims, long* counts, long chunk, long* istart,
+                                     long* iend);
+bool GOMP_loop_doacross_runtime_start(unsigned dims, long* counts, long* istart, long* iend);
+bool GOMP_loop_doacross_start(unsigned dims, long* counts, long sched, long chunk, long* istart,
+                              long* iend, uintptr_t* reductions, void** mem);
+bool GOMP_loop_ull_doacross_static_start(unsigned dims, ull* counts, ull chunk, ull* istart,
+                                         ull* iend);
+bool GOMP_loop_ull_doacross_dynamic_start(unsigned dims, ull* counts, ull chunk, ull* istart,
+                                          ull* iend);
+bool GOMP_loop_ull_doacross_guided_start(unsigned dims, ull* counts, ull chunk, ull* istart,
+                                         ull* iend);
+bool GOMP_loop_ull_doacross_runtime_start(unsigned dims, ull* counts, ull* istart, ull* iend);
+bool GOMP_loop_ull_doacross_start(unsigned dims, ull* counts, long sched, ull chunk, ull* istart,
+                                  ull* iend, uintptr_t* reductions, void** mem);
+void GOMP_doacross_post(long* indices);
+void GOMP_doacross_ull_post(ull* indices);
+void GOMP_doacross_wait(long first, ...);
+void GOMP_doacross_ull_wait(ull first, ...);
+
 // Ordered regions.
 void GOMP_ordered_start();
 void GOMP_ordered_end();

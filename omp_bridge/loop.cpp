@@ -90,11 +90,17 @@ void prepare_loop(ThreadState& self, WorkShare& ws, const IterationSpace& space,
 
 bool loop_start(ThreadState& self, const IterationSpace& space, LoopSchedule schedule, bool ordered,
                 std::uint64_t* lo, std::uint64_t* hi) {
+  return loop_start_prepared(
+      self, [&](WorkShare& ws) { prepare_loop(self, ws, space, schedule, ordered); }, lo, hi);
+}
+
+bool loop_start_prepared(ThreadState& self, const std::function<void(WorkShare&)>& prepare,
+                         std::uint64_t* lo, std::uint64_t* hi) {
   const std::uint64_t index = self.context.constructs++;
   WorkShare& ws = self.team().slots[index % kWorkShareSlots];
   Signal& signal = self.team().signal;
   if (ws.enter(index, signal)) {
-    prepare_loop(self, ws, space, schedule, ordered);
+    prepare(ws);
     ws.published(signal);
   }
   self.context.loop = {&ws, 0, 0, 0, false};

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "icv.h"
 #include "thread_state.h"
@@ -25,6 +26,9 @@ void prepare_loop(ThreadState& self, WorkShare& ws, const IterationSpace& space,
 // iteration indices; false when none is left for the caller.
 bool loop_start(ThreadState& self, const IterationSpace& space, LoopSchedule schedule, bool ordered,
                 std::uint64_t* lo, std::uint64_t* hi);
+// The same, with `prepare` initializing the construct in the thread that enters it first.
+bool loop_start_prepared(ThreadState& self, const std::function<void(WorkShare&)>& prepare,
+                         std::uint64_t* lo, std::uint64_t* hi);
 bool loop_next(ThreadState& self, std::uint64_t* lo, std::uint64_t* hi);
 // Leaves the loop; with `wait`, at the team's barrier. Returns whether the region was cancelled.
 bool loop_end(ThreadState& self, bool wait);

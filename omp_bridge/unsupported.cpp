@@ -1,5 +1,5 @@
 // Entry points of OpenMP features weft does not provide. GCC emits them for target offload, host
-// teams, doacross loops and task reductions; each ends the program with a message naming the
+// teams and task reductions; each ends the program with a message naming the
 // feature, rather than running it wrongly.
 #include <string>
 
@@ -38,48 +38,6 @@ void GOMP_teams_reg() {
 }
 void GOMP_teams4() {
   unsupported("GOMP_teams4", "the teams construct");
-}
-void GOMP_loop_doacross_static_start() {
-  unsupported("GOMP_loop_doacross_static_start", "doacross loops (ordered(n), depend(sink))");
-}
-void GOMP_loop_doacross_dynamic_start() {
-  unsupported("GOMP_loop_doacross_dynamic_start", "doacross loops (ordered(n), depend(sink))");
-}
-void GOMP_loop_doacross_guided_start() {
-  unsupported("GOMP_loop_doacross_guided_start", "doacross loops (ordered(n), depend(sink))");
-}
-void GOMP_loop_doacross_runtime_start() {
-  unsupported("GOMP_loop_doacross_runtime_start", "doacross loops (ordered(n), depend(sink))");
-}
-void GOMP_loop_doacross_start() {
-  unsupported("GOMP_loop_doacross_start", "doacross loops (ordered(n), depend(sink))");
-}
-void GOMP_loop_ull_doacross_static_start() {
-  unsupported("GOMP_loop_ull_doacross_static_start", "doacross loops (ordered(n), depend(sink))");
-}
-void GOMP_loop_ull_doacross_dynamic_start() {
-  unsupported("GOMP_loop_ull_doacross_dynamic_start", "doacross loops (ordered(n), depend(sink))");
-}
-void GOMP_loop_ull_doacross_guided_start() {
-  unsupported("GOMP_loop_ull_doacross_guided_start", "doacross loops (ordered(n), depend(sink))");
-}
-void GOMP_loop_ull_doacross_runtime_start() {
-  unsupported("GOMP_loop_ull_doacross_runtime_start", "doacross loops (ordered(n), depend(sink))");
-}
-void GOMP_loop_ull_doacross_start() {
-  unsupported("GOMP_loop_ull_doacross_start", "doacross loops (ordered(n), depend(sink))");
-}
-void GOMP_doacross_post() {
-  unsupported("GOMP_doacross_post", "doacross loops (ordered(n), depend(sink))");
-}
-void GOMP_doacross_wait() {
-  unsupported("GOMP_doacross_wait", "doacross loops (ordered(n), depend(sink))");
-}
-void GOMP_doacross_ull_post() {
-  unsupported("GOMP_doacross_ull_post", "doacross loops (ordered(n), depend(sink))");
-}
-void GOMP_doacross_ull_wait() {
-  unsupported("GOMP_doacross_ull_wait", "doacross loops (ordered(n), depend(sink))");
 }
 void GOMP_parallel_reductions() {
   unsupported("GOMP_parallel_reductions", "task reductions (reduction(task, ...))");

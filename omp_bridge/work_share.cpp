@@ -70,6 +70,8 @@ void WorkShare::leave(int team_size, Signal& signal) {
   ordered_next.store(0, std::memory_order_relaxed);
   copy_ready.store(false, std::memory_order_relaxed);
   cancelled.store(false, std::memory_order_relaxed);
+  doacross_counts.clear();
+  doacross_posted.reset();
   // release: the resets above, for whoever enters the next construct of this slot.
   serving_.store(index + kWorkShareSlots, std::memory_order_release);
   signal.notify();

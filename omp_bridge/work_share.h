@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "icv.h"
 #include "signal.h"
@@ -41,6 +43,11 @@ class WorkShare {
   void* copy = nullptr;
   std::atomic<bool> copy_ready{false};
   std::atomic<bool> cancelled{false};
+  // Doacross loops (ordered(n)): the iteration counts of the n loops, and for each iteration of
+  // the first (the one shared out) 1 + the flattened index of the inner iterations posted so far
+  // (they are posted in order: one thread runs the inner loops of an outer iteration).
+  std::vector<std::uint64_t> doacross_counts;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> doacross_posted;
 
   // Makes the slot serve construct `index` first.
   void reset(std::uint64_t index);

@@ -1,5 +1,6 @@
 /* Worksharing: loops with every schedule over long and unsigned long long (increasing,
- * decreasing, empty, nowait chains), ordered loops, sections, single and copyprivate, reductions
+ * decreasing, empty, nowait chains), ordered loops, doacross loops (ordered(n) with sink and
+ * source dependences), sections, single and copyprivate, reductions
  * (scalars and arrays), critical (named and unnamed), atomic and the lock API. */
 #include <omp.h>
 #include <stdlib.h>
@@ -134,6 +135,47 @@ static void ordered_loops(void) {
   check_equal(next, (N + 2) / 3, "ordered regions run", __LINE__);
 }
 
+static int chain[200];
+static int grid[24][24];
+static int serial_grid[24][24];
+
+static void doacross_loops(void) {
+  memset(chain, 0, sizeof chain);
+#pragma omp parallel for ordered(1) schedule(dynamic, 2)
+  for (int i = 1; i < 200; ++i) {
+#pragma omp ordered depend(sink : i - 1)
+    chain[i] = chain[i - 1] + 1;
+#pragma omp ordered depend(source)
+  }
+  check_equal(chain[199], 199, "1-deep doacross chain", __LINE__);
+
+  memset(grid, 0, sizeof grid);
+  memset(serial_grid, 0, sizeof serial_grid);
+#pragma omp parallel for ordered(2) schedule(static, 3)
+  for (int i = 1; i < 24; ++i) {
+    for (int j = 1; j < 24; ++j) {
+#pragma omp ordered depend(sink : i - 1, j) depend(sink : i, j - 1)
+      grid[i][j] = (grid[i - 1][j] + grid[i][j - 1] + 1) % 1000003;
+#pragma omp ordered depend(source)
+    }
+  }
+  for (int i = 1; i < 24; ++i) {
+    for (int j = 1; j < 24; ++j) {
+      serial_grid[i][j] = (serial_grid[i - 1][j] + serial_grid[i][j - 1] + 1) % 1000003;
+    }
+  }
+  check_equal(grid[23][23], serial_grid[23][23], "2-deep doacross wavefront", __LINE__);
+
+  unsigned long long big_chain[50] = {0};
+#pragma omp parallel for ordered(1) schedule(guided)
+  for (unsigned long long u = 1; u < 50; ++u) {
+#pragma omp ordered depend(sink : u - 1)
+    big_chain[u] = big_chain[u - 1] + 2;
+#pragma omp ordered depend(source)
+  }
+  check_equal((long)big_chain[49], 98, "unsigned long long doacross chain", __LINE__);
+}
+
 static void sections_and_single(void) {
   int ran[5] = {0};
 #pragma omp parallel
@@ -265,6 +307,7 @@ int main(void) {
   schedules();
   iteration_spaces();
   ordered_loops();
+  doacross_loops();
   sections_and_single();
   reductions();
   mutual_exclusion();
