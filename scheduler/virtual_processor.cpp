@@ -362,7 +362,13 @@ void VirtualProcessor::yield_current() noexcept {
     // Fast path of ranks yielding to ranks: only this processor's pinned queue has work, on a
     // single level, so there is nothing to age and no other queue to weigh.
     const std::uint32_t mask = ready_.mask();
-    if (mask == 0) return;
+    if (mask == 0) {
+      // Counted as a pick, so that every 16th yield takes the general path and its housekeeping:
+      // otherwise a thread alone on its processor, yielding in a loop, would keep the timers,
+      // timer hooks and pollers of the processor from ever running.
+      ++picks_;
+      return;
+    }
     const int top = top_level(mask);
     if (top >= floor && (mask & ((1u << top) - 1)) == 0) {
       ++picks_;
