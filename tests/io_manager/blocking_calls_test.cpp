@@ -73,16 +73,18 @@ TEST_P(BlockingCalls, ReadOnAPipeLeavesTheCoreToAnotherThread) {
   std::atomic<bool> done{false};
   std::atomic<int> yields_while_reading{0};
   std::atomic<bool> reading{false};
+  std::atomic<bool> started{false};
   char got = 0;
   ssize_t result = 0;
   Thread reader = spawn([&] {
+    started.store(true);
     reading.store(true);
     result = ::read(fds[0], &got, 1);
     reading.store(false);
     done.store(true);
   });
   Thread writer = spawn([&] {
-    while (!reading.load()) this_thread::yield();
+    while (!started.load()) this_thread::yield();
     // The reader is inside read(): these yields only run if it left the core.
     for (int i = 0; i < 100; ++i) {
       if (reading.load()) yields_while_reading.fetch_add(1);

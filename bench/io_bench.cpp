@@ -1,0 +1,248 @@
+// Reactivity of the I/O manager, as in the PIOMan paper: the round-trip time of 8 bytes between
+// a weft thread and an external process (a forked echo server) over a socket pair, unloaded and
+// with 1, 2, 4 and 8 computing user threads per core, in io.mode poll, block and auto; and how
+// much the I/O slows the computation down. The peer is a plain pthread program doing the same in
+// the same run: a kernel thread in blocking read/write beside 1, 2, 4 or 8 computing kernel
+// threads per core.
+//
+// weft has no preemption, so its computing threads compute in slices of about kSliceUs and yield
+// between them; the weft thread doing I/O is an `io` thread (priority.io 5, above the computing
+// `user` threads' 3), so it runs at the next yield once woken. The pthread peer's threads compute
+// in the same slices without yielding (the kernel preempts them).
+//
+// Output: a table, then lines for bench/run:
+//   RATIO io_rtt_<load>/<mode> weft/pthread <weft's median round trip / the peer's>
+//   CHECK io_auto_latency ...   CHECK io_auto_slowdown ...   (the targets, pass or not)
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "weft/config.h"
+#include "weft/scheduler.h"
+#include "weft/this_thread.h"
+#include "weft/thread.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr int kSliceUs = 20;
+constexpr int kRoundTrips = 2000;
+constexpr auto kPingPongTime = std::chrono::milliseconds(400);
+constexpr auto kComputeTime = std::chrono::milliseconds(300);
+const int kLoads[] = {0, 1, 2, 4, 8};
+const char* const kModes[] = {"poll", "block", "auto"};
+
+double elapsed_us(Clock::time_point since) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - since).count();
+}
+
+// A slice of arithmetic the optimizer cannot drop.
+std::atomic<double> sink{0};
+std::uint64_t iterations_per_slice = 1000;
+void compute_slice() {
+  double x = 1.0;
+  for (std::uint64_t i = 0; i < iterations_per_slice; ++i) x = x * 1.0000001 + 1e-9;
+  sink.store(x, std::memory_order_relaxed);
+}
+
+void calibrate() {
+  iterations_per_slice = 100000;
+  const auto start = Clock::now();
+  for (int i = 0; i < 20; ++i) compute_slice();
+  const double per_iteration_us = elapsed_us(start) / (20.0 * 100000);
+  iterations_per_slice = static_cast<std::uint64_t>(kSliceUs / per_iteration_us);
+}
+
+// The external process: echoes 8-byte messages, plus one, until its end of the pair closes.
+// Forked before any thread exists, it uses system calls only.
+pid_t start_echo_server(int fd, int other_end) {
+  const pid_t child = ::fork();
+  if (child != 0) return child;
+  // Without this the server would hold its own peer open and never see the end of the run.
+  ::close(other_end);
+  std::uint64_t value = 0;
+  while (::syscall(SYS_read, fd, &value, sizeof value) == sizeof value) {
+    ++value;
+    if (::syscall(SYS_write, fd, &value, sizeof value) != sizeof value) break;
+  }
+  ::_exit(0);
+}
+
+// Round trips until kRoundTrips or kPingPongTime; returns their median in microseconds.
+double ping_pong(int fd) {
+  std::vector<double> samples;
+  samples.reserve(kRoundTrips);
+  const auto end = Clock::now() + kPingPongTime;
+  for (std::uint64_t i = 0; i < kRoundTrips && Clock::now() < end; ++i) {
+    const auto start = Clock::now();
+    std::uint64_t value = i;
+    if (::write(fd, &value, sizeof value) != sizeof value) return NAN;
+    if (::read(fd, &value, sizeof value) != sizeof value || value != i + 1) return NAN;
+    samples.push_back(elapsed_us(start));
+  }
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
+  return samples[samples.size() / 2];
+}
+
+struct Figures {
+  double rtt_us = 0;
+  double slowdown_percent = 0;  // computation slices per second alone / during the I/O, - 1
+};
+
+// Runs `threads` computing threads (made by `spawn_computer`) for kComputeTime alone, then during
+// a ping-pong (run by `run_pinger`), and compares their rates.
+template <class SpawnComputer, class RunPinger>
+Figures measure(int threads, SpawnComputer spawn_computer, RunPinger run_pinger) {
+  Figures figures;
+  std::atomic<std::uint64_t> slices{0};
+  std::atomic<bool> stop{false};
+  if (threads > 0) {
+    auto computers = spawn_computer(threads, slices, stop);
+    std::this_thread::sleep_for(kComputeTime / 4);  // everyone running
+    std::uint64_t before = slices.load();
+    auto start = Clock::now();
+    std::this_thread::sleep_for(kComputeTime);
+    const double alone = (slices.load() - before) / elapsed_us(start);
+    before = slices.load();
+    start = Clock::now();
+    figures.rtt_us = run_pinger();
+    const double during = (slices.load() - before) / elapsed_us(start);
+    stop.store(true);
+    for (auto& thread : computers) thread.join();
+    figures.slowdown_percent = (alone / during - 1) * 100;
+  } else {
+    figures.rtt_us = run_pinger();
+  }
+  return figures;
+}
+
+Figures measure_weft(const char* mode, int load, int fd) {
+  weft::ConfigOverrides overrides;
+  overrides.settings = {{"io.mode", mode}};
+  weft::Scheduler scheduler(weft::Config::load(overrides));
+  const int cores = scheduler.num_vps();
+  auto spawn_computers = [&](int count, std::atomic<std::uint64_t>& slices,
+                             std::atomic<bool>& stop) {
+    std::vector<weft::Thread> computers;
+    for (int i = 0; i < count; ++i) {
+      weft::ThreadAttr attr;
+      attr.placement = weft::Placement::pinned(i % cores);
+      computers.push_back(weft::spawn(attr, [&] {
+        while (!stop.load(std::memory_order_relaxed)) {
+          compute_slice();
+          slices.fetch_add(1, std::memory_order_relaxed);
+          weft::this_thread::yield();
+        }
+      }));
+    }
+    return computers;
+  };
+  auto run_pinger = [&] {
+    double rtt = 0;
+    weft::ThreadAttr attr;
+    attr.type = weft::ThreadType::io;
+    attr.placement = weft::Placement::pinned(0);
+    weft::spawn(attr, [&] { rtt = ping_pong(fd); }).join();
+    return rtt;
+  };
+  return measure(load * cores, spawn_computers, run_pinger);
+}
+
+Figures measure_pthread(int load, int cores, int fd) {
+  auto spawn_computers = [&](int count, std::atomic<std::uint64_t>& slices,
+                             std::atomic<bool>& stop) {
+    std::vector<std::thread> computers;
+    for (int i = 0; i < count; ++i) {
+      computers.emplace_back([&] {
+        while (!stop.load(std::memory_order_relaxed)) {
+          compute_slice();
+          slices.fetch_add(1, std::memory_order_relaxed);
+        }
+      });
+    }
+    return computers;
+  };
+  auto run_pinger = [&] {
+    double rtt = 0;
+    std::thread([&] { rtt = ping_pong(fd); }).join();
+    return rtt;
+  };
+  return measure(load * cores, spawn_computers, run_pinger);
+}
+
+}  // namespace
+
+int main() {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+    std::perror("io_bench: socketpair");
+    return 1;
+  }
+  const pid_t echo = start_echo_server(pair[1], pair[0]);
+  ::close(pair[1]);
+  calibrate();
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+
+  std::vector<std::vector<Figures>> weft_figures(std::size(kModes));
+  std::vector<Figures> peer;
+  for (int load : kLoads) {
+    for (std::size_t m = 0; m < std::size(kModes); ++m) {
+      std::fprintf(stderr, "io_bench: weft %s, %d per core\n", kModes[m], load);
+      weft_figures[m].push_back(measure_weft(kModes[m], load, pair[0]));
+    }
+    std::fprintf(stderr, "io_bench: pthread, %d per core\n", load);
+    peer.push_back(measure_pthread(load, cores, pair[0]));
+  }
+  ::close(pair[0]);
+  ::waitpid(echo, nullptr, 0);
+
+  std::printf(
+      "8-byte round trip with an external process over a socket pair, median in us; %d "
+      "cores, computing threads in %d us slices\n\n",
+      cores, kSliceUs);
+  std::printf("%-10s %9s %9s %9s %9s %11s | %s\n", "load/core", "poll", "block", "auto", "pthread",
+              "auto/pthrd", "compute slowdown %: poll block auto pthread");
+  for (std::size_t l = 0; l < std::size(kLoads); ++l) {
+    std::printf("%-10d %9.1f %9.1f %9.1f %9.1f %11.2f |", kLoads[l], weft_figures[0][l].rtt_us,
+                weft_figures[1][l].rtt_us, weft_figures[2][l].rtt_us, peer[l].rtt_us,
+                weft_figures[2][l].rtt_us / peer[l].rtt_us);
+    if (kLoads[l] == 0) {
+      std::printf("  -\n");
+    } else {
+      std::printf(" %6.1f %6.1f %6.1f %6.1f\n", weft_figures[0][l].slowdown_percent,
+                  weft_figures[1][l].slowdown_percent, weft_figures[2][l].slowdown_percent,
+                  peer[l].slowdown_percent);
+    }
+  }
+  std::printf("\n");
+  double worst_latency = 0;
+  double worst_slowdown = 0;
+  for (std::size_t l = 0; l < std::size(kLoads); ++l) {
+    for (std::size_t m = 0; m < std::size(kModes); ++m) {
+      std::printf("RATIO io_rtt_load%d/%s weft/pthread %.3f\n", kLoads[l], kModes[m],
+                  weft_figures[m][l].rtt_us / peer[l].rtt_us);
+    }
+    if (kLoads[l] > 0) {
+      worst_latency =
+          std::max(worst_latency, weft_figures[2][l].rtt_us / weft_figures[2][0].rtt_us);
+      worst_slowdown = std::max(worst_slowdown, weft_figures[2][l].slowdown_percent);
+    }
+  }
+  std::printf("CHECK io_auto_latency loaded/unloaded worst %.2fx (target <= 2x): %s\n",
+              worst_latency, worst_latency <= 2 ? "met" : "not met");
+  std::printf("CHECK io_auto_slowdown worst %.1f %% (target <= 5 %%): %s\n", worst_slowdown,
+              worst_slowdown <= 5 ? "met" : "not met");
+  return 0;
+}
