@@ -57,11 +57,21 @@ void SpinBudget::succeeded() noexcept {
   budget_ns_.store(std::min(grown, limit_ns_), std::memory_order_relaxed);
 }
 
+void SpinBudget::parked(std::int64_t parked_ns) noexcept {
+  if (parked_ns >= limit_ns_) return;
+  const std::int64_t covering = 2 * parked_ns;
+  if (covering > budget_ns_.load(std::memory_order_relaxed)) {
+    budget_ns_.store(std::min(covering, limit_ns_), std::memory_order_relaxed);
+  }
+}
+
 void wait(Completion& completion, SpinBudget& budget) {
   if (completion.done() || budget.spin(completion)) return;
   Parker parker;
   if (!completion.arm(&parker)) return;
+  const std::int64_t parked_at = monotonic_ns();
   parker.drain(1);
+  budget.parked(monotonic_ns() - parked_at);
 }
 
 }  // namespace weft::mpi

@@ -76,7 +76,10 @@ class Completion {
 
 // The adaptive spin before a wait parks, one per rank: it doubles (plus 1 us) after a spin that
 // saw the completion and halves after one that ended in a park, up to the scheduler's
-// scheduler.spin_us ceiling, so a rank whose waits are long stops burning its core.
+// scheduler.spin_us ceiling, so a rank whose waits are long stops burning its core. A park that
+// ended sooner than the ceiling raises it to twice that wait: spinning that long would have been
+// cheaper than parking, and without it a run of long waits (large messages) would leave the
+// budget at zero for the short ones that follow.
 class SpinBudget {
  public:
   void set_limit(std::int64_t limit_ns) noexcept;
@@ -85,6 +88,8 @@ class SpinBudget {
   bool spin(const Completion& completion) noexcept;
   template <class Pred>
   bool spin_until(Pred&& pred) noexcept;
+  // After a park of `parked_ns` that followed a failed spin.
+  void parked(std::int64_t parked_ns) noexcept;
 
  private:
   bool keep_spinning(std::int64_t start_ns) noexcept;
