@@ -150,10 +150,10 @@ int omp_get_device_num() throw() {
   return omp_get_initial_device();
 }
 int omp_get_num_teams() throw() {
-  return 1;
+  return self().league_size;
 }
 int omp_get_team_num() throw() {
-  return 0;
+  return self().league_num;
 }
 int omp_is_initial_device() throw() {
   return 1;

@@ -14,6 +14,10 @@ bool GOMP_barrier_cancel();
 bool GOMP_cancel(int which, bool do_cancel);
 bool GOMP_cancellation_point(int which);
 
+// The teams construct on the host.
+void GOMP_teams_reg(void (*fn)(void*), void* data, unsigned num_teams, unsigned thread_limit,
+                    unsigned flags);
+
 // Mutual exclusion.
 void GOMP_critical_start();
 void GOMP_critical_end();

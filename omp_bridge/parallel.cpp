@@ -27,6 +27,8 @@ void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned fl
             self.num(), self.icv().for_team(outer.level + 1));
   team.fn = fn;
   team.data = data;
+  team.league_num = self.league_num;
+  team.league_size = self.league_size;
   if (first_loop) {
     team.slots[0].enter(0, team.signal);
     first_loop(self, team.slots[0]);

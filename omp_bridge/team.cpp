@@ -28,6 +28,8 @@ void enter_team(ThreadState& self, Team& team, int num, Task& implicit) {
     constructs = 1;
   }
   self.context = {&team, num, constructs, loop, &implicit, team.icv};
+  self.league_num = team.league_num;
+  self.league_size = team.league_size;
 }
 
 }  // namespace weft::omp

@@ -46,6 +46,8 @@ struct Team {
   Team* const parent;      // null for a root's initial team
   const int parent_num;    // the master's thread number in the parent team
   const Icvs icv;          // what the team's threads start with
+  int league_num = 0;      // the master's team in a host teams league, and the league's size
+  int league_size = 1;
 
   void (*fn)(void*) = nullptr;
   void* data = nullptr;

@@ -45,6 +45,9 @@ struct ThreadState {
   // The virtual processors of the cores the thread's rank owns: where its teams run.
   std::shared_ptr<const std::vector<int>> vps;
   int rank = -1;
+  // The host teams construct: this initial thread's team in the league, and the league's size.
+  int league_num = 0;
+  int league_size = 1;
   std::unique_ptr<Team> initial_team;  // a root thread's team of one, outside any region
 
   ThreadState();

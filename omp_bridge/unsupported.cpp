@@ -1,5 +1,5 @@
-// Entry points of OpenMP features weft does not provide. GCC emits them for target offload, host
-// teams and task reductions; each ends the program with a message naming the
+// Entry points of OpenMP features weft does not provide. GCC emits them for target offload, teams
+// inside target regions and task reductions; each ends the program with a message naming the
 // feature, rather than running it wrongly.
 #include <string>
 
@@ -33,11 +33,8 @@ void GOMP_target_update_ext() {
 void GOMP_target_enter_exit_data() {
   unsupported("GOMP_target_enter_exit_data", "target offload (#pragma omp target enter data)");
 }
-void GOMP_teams_reg() {
-  unsupported("GOMP_teams_reg", "the teams construct");
-}
 void GOMP_teams4() {
-  unsupported("GOMP_teams4", "the teams construct");
+  unsupported("GOMP_teams4", "the teams construct inside a target region");
 }
 void GOMP_parallel_reductions() {
   unsupported("GOMP_parallel_reductions", "task reductions (reduction(task, ...))");

@@ -1,7 +1,7 @@
 /* Parallel regions: team sizes (OMP_NUM_THREADS, num_threads, if), thread numbers, nested
  * regions and the level/ancestor queries, hot teams reused across many regions, barriers keeping
- * phases apart, master/masked, the omp_* ICV setters and getters, and memory allocators (the
- * omp_*alloc API and the allocate clause). */
+ * phases apart, master/masked, the omp_* ICV setters and getters, memory allocators (the
+ * omp_*alloc API and the allocate clause) and the teams construct on the host. */
 #include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -172,6 +172,36 @@ static void memory(void) {
   check_equal(wrong, 0, "omp_alloc family and the allocate clause", __LINE__);
 }
 
+static void teams(void) {
+  int ran[4] = {0};
+  int inner[4] = {0};
+  int league = 0;
+  long sum = 0;
+#pragma omp teams num_teams(4) thread_limit(2) reduction(+ : sum)
+  {
+    const int team = omp_get_team_num();
+    ran[team]++;
+    if (team == 0) league = omp_get_num_teams();
+#pragma omp distribute
+    for (int i = 0; i < 100; ++i) sum += i;
+#pragma omp parallel
+    {
+      if (omp_get_team_num() == team && omp_get_num_teams() == 4) {
+#pragma omp atomic
+        inner[team]++;
+      }
+    }
+  }
+  check_equal(league, 4, "omp_get_num_teams in teams", __LINE__);
+  check_equal(sum, 4950, "distribute over the league", __LINE__);
+  for (int t = 0; t < 4; ++t) {
+    check_equal(ran[t], 1, "each team's initial thread runs the region", __LINE__);
+    check_equal(inner[t] >= 1 && inner[t] <= 2, 1, "parallel in a team within thread_limit",
+                __LINE__);
+  }
+  check_equal(omp_get_num_teams(), 1, "one team outside teams", __LINE__);
+}
+
 int main(void) {
   const int threads = expected_threads();
   team_sizes(threads);
@@ -180,5 +210,6 @@ int main(void) {
   master_and_masked();
   icvs();
   memory();
+  teams();
   return omp_check_status("omp_parallel");
 }
