@@ -49,7 +49,7 @@ void Manager::blocker_main() noexcept {
       if (source->spec.arm && !call(*source, source->spec.arm)) {
         busy = true;
         if (call(*source, source->spec.poll)) {
-          counters_.block_detections.fetch_add(1, std::memory_order_relaxed);
+          counters_->block_detections.fetch_add(1, std::memory_order_relaxed);
         }
         continue;
       }
@@ -62,7 +62,7 @@ void Manager::blocker_main() noexcept {
     lock_.unlock();
 
     const int ready = libc::poll(fds.data(), fds.size(), busy ? 0 : -1);
-    if (!busy) counters_.blocks.fetch_add(1, std::memory_order_relaxed);
+    if (!busy) counters_->blocks.fetch_add(1, std::memory_order_relaxed);
     if (ready <= 0) continue;
     const std::int64_t now = weft::detail::steady_now_ns();
     lock_.lock();
@@ -82,7 +82,7 @@ void Manager::blocker_main() noexcept {
     for (auto& source : sources_) {
       if (source->removed || !source->armed || source->generation != generation) continue;
       if (fds[source->slot].revents != 0 && call(*source, source->spec.poll)) {
-        counters_.block_detections.fetch_add(1, std::memory_order_relaxed);
+        counters_->block_detections.fetch_add(1, std::memory_order_relaxed);
       }
     }
     sweep_removed();

@@ -57,7 +57,8 @@ Manager::Manager(Scheduler& scheduler)
       print_stats_at_exit_(scheduler.config().get_bool("io.stats")),
       idle_poll_ns_(scheduler.config().get_int("io.idle_poll_us") * 1000),
       switch_poll_ns_(scheduler.config().get_int("io.switch_poll_us") * 1000),
-      timer_poll_ns_(scheduler.config().get_int("io.timer_poll_us") * 1000) {
+      timer_poll_ns_(scheduler.config().get_int("io.timer_poll_us") * 1000),
+      counters_(mode_) {
   // release: a thread that finds the manager sees it constructed.
   running_manager.store(this, std::memory_order_release);
   spawn_io_threads();
@@ -79,6 +80,7 @@ Manager::~Manager() {
 }
 
 void Manager::stop() {
+  // release/acquire: the flag is the only data handed over; it pairs with the io threads' load.
   io_threads_stop_.store(true, std::memory_order_release);
   for (Thread& thread : io_threads_) thread.join();
   io_threads_.clear();
@@ -181,12 +183,12 @@ void Manager::complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexc
   wait->done = true;
   wait->detected_ns = now_ns;
   if (by_blocker) {
-    counters_.block_detections.fetch_add(1, std::memory_order_relaxed);
+    counters_->block_detections.fetch_add(1, std::memory_order_relaxed);
   } else {
-    counters_.poll_detections.fetch_add(1, std::memory_order_relaxed);
-    counters_.poll_gap_ns.fetch_add(static_cast<std::uint64_t>(now_ns - wait->last_miss_ns),
-                                    std::memory_order_relaxed);
-    counters_.poll_gaps.fetch_add(1, std::memory_order_relaxed);
+    counters_->poll_detections.fetch_add(1, std::memory_order_relaxed);
+    counters_->poll_gap_ns.fetch_add(static_cast<std::uint64_t>(now_ns - wait->last_miss_ns),
+                                     std::memory_order_relaxed);
+    counters_->poll_gaps.fetch_add(1, std::memory_order_relaxed);
   }
   weft::detail::unpark(wait->fiber, wait->epoch);
 }
@@ -231,9 +233,9 @@ bool Manager::wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns) {
   if (!wait.done) unlink(&wait);
   lock_.unlock();
   if (wait.done) {
-    counters_.wakeups.fetch_add(1, std::memory_order_relaxed);
-    counters_.wakeup_ns.fetch_add(static_cast<std::uint64_t>(steady_now_ns() - wait.detected_ns),
-                                  std::memory_order_relaxed);
+    counters_->wakeups.fetch_add(1, std::memory_order_relaxed);
+    counters_->wakeup_ns.fetch_add(static_cast<std::uint64_t>(steady_now_ns() - wait.detected_ns),
+                                   std::memory_order_relaxed);
   }
   return wait.done;
 }
@@ -357,12 +359,12 @@ bool Manager::poll_round() noexcept {
     }
     if (found) {
       progress = true;
-      counters_.poll_detections.fetch_add(1, std::memory_order_relaxed);
+      counters_->poll_detections.fetch_add(1, std::memory_order_relaxed);
     }
   }
   sweep_removed();
   lock_.unlock();
-  if (checked) counters_.polls.fetch_add(1, std::memory_order_relaxed);
+  if (checked) counters_->polls.fetch_add(1, std::memory_order_relaxed);
   return progress;
 }
 
@@ -429,7 +431,7 @@ void Manager::hand_off() noexcept {
   polled_waits_.store(0, std::memory_order_relaxed);
   unarmed_sources_.store(0, std::memory_order_relaxed);
   if (moved) {
-    counters_.handoffs.fetch_add(1, std::memory_order_relaxed);
+    counters_->handoffs.fetch_add(1, std::memory_order_relaxed);
     wake_blocker_locked();
   }
   lock_.unlock();

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "stats.h"
 #include "weft/detail/spin_lock.h"
 #include "weft/io.h"
 #include "weft/scheduler.h"
@@ -85,18 +86,6 @@ class Manager final : public Scheduler::Service {
   Stats stats() const;
 
  private:
-  struct Counters {
-    std::atomic<std::uint64_t> polls{0};
-    std::atomic<std::uint64_t> poll_detections{0};
-    std::atomic<std::uint64_t> blocks{0};
-    std::atomic<std::uint64_t> block_detections{0};
-    std::atomic<std::uint64_t> handoffs{0};
-    std::atomic<std::uint64_t> wakeups{0};
-    std::atomic<std::uint64_t> poll_gap_ns{0};
-    std::atomic<std::uint64_t> poll_gaps{0};
-    std::atomic<std::uint64_t> wakeup_ns{0};
-  };
-
   // Lazy start of what the mode needs, at the first wait or source: a process that never waits
   // for I/O pays for no hook and no extra kernel thread.
   void ensure_polling();
@@ -159,7 +148,7 @@ class Manager final : public Scheduler::Service {
   std::atomic<bool> io_threads_stop_{false};
   std::vector<Thread> io_threads_;
 
-  Counters counters_;
+  PublishedCounters counters_;
 };
 
 }  // namespace weft::io::detail

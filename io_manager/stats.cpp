@@ -1,11 +1,34 @@
-// The manager's statistics: read by weft::io::stats() and printed at exit with io.stats=true.
+// The manager's statistics: counted in a shared-memory file that weft-info reads from another
+// process, returned by weft::io::stats(), printed at exit with io.stats=true.
+#include "stats.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "manager.h"
 
 namespace weft::io::detail {
 
 namespace {
+
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
+              "the counters are shared between processes without a lock");
+
+constexpr const char* kPrefix = "weft-io.";
+
+std::string shm_name(int pid) {
+  return "/" + std::string(kPrefix) + std::to_string(pid);
+}
 
 std::uint64_t mean(std::uint64_t total, std::uint64_t count) {
   return count == 0 ? 0 : total / count;
@@ -25,22 +48,56 @@ const char* name(Mode mode) {
 
 }  // namespace
 
-Stats Manager::stats() const {
+Stats Counters::summary() const noexcept {
   // Relaxed: each counter is a figure of its own; a snapshot need not be consistent across them.
   auto get = [](const std::atomic<std::uint64_t>& counter) {
     return counter.load(std::memory_order_relaxed);
   };
   Stats s;
-  s.mode = mode_;
-  s.polls = get(counters_.polls);
-  s.poll_detections = get(counters_.poll_detections);
-  s.blocks = get(counters_.blocks);
-  s.block_detections = get(counters_.block_detections);
-  s.handoffs = get(counters_.handoffs);
-  s.wakeups = get(counters_.wakeups);
-  s.mean_poll_gap_ns = mean(get(counters_.poll_gap_ns), get(counters_.poll_gaps));
-  s.mean_wakeup_ns = mean(get(counters_.wakeup_ns), s.wakeups);
+  s.mode = static_cast<Mode>(get(mode));
+  s.polls = get(polls);
+  s.poll_detections = get(poll_detections);
+  s.blocks = get(blocks);
+  s.block_detections = get(block_detections);
+  s.handoffs = get(handoffs);
+  s.wakeups = get(wakeups);
+  s.mean_poll_gap_ns = mean(get(poll_gap_ns), get(poll_gaps));
+  s.mean_wakeup_ns = mean(get(wakeup_ns), s.wakeups);
   return s;
+}
+
+PublishedCounters::PublishedCounters(Mode mode) {
+  // One file per process: a second scheduler of the process (after the first shut down) takes
+  // the name over.
+  const std::string name = shm_name(::getpid());
+  const int fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    void* memory =
+        ::ftruncate(fd, sizeof(Counters)) == 0
+            ? ::mmap(nullptr, sizeof(Counters), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+            : MAP_FAILED;
+    ::close(fd);
+    if (memory != MAP_FAILED) {
+      counters_ = new (memory) Counters;
+      shared_ = true;
+    } else {
+      ::shm_unlink(name.c_str());
+    }
+  }
+  // Without /dev/shm the statistics stay readable in this process only.
+  counters_->mode.store(static_cast<std::uint64_t>(mode), std::memory_order_relaxed);
+  // release: a reader that sees the magic word sees an initialised file.
+  counters_->magic.store(Counters::kMagic, std::memory_order_release);
+}
+
+PublishedCounters::~PublishedCounters() {
+  if (!shared_) return;
+  ::munmap(counters_, sizeof(Counters));
+  ::shm_unlink(shm_name(::getpid()).c_str());
+}
+
+Stats Manager::stats() const {
+  return counters_->summary();
 }
 
 void Manager::print_stats() const {
@@ -58,3 +115,40 @@ void Manager::print_stats() const {
 }
 
 }  // namespace weft::io::detail
+
+namespace weft::io {
+
+std::optional<Stats> stats_of_process(int pid) {
+  // A file left by a process that died is not a running job.
+  if (pid <= 0 || ::kill(pid, 0) != 0) return std::nullopt;
+  const int fd = ::shm_open(detail::shm_name(pid).c_str(), O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) return std::nullopt;
+  void* memory = ::mmap(nullptr, sizeof(detail::Counters), PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (memory == MAP_FAILED) return std::nullopt;
+  const auto* counters = static_cast<const detail::Counters*>(memory);
+  std::optional<Stats> stats;
+  // acquire: pairs with the publisher's release of the magic word.
+  if (counters->magic.load(std::memory_order_acquire) == detail::Counters::kMagic) {
+    stats = counters->summary();
+  }
+  ::munmap(memory, sizeof(detail::Counters));
+  return stats;
+}
+
+std::vector<int> processes_with_stats() {
+  std::vector<int> pids;
+  DIR* directory = ::opendir("/dev/shm");
+  if (directory == nullptr) return pids;
+  const std::string prefix = detail::kPrefix;
+  while (const dirent* entry = ::readdir(directory)) {
+    const std::string file = entry->d_name;
+    if (file.rfind(prefix, 0) != 0) continue;
+    const int pid = std::atoi(file.c_str() + prefix.size());
+    if (stats_of_process(pid)) pids.push_back(pid);
+  }
+  ::closedir(directory);
+  return pids;
+}
+
+}  // namespace weft::io

@@ -3,6 +3,7 @@
 // It only uses the public headers, so what it prints is what any program linked to weft gets.
 #include <weft/config.h>
 #include <weft/error.h>
+#include <weft/io.h>
 #include <weft/placement.h>
 #include <weft/topology.h>
 
@@ -32,6 +33,8 @@ constexpr std::string_view kUsage = R"(usage:
       --progress, --cores-per-task and --topology default to the configuration keys
       placement.tasks, placement.progress, placement.cores_per_task and topology. With --json the
       output is a JSON list: [{"task": 0, "core": 0, "numa": 0, "progress_core": 1}, ...]
+  weft-info io [--pid PID]
+      the I/O manager's statistics (io.*) of running weft processes, or of process PID
   weft-info --help
 
 Topology SPEC: "host" (this machine), "synthetic:<hwloc synthetic description>" such as
@@ -47,7 +50,7 @@ class UsageError : public std::runtime_error {
 };
 
 struct Options {
-  std::string command;  // "", "config", "topology" or "placement"
+  std::string command;  // "", "config", "topology", "placement" or "io"
   weft::ConfigOverrides overrides;
   std::optional<int> tasks;
   std::optional<int> cores_per_task;
@@ -55,6 +58,7 @@ struct Options {
   std::optional<weft::ProgressPolicy> progress_policy;
   bool json = false;
   bool help = false;
+  std::optional<int> pid;
 };
 
 int positive_integer(std::string_view option, std::string_view text) {
@@ -73,10 +77,10 @@ Options parse(const std::vector<std::string_view>& arguments) {
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     std::string_view argument = arguments[i];
     if (!argument.starts_with("-")) {
-      if (!options.command.empty() ||
-          (argument != "config" && argument != "topology" && argument != "placement")) {
+      if (!options.command.empty() || (argument != "config" && argument != "topology" &&
+                                       argument != "placement" && argument != "io")) {
         throw UsageError("'" + std::string(argument) +
-                         "' is not a command; expected config, topology or placement");
+                         "' is not a command; expected config, topology, placement or io");
       }
       options.command = std::string(argument);
       continue;
@@ -106,6 +110,8 @@ Options parse(const std::vector<std::string_view>& arguments) {
       options.overrides.file = std::string(value());
     } else if (name == "--set") {
       options.overrides.settings.push_back(weft::Config::parse_setting(value()));
+    } else if (name == "--pid") {
+      options.pid = positive_integer(name, value());
     } else if (name == "--tasks") {
       options.tasks = positive_integer(name, value());
       placement_only.push_back(name);
@@ -139,6 +145,9 @@ Options parse(const std::vector<std::string_view>& arguments) {
     throw UsageError(std::string(placement_only.front()) +
                      " only applies to placement; expected 'weft-info placement " +
                      std::string(placement_only.front()) + " ...'");
+  }
+  if (options.command != "io" && options.pid) {
+    throw UsageError("--pid only applies to io; expected 'weft-info io --pid PID'");
   }
   if (options.command == "placement" && !options.tasks && !options.help) {
     throw UsageError("placement needs the number of tasks; expected --tasks N");
@@ -254,6 +263,28 @@ void print_placement(std::ostream& out, const Options& options, const weft::Conf
   print_table(out, rows);
 }
 
+void print_io_stats(std::ostream& out, const Options& options) {
+  const std::vector<int> pids =
+      options.pid ? std::vector<int>{*options.pid} : weft::io::processes_with_stats();
+  if (pids.empty()) out << "no running weft process publishes I/O statistics\n";
+  for (int pid : pids) {
+    const std::optional<weft::io::Stats> stats = weft::io::stats_of_process(pid);
+    if (!stats) {
+      throw weft::Error("weft-info io: process " + std::to_string(pid) +
+                        " is not a running weft process with I/O statistics");
+    }
+    const char* mode = stats->mode == weft::io::Mode::poll    ? "poll"
+                       : stats->mode == weft::io::Mode::block ? "block"
+                                                              : "auto";
+    out << "process " << pid << ": io.mode " << mode << ", io.polls " << stats->polls
+        << ", io.poll_detections " << stats->poll_detections << ", io.blocks " << stats->blocks
+        << ", io.block_detections " << stats->block_detections << ", io.handoffs "
+        << stats->handoffs << ", io.wakeups " << stats->wakeups << ", io.mean_poll_gap_us "
+        << stats->mean_poll_gap_ns / 1000.0 << ", io.mean_wakeup_us "
+        << stats->mean_wakeup_ns / 1000.0 << "\n";
+  }
+}
+
 void run(const Options& options) {
   if (options.help) {
     std::cout << kUsage << "\nConfiguration keys:\n" << weft::Config::documentation();
@@ -266,6 +297,8 @@ void run(const Options& options) {
     print_topology(std::cout, weft::Topology::load(config.get_string("topology")));
   } else if (options.command == "placement") {
     print_placement(std::cout, options, config);
+  } else if (options.command == "io") {
+    print_io_stats(std::cout, options);
   } else {
     const weft::Topology topology = weft::Topology::load(config.get_string("topology"));
     std::cout << topology.summary() << "\n\n";

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace weft::io {
 
@@ -93,5 +94,10 @@ struct Stats {
 // Statistics of the running scheduler's manager since it started. Throws weft::Error when no
 // scheduler runs.
 Stats stats();
+
+// The statistics another process running weft publishes (what `weft-info io` prints), or
+// nothing when it publishes none; and the processes that publish some.
+std::optional<Stats> stats_of_process(int pid);
+std::vector<int> processes_with_stats();
 
 }  // namespace weft::io
