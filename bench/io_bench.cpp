@@ -39,8 +39,9 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kSliceUs = 20;
 constexpr int kRoundTrips = 2000;
-constexpr auto kPingPongTime = std::chrono::milliseconds(400);
-constexpr auto kComputeTime = std::chrono::milliseconds(300);
+constexpr int kRounds = 3;
+constexpr auto kPingPongTime = std::chrono::milliseconds(150);
+constexpr auto kComputeTime = std::chrono::milliseconds(150);
 const int kLoads[] = {0, 1, 2, 4, 8};
 const char* const kModes[] = {"poll", "block", "auto"};
 
@@ -63,6 +64,11 @@ void calibrate() {
   for (int i = 0; i < 20; ++i) compute_slice();
   const double per_iteration_us = elapsed_us(start) / (20.0 * 100000);
   iterations_per_slice = static_cast<std::uint64_t>(kSliceUs / per_iteration_us);
+}
+
+double median(std::vector<double> values) {
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
 }
 
 // The external process: echoes 8-byte messages, plus one, until its end of the pair closes.
@@ -92,8 +98,7 @@ double ping_pong(int fd) {
     if (::read(fd, &value, sizeof value) != sizeof value || value != i + 1) return NAN;
     samples.push_back(elapsed_us(start));
   }
-  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
-  return samples[samples.size() / 2];
+  return median(std::move(samples));
 }
 
 struct Figures {
@@ -101,30 +106,38 @@ struct Figures {
   double slowdown_percent = 0;  // computation slices per second alone / during the I/O, - 1
 };
 
-// Runs `threads` computing threads (made by `spawn_computer`) for kComputeTime alone, then during
-// a ping-pong (run by `run_pinger`), and compares their rates.
+// Runs `threads` computing threads (made by `spawn_computer`) and compares their rate alone with
+// their rate during a ping-pong (run by `run_pinger`). The two alternate kRounds times and the
+// medians are compared, so that load from elsewhere on a shared machine falls on both alike.
 template <class SpawnComputer, class RunPinger>
 Figures measure(int threads, SpawnComputer spawn_computer, RunPinger run_pinger) {
   Figures figures;
+  std::vector<double> rtts;
+  if (threads == 0) {
+    for (int round = 0; round < kRounds; ++round) rtts.push_back(run_pinger());
+    figures.rtt_us = median(rtts);
+    return figures;
+  }
   std::atomic<std::uint64_t> slices{0};
   std::atomic<bool> stop{false};
-  if (threads > 0) {
-    auto computers = spawn_computer(threads, slices, stop);
-    std::this_thread::sleep_for(kComputeTime / 4);  // everyone running
+  auto computers = spawn_computer(threads, slices, stop);
+  std::this_thread::sleep_for(kComputeTime / 4);  // everyone running
+  std::vector<double> alone;
+  std::vector<double> during;
+  for (int round = 0; round < kRounds; ++round) {
     std::uint64_t before = slices.load();
     auto start = Clock::now();
     std::this_thread::sleep_for(kComputeTime);
-    const double alone = (slices.load() - before) / elapsed_us(start);
+    alone.push_back((slices.load() - before) / elapsed_us(start));
     before = slices.load();
     start = Clock::now();
-    figures.rtt_us = run_pinger();
-    const double during = (slices.load() - before) / elapsed_us(start);
-    stop.store(true);
-    for (auto& thread : computers) thread.join();
-    figures.slowdown_percent = (alone / during - 1) * 100;
-  } else {
-    figures.rtt_us = run_pinger();
+    rtts.push_back(run_pinger());
+    during.push_back((slices.load() - before) / elapsed_us(start));
   }
+  stop.store(true);
+  for (auto& thread : computers) thread.join();
+  figures.rtt_us = median(rtts);
+  figures.slowdown_percent = (median(alone) / median(during) - 1) * 100;
   return figures;
 }
 
