@@ -522,7 +522,7 @@ static void run_case(enum collective which, long bytes, int rank, int size, doub
     const double smaller = at_least(pure < cpu ? pure : cpu);
     const double larger = pure > cpu ? pure : cpu;
     double overlap = (pure + cpu - overlapped) / smaller;
-    overlap = overlap < 0.0 ? 0.0 : overlap > 1.0 ? 1.0 : overlap;
+    overlap = overlap < 1e-6 ? 0.0 : overlap > 1.0 ? 1.0 : overlap; /* below 1e-4 %: rounding */
 
     char size_name[32];
     bench_size_name(size_name, sizeof size_name, which == kIbarrier ? 0 : bytes);
