@@ -387,25 +387,26 @@ bool Manager::sleep_hook() noexcept {
 }
 
 void Manager::switch_hook() noexcept {
-  if (mode_ == Mode::poll) {
-    if (pending_.load(std::memory_order_relaxed) == 0) return;
-    const std::int64_t now = steady_now_ns();
-    std::int64_t last = last_switch_poll_ns_.load(std::memory_order_relaxed);
-    // Rate limit: one core polls per io.switch_poll_us; relaxed, as the time is only a hint.
-    if (now - last >= switch_poll_ns_ &&
-        last_switch_poll_ns_.compare_exchange_strong(last, now, std::memory_order_relaxed)) {
-      poll_round();
-    }
-    return;
+  // auto: the processor switches into a thread (not to its idle loop, where it will poll) while
+  // no core looks for work: every core is busy, so blocking takes over (PIOMan's decision).
+  if (mode_ == Mode::automatic &&
+      polled_waits_.load(std::memory_order_relaxed) +
+              unarmed_sources_.load(std::memory_order_relaxed) !=
+          0 &&
+      scheduler_.searching_vps() == 0 && this_thread::is_weft_thread()) {
+    hand_off();
   }
-  // The processor switches into a thread (not to its idle loop, where it will poll) while no
-  // core looks for work: all cores are busy, so blocking takes over (PIOMan's decision).
-  if (polled_waits_.load(std::memory_order_relaxed) +
-          unarmed_sources_.load(std::memory_order_relaxed) ==
-      0) {
-    return;
+  // Busy cores also poll at their switches, at most once per io.switch_poll_us: in poll mode the
+  // only detection under load; in auto a second route beside the spare kernel thread, which the
+  // kernel may leave waiting for a core until its next tick (4 ms here) when every core is busy.
+  if (pending_.load(std::memory_order_relaxed) == 0) return;
+  const std::int64_t now = steady_now_ns();
+  std::int64_t last = last_switch_poll_ns_.load(std::memory_order_relaxed);
+  // Relaxed: the time is only a rate limit; the CAS lets one core poll per period.
+  if (now - last >= switch_poll_ns_ &&
+      last_switch_poll_ns_.compare_exchange_strong(last, now, std::memory_order_relaxed)) {
+    poll_round();
   }
-  if (scheduler_.searching_vps() == 0 && this_thread::is_weft_thread()) hand_off();
 }
 
 void Manager::hand_off() noexcept {

@@ -110,8 +110,8 @@ std::vector<ConfigKey> make_keys() {
                   "microseconds an idle core keeps polling after the latest wait began, before "
                   "it sleeps (and, in auto mode, blocking detection takes over)"),
       integer_key("io.switch_poll_us", 1, 1000000, 20,
-                  "poll mode: shortest interval, in microseconds, between two polls at context "
-                  "switches"),
+                  "auto and poll modes: shortest interval, in microseconds, between two polls "
+                  "at context switches"),
       integer_key("io.timer_poll_us", 10, 10000000, 1000,
                   "period, in microseconds, of the timer that polls what cannot be blocked on "
                   "(and everything in poll mode)"),
