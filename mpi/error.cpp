@@ -1,5 +1,6 @@
 #include "error.h"
 
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -97,8 +98,9 @@ void end_job(std::string_view message, int status) noexcept {
   std::string line = "weft: ";
   line.append(message);
   line.push_back('\n');
-  // One write(2), so that the line is not interleaved with another rank's output.
-  ssize_t ignored = ::write(STDERR_FILENO, line.data(), line.size());
+  // One write(2), so that the line is not interleaved with another rank's output; the system call
+  // itself, since libweft's write() may park a user thread waiting for the descriptor.
+  ssize_t ignored = ::syscall(SYS_write, STDERR_FILENO, line.data(), line.size());
   (void)ignored;
   status &= 0xff;
   ::_exit(status == 0 ? 1 : status);
