@@ -178,10 +178,18 @@ std::string_view bind_name(ProcBind bind) {
 }
 
 void display(const GlobalIcvs& icvs) {
+  // Appended piece by piece: GCC 12 at -O3 sees a false overlap (-Werror=restrict) in
+  // std::string's operator+ on a temporary.
   std::string threads;
-  for (int n : icvs.num_threads) threads += (threads.empty() ? "" : ",") + std::to_string(n);
+  for (int n : icvs.num_threads) {
+    if (!threads.empty()) threads += ',';
+    threads += std::to_string(n);
+  }
   std::string bind;
-  for (ProcBind b : icvs.proc_bind) bind += std::string(bind.empty() ? "" : ",") += bind_name(b);
+  for (ProcBind b : icvs.proc_bind) {
+    if (!bind.empty()) bind += ',';
+    bind += bind_name(b);
+  }
   std::fprintf(stderr,
                "\nOPENMP DISPLAY ENVIRONMENT BEGIN\n"
                "  _OPENMP = '201511'\n"
