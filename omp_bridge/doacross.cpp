@@ -12,21 +12,6 @@
 namespace weft::omp {
 namespace {
 
-constexpr LoopSchedule kRuntime{true, ScheduleKind::static_, 0};
-
-LoopSchedule fixed(ScheduleKind kind, long chunk) {
-  return {false, kind, chunk};
-}
-
-LoopSchedule decode(long sched, long chunk) {
-  const long kind = sched & 0x7fffffffL;
-  if (kind == 0) return kRuntime;
-  if (kind < 1 || kind > 4) {
-    fatal("GOMP_loop_doacross_start: unknown schedule " + std::to_string(sched));
-  }
-  return fixed(static_cast<ScheduleKind>(kind), chunk);
-}
-
 // Inner loops a doacross loop may have besides the one shared out.
 constexpr unsigned kMaxInner = 16;
 
@@ -103,47 +88,53 @@ extern "C" {
 
 bool GOMP_loop_doacross_static_start(unsigned dims, long* counts, long chunk, long* istart,
                                      long* iend) {
-  return start(dims, counts, fixed(ScheduleKind::static_, chunk), istart, iend);
+  return start(dims, counts, fixed_schedule(ScheduleKind::static_, chunk), istart, iend);
 }
 bool GOMP_loop_doacross_dynamic_start(unsigned dims, long* counts, long chunk, long* istart,
                                       long* iend) {
-  return start(dims, counts, fixed(ScheduleKind::dynamic, chunk), istart, iend);
+  return start(dims, counts, fixed_schedule(ScheduleKind::dynamic, chunk), istart, iend);
 }
 bool GOMP_loop_doacross_guided_start(unsigned dims, long* counts, long chunk, long* istart,
                                      long* iend) {
-  return start(dims, counts, fixed(ScheduleKind::guided, chunk), istart, iend);
+  return start(dims, counts, fixed_schedule(ScheduleKind::guided, chunk), istart, iend);
 }
 bool GOMP_loop_doacross_runtime_start(unsigned dims, long* counts, long* istart, long* iend) {
-  return start(dims, counts, kRuntime, istart, iend);
+  return start(dims, counts, kRuntimeSchedule, istart, iend);
 }
 bool GOMP_loop_doacross_start(unsigned dims, long* counts, long sched, long chunk, long* istart,
                               long* iend, uintptr_t* reductions, void** mem) {
   if (reductions != nullptr || mem != nullptr) {
     weft::fatal("GOMP_loop_doacross_start: task reductions are not supported by weft");
   }
-  return start(dims, counts, decode(sched, chunk), istart, iend);
+  return start(dims, counts, decode_schedule(sched, chunk, "GOMP_loop_doacross_start"), istart,
+               iend);
 }
 bool GOMP_loop_ull_doacross_static_start(unsigned dims, ull* counts, ull chunk, ull* istart,
                                          ull* iend) {
-  return start(dims, counts, fixed(ScheduleKind::static_, static_cast<long>(chunk)), istart, iend);
+  return start(dims, counts, fixed_schedule(ScheduleKind::static_, static_cast<long>(chunk)),
+               istart, iend);
 }
 bool GOMP_loop_ull_doacross_dynamic_start(unsigned dims, ull* counts, ull chunk, ull* istart,
                                           ull* iend) {
-  return start(dims, counts, fixed(ScheduleKind::dynamic, static_cast<long>(chunk)), istart, iend);
+  return start(dims, counts, fixed_schedule(ScheduleKind::dynamic, static_cast<long>(chunk)),
+               istart, iend);
 }
 bool GOMP_loop_ull_doacross_guided_start(unsigned dims, ull* counts, ull chunk, ull* istart,
                                          ull* iend) {
-  return start(dims, counts, fixed(ScheduleKind::guided, static_cast<long>(chunk)), istart, iend);
+  return start(dims, counts, fixed_schedule(ScheduleKind::guided, static_cast<long>(chunk)), istart,
+               iend);
 }
 bool GOMP_loop_ull_doacross_runtime_start(unsigned dims, ull* counts, ull* istart, ull* iend) {
-  return start(dims, counts, kRuntime, istart, iend);
+  return start(dims, counts, kRuntimeSchedule, istart, iend);
 }
 bool GOMP_loop_ull_doacross_start(unsigned dims, ull* counts, long sched, ull chunk, ull* istart,
                                   ull* iend, uintptr_t* reductions, void** mem) {
   if (reductions != nullptr || mem != nullptr) {
     weft::fatal("GOMP_loop_ull_doacross_start: task reductions are not supported by weft");
   }
-  return start(dims, counts, decode(sched, static_cast<long>(chunk)), istart, iend);
+  return start(dims, counts,
+               decode_schedule(sched, static_cast<long>(chunk), "GOMP_loop_doacross_start"), istart,
+               iend);
 }
 
 void GOMP_doacross_post(long* indices) {

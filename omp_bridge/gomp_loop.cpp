@@ -10,20 +10,6 @@
 namespace weft::omp {
 namespace {
 
-constexpr LoopSchedule kRuntime{true, ScheduleKind::static_, 0};
-
-LoopSchedule fixed(ScheduleKind kind, long chunk) {
-  return {false, kind, chunk};
-}
-
-// GOMP_loop_start's `sched`: a schedule kind, possibly with the monotonic bit.
-LoopSchedule decode(long sched, long chunk) {
-  const long kind = sched & 0x7fffffffL;
-  if (kind == 0) return kRuntime;
-  if (kind < 1 || kind > 4) fatal("GOMP_loop_start: unknown schedule " + std::to_string(sched));
-  return fixed(static_cast<ScheduleKind>(kind), chunk);
-}
-
 void refuse_reductions(const char* call, const void* reductions, const void* mem) {
   if (reductions != nullptr || mem != nullptr) {
     fatal(std::string(call) +
@@ -85,17 +71,20 @@ using weft::omp::ScheduleKind;
 extern "C" {
 
 bool GOMP_loop_static_start(long start, long end, long incr, long chunk, long* istart, long* iend) {
-  return start_long(start, end, incr, fixed(ScheduleKind::static_, chunk), false, istart, iend);
+  return start_long(start, end, incr, fixed_schedule(ScheduleKind::static_, chunk), false, istart,
+                    iend);
 }
 bool GOMP_loop_dynamic_start(long start, long end, long incr, long chunk, long* istart,
                              long* iend) {
-  return start_long(start, end, incr, fixed(ScheduleKind::dynamic, chunk), false, istart, iend);
+  return start_long(start, end, incr, fixed_schedule(ScheduleKind::dynamic, chunk), false, istart,
+                    iend);
 }
 bool GOMP_loop_guided_start(long start, long end, long incr, long chunk, long* istart, long* iend) {
-  return start_long(start, end, incr, fixed(ScheduleKind::guided, chunk), false, istart, iend);
+  return start_long(start, end, incr, fixed_schedule(ScheduleKind::guided, chunk), false, istart,
+                    iend);
 }
 bool GOMP_loop_runtime_start(long start, long end, long incr, long* istart, long* iend) {
-  return start_long(start, end, incr, kRuntime, false, istart, iend);
+  return start_long(start, end, incr, kRuntimeSchedule, false, istart, iend);
 }
 // Weft's dynamic and guided schedules are monotonic, which nonmonotonic allows.
 bool GOMP_loop_nonmonotonic_dynamic_start(long start, long end, long incr, long chunk, long* istart,
@@ -116,29 +105,34 @@ bool GOMP_loop_maybe_nonmonotonic_runtime_start(long start, long end, long incr,
 }
 bool GOMP_loop_ordered_static_start(long start, long end, long incr, long chunk, long* istart,
                                     long* iend) {
-  return start_long(start, end, incr, fixed(ScheduleKind::static_, chunk), true, istart, iend);
+  return start_long(start, end, incr, fixed_schedule(ScheduleKind::static_, chunk), true, istart,
+                    iend);
 }
 bool GOMP_loop_ordered_dynamic_start(long start, long end, long incr, long chunk, long* istart,
                                      long* iend) {
-  return start_long(start, end, incr, fixed(ScheduleKind::dynamic, chunk), true, istart, iend);
+  return start_long(start, end, incr, fixed_schedule(ScheduleKind::dynamic, chunk), true, istart,
+                    iend);
 }
 bool GOMP_loop_ordered_guided_start(long start, long end, long incr, long chunk, long* istart,
                                     long* iend) {
-  return start_long(start, end, incr, fixed(ScheduleKind::guided, chunk), true, istart, iend);
+  return start_long(start, end, incr, fixed_schedule(ScheduleKind::guided, chunk), true, istart,
+                    iend);
 }
 bool GOMP_loop_ordered_runtime_start(long start, long end, long incr, long* istart, long* iend) {
-  return start_long(start, end, incr, kRuntime, true, istart, iend);
+  return start_long(start, end, incr, kRuntimeSchedule, true, istart, iend);
 }
 
 bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long* istart,
                      long* iend, uintptr_t* reductions, void** mem) {
   refuse_reductions("GOMP_loop_start", reductions, mem);
-  return start_long(start, end, incr, decode(sched, chunk), false, istart, iend);
+  return start_long(start, end, incr, decode_schedule(sched, chunk, "GOMP_loop_start"), false,
+                    istart, iend);
 }
 bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk, long* istart,
                              long* iend, uintptr_t* reductions, void** mem) {
   refuse_reductions("GOMP_loop_ordered_start", reductions, mem);
-  return start_long(start, end, incr, decode(sched, chunk), true, istart, iend);
+  return start_long(start, end, incr, decode_schedule(sched, chunk, "GOMP_loop_start"), true,
+                    istart, iend);
 }
 
 bool GOMP_loop_static_next(long* istart, long* iend) {
@@ -190,21 +184,22 @@ bool GOMP_loop_end_cancel() {
 
 void GOMP_parallel_loop_static(void (*fn)(void*), void* data, unsigned num_threads, long start,
                                long end, long incr, long chunk, unsigned flags) {
-  parallel_loop(fn, data, num_threads, start, end, incr, fixed(ScheduleKind::static_, chunk),
-                flags);
+  parallel_loop(fn, data, num_threads, start, end, incr,
+                fixed_schedule(ScheduleKind::static_, chunk), flags);
 }
 void GOMP_parallel_loop_dynamic(void (*fn)(void*), void* data, unsigned num_threads, long start,
                                 long end, long incr, long chunk, unsigned flags) {
-  parallel_loop(fn, data, num_threads, start, end, incr, fixed(ScheduleKind::dynamic, chunk),
-                flags);
+  parallel_loop(fn, data, num_threads, start, end, incr,
+                fixed_schedule(ScheduleKind::dynamic, chunk), flags);
 }
 void GOMP_parallel_loop_guided(void (*fn)(void*), void* data, unsigned num_threads, long start,
                                long end, long incr, long chunk, unsigned flags) {
-  parallel_loop(fn, data, num_threads, start, end, incr, fixed(ScheduleKind::guided, chunk), flags);
+  parallel_loop(fn, data, num_threads, start, end, incr,
+                fixed_schedule(ScheduleKind::guided, chunk), flags);
 }
 void GOMP_parallel_loop_runtime(void (*fn)(void*), void* data, unsigned num_threads, long start,
                                 long end, long incr, unsigned flags) {
-  parallel_loop(fn, data, num_threads, start, end, incr, kRuntime, flags);
+  parallel_loop(fn, data, num_threads, start, end, incr, kRuntimeSchedule, flags);
 }
 void GOMP_parallel_loop_nonmonotonic_dynamic(void (*fn)(void*), void* data, unsigned num_threads,
                                              long start, long end, long incr, long chunk,
@@ -228,21 +223,24 @@ void GOMP_parallel_loop_maybe_nonmonotonic_runtime(void (*fn)(void*), void* data
 
 bool GOMP_loop_ull_static_start(bool up, ull start, ull end, ull incr, ull chunk, ull* istart,
                                 ull* iend) {
-  return start_ull(up, start, end, incr, fixed(ScheduleKind::static_, static_cast<long>(chunk)),
-                   false, istart, iend);
+  return start_ull(up, start, end, incr,
+                   fixed_schedule(ScheduleKind::static_, static_cast<long>(chunk)), false, istart,
+                   iend);
 }
 bool GOMP_loop_ull_dynamic_start(bool up, ull start, ull end, ull incr, ull chunk, ull* istart,
                                  ull* iend) {
-  return start_ull(up, start, end, incr, fixed(ScheduleKind::dynamic, static_cast<long>(chunk)),
-                   false, istart, iend);
+  return start_ull(up, start, end, incr,
+                   fixed_schedule(ScheduleKind::dynamic, static_cast<long>(chunk)), false, istart,
+                   iend);
 }
 bool GOMP_loop_ull_guided_start(bool up, ull start, ull end, ull incr, ull chunk, ull* istart,
                                 ull* iend) {
-  return start_ull(up, start, end, incr, fixed(ScheduleKind::guided, static_cast<long>(chunk)),
-                   false, istart, iend);
+  return start_ull(up, start, end, incr,
+                   fixed_schedule(ScheduleKind::guided, static_cast<long>(chunk)), false, istart,
+                   iend);
 }
 bool GOMP_loop_ull_runtime_start(bool up, ull start, ull end, ull incr, ull* istart, ull* iend) {
-  return start_ull(up, start, end, incr, kRuntime, false, istart, iend);
+  return start_ull(up, start, end, incr, kRuntimeSchedule, false, istart, iend);
 }
 bool GOMP_loop_ull_nonmonotonic_dynamic_start(bool up, ull start, ull end, ull incr, ull chunk,
                                               ull* istart, ull* iend) {
@@ -262,34 +260,39 @@ bool GOMP_loop_ull_maybe_nonmonotonic_runtime_start(bool up, ull start, ull end,
 }
 bool GOMP_loop_ull_ordered_static_start(bool up, ull start, ull end, ull incr, ull chunk,
                                         ull* istart, ull* iend) {
-  return start_ull(up, start, end, incr, fixed(ScheduleKind::static_, static_cast<long>(chunk)),
-                   true, istart, iend);
+  return start_ull(up, start, end, incr,
+                   fixed_schedule(ScheduleKind::static_, static_cast<long>(chunk)), true, istart,
+                   iend);
 }
 bool GOMP_loop_ull_ordered_dynamic_start(bool up, ull start, ull end, ull incr, ull chunk,
                                          ull* istart, ull* iend) {
-  return start_ull(up, start, end, incr, fixed(ScheduleKind::dynamic, static_cast<long>(chunk)),
-                   true, istart, iend);
+  return start_ull(up, start, end, incr,
+                   fixed_schedule(ScheduleKind::dynamic, static_cast<long>(chunk)), true, istart,
+                   iend);
 }
 bool GOMP_loop_ull_ordered_guided_start(bool up, ull start, ull end, ull incr, ull chunk,
                                         ull* istart, ull* iend) {
-  return start_ull(up, start, end, incr, fixed(ScheduleKind::guided, static_cast<long>(chunk)),
-                   true, istart, iend);
+  return start_ull(up, start, end, incr,
+                   fixed_schedule(ScheduleKind::guided, static_cast<long>(chunk)), true, istart,
+                   iend);
 }
 bool GOMP_loop_ull_ordered_runtime_start(bool up, ull start, ull end, ull incr, ull* istart,
                                          ull* iend) {
-  return start_ull(up, start, end, incr, kRuntime, true, istart, iend);
+  return start_ull(up, start, end, incr, kRuntimeSchedule, true, istart, iend);
 }
 bool GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched, ull chunk, ull* istart,
                          ull* iend, uintptr_t* reductions, void** mem) {
   refuse_reductions("GOMP_loop_ull_start", reductions, mem);
-  return start_ull(up, start, end, incr, decode(sched, static_cast<long>(chunk)), false, istart,
-                   iend);
+  return start_ull(up, start, end, incr,
+                   decode_schedule(sched, static_cast<long>(chunk), "GOMP_loop_start"), false,
+                   istart, iend);
 }
 bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr, long sched, ull chunk,
                                  ull* istart, ull* iend, uintptr_t* reductions, void** mem) {
   refuse_reductions("GOMP_loop_ull_ordered_start", reductions, mem);
-  return start_ull(up, start, end, incr, decode(sched, static_cast<long>(chunk)), true, istart,
-                   iend);
+  return start_ull(up, start, end, incr,
+                   decode_schedule(sched, static_cast<long>(chunk), "GOMP_loop_start"), true,
+                   istart, iend);
 }
 bool GOMP_loop_ull_static_next(ull* istart, ull* iend) {
   return next_chunk(istart, iend);

@@ -1,9 +1,11 @@
 #include "loop.h"
 
 #include <algorithm>
+#include <string>
 
 #include "cancellation.h"
 #include "team.h"
+#include "weft/error.h"
 
 namespace weft::omp {
 
@@ -69,6 +71,15 @@ bool take_chunk(ThreadState& self, LoopCursor& cursor, std::uint64_t* lo, std::u
 }
 
 }  // namespace
+
+LoopSchedule decode_schedule(long sched, long chunk, const char* call) {
+  const long kind = sched & 0x7fffffffL;
+  if (kind == 0) return kRuntimeSchedule;
+  if (kind < 1 || kind > 4) {
+    fatal(std::string(call) + ": unknown schedule " + std::to_string(sched));
+  }
+  return fixed_schedule(static_cast<ScheduleKind>(kind), chunk);
+}
 
 void prepare_loop(ThreadState& self, WorkShare& ws, const IterationSpace& space,
                   LoopSchedule schedule, bool ordered) {

@@ -18,6 +18,15 @@ struct LoopSchedule {
   long chunk = 0;
 };
 
+// schedule(runtime): the kind and chunk come from OMP_SCHEDULE when the loop starts.
+inline constexpr LoopSchedule kRuntimeSchedule{true, ScheduleKind::static_, 0};
+inline LoopSchedule fixed_schedule(ScheduleKind kind, long chunk) {
+  return {false, kind, chunk};
+}
+// The `sched` of a GOMP_*_start entry point (a kind, possibly with the monotonic bit); an unknown
+// kind ends the program, naming `call`.
+LoopSchedule decode_schedule(long sched, long chunk, const char* call);
+
 // Initializes `ws` for a loop (the thread that entered it first does).
 void prepare_loop(ThreadState& self, WorkShare& ws, const IterationSpace& space,
                   LoopSchedule schedule, bool ordered);

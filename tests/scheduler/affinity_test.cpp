@@ -169,30 +169,39 @@ TEST(Affinity, NodeBoundThreadsSpreadOverTheirNode) {
 TEST(Affinity, FreeThreadsAreStolenWhenTheirCoreIsBusy) {
   Scheduler scheduler(two_vps());
   std::atomic<bool> release{false};
-  std::mutex mutex;
-  std::set<int> ran_on;
-  int runs = 0;
+  // Atomics, not a mutex: a busy thread that locks and unlocks a std::mutex in a loop can starve
+  // the free threads waiting for it in the kernel for as long as it likes.
+  std::atomic<unsigned> ran_on{0};  // bit v: a free thread ran on VP v
+  std::atomic<int> runs{0};
   // VP 0 is taken by a thread that never yields until the free threads have all run; they are
   // queued on VP 0, so they can only run if VP 1 steals them.
+  //
+  // VP 1 is kept awake (a thread yielding there) until all eight are queued. Otherwise it could
+  // fall asleep between two spawns: a lone thread queued by a VP does not wake another (its own
+  // VP is expected to run it), and here that VP never yields (architecture.md, "a thread that
+  // never yields keeps its core"), so the last one would wait for good.
+  std::atomic<bool> queued{false};
+  Thread keeper = spawn(with(Placement::pinned(1)), [&] {
+    while (!queued.load()) this_thread::yield();
+  });
   Thread busy = spawn(with(Placement::pinned(0)), [&] {
     std::vector<Thread> free;
     for (int i = 0; i < 8; ++i) {
       free.push_back(spawn(with(Placement::free(0)), [&] {
-        std::lock_guard lock(mutex);
-        ran_on.insert(this_thread::vp());
-        ++runs;
+        ran_on.fetch_or(1u << this_thread::vp());
+        runs.fetch_add(1);
       }));
     }
-    for (;;) {
-      std::lock_guard lock(mutex);
-      if (runs == 8) break;
+    queued.store(true);
+    while (runs.load() < 8) {
     }
     release.store(true);
     for (Thread& t : free) t.join();
   });
   busy.join();
+  keeper.join();
   EXPECT_TRUE(release.load());
-  EXPECT_EQ(ran_on, (std::set<int>{1}));
+  EXPECT_EQ(ran_on.load(), 1u << 1) << "bit v set: a free thread ran on VP v";
   std::uint64_t steals = 0;
   for (const auto& s : scheduler.stats()) steals += s.steals;
   EXPECT_GE(steals, 8u);
