@@ -145,9 +145,11 @@ int issue(MPI_Comm comm, std::string_view function, bool persistent, MPI_Request
   auto start = [size, function, fill](Request& r, MeetingTable& table, std::uint64_t number) {
     std::shared_ptr<Op> op = table.join<Op>(
         number, size, function, [size, function] { return std::make_shared<Op>(size, function); });
-    fill(*op, r.source);
-    r.collective = op;
-    op->arrive(r.source, r.owner, &r);
+    Op& instance = *op;
+    fill(instance, r.source);
+    // Moved, not copied: the count lives on a line every member touches.
+    r.collective = std::move(op);
+    instance.arrive(r.source, r.owner, &r);
   };
   const std::uint64_t number = comm->local_of_caller().collectives++;
   if (persistent) {
