@@ -27,9 +27,7 @@ class AllgatherOp : public nbc::Sided<AllgatherSide> {
 
  private:
   Work plan() override {
-    std::size_t bytes = 0;
-    for (int r = 0; r < size(); ++r) bytes += of(r).send.bytes();
-    return {size(), bytes * static_cast<std::size_t>(size())};
+    return per_member([&](int r) { return of(r).send.bytes() * static_cast<std::size_t>(size()); });
   }
   int home(int index) const override { return index; }
   void run(int index) override {

@@ -52,11 +52,11 @@ class AlltoallOp : public nbc::Sided<AlltoallSide> {
 
  private:
   Work plan() override {
-    std::size_t bytes = 0;
-    for (int r = 0; r < size(); ++r) {
+    return per_member([&](int r) {
+      std::size_t bytes = 0;
       for (int s = 0; s < size(); ++s) bytes += of(r).recv.at(s).bytes();
-    }
-    return {size(), bytes};
+      return bytes;
+    });
   }
   int home(int index) const override { return index; }
   void run(int index) override {

@@ -34,9 +34,7 @@ class GatherOp : public nbc::Sided<GatherSide> {
  private:
   Work plan() override {
     root_ = of(0).root;
-    std::size_t bytes = 0;
-    for (int r = 0; r < size(); ++r) bytes += of(r).send.bytes();
-    return {size(), bytes};
+    return per_member([&](int r) { return of(r).send.bytes(); });
   }
   int home(int index) const override { return index; }
   void run(int index) override {

@@ -34,9 +34,7 @@ class ScatterOp : public nbc::Sided<ScatterSide> {
  private:
   Work plan() override {
     root_ = of(0).root;
-    std::size_t bytes = 0;
-    for (int r = 0; r < size(); ++r) bytes += of(r).recv.bytes();
-    return {size(), bytes};
+    return per_member([&](int r) { return of(r).recv.bytes(); });
   }
   int home(int index) const override { return index; }
   void run(int index) override {

@@ -57,6 +57,13 @@ class Instance : public std::enable_shared_from_this<Instance> {
   };
   // By the last member to arrive, every side written: the work, as pieces.
   virtual Work plan() = 0;
+  // The work of a collective with one piece per member, that piece moving bytes_of(r) bytes.
+  template <class Bytes>
+  Work per_member(Bytes&& bytes_of) const {
+    Work work{size_, 0};
+    for (int r = 0; r < size_; ++r) work.bytes += bytes_of(r);
+    return work;
+  }
   // The member whose buffers piece `index` writes: its progress thread runs it.
   virtual int home(int index) const = 0;
   virtual void run(int index) = 0;
