@@ -109,8 +109,8 @@ class MeetingTable {
     std::string_view function;  // of the first member to join
     int joined = 0;
   };
-  // The entry of `call`, counted as joined by one more member, its object made if it is new; the
-  // object, or nullptr when it is not of `type`.
+  // The object of entry `call`, made if the entry is new, counted as joined by one more member;
+  // ends the job when the entry's object is not of `type`.
   std::shared_ptr<void> join_entry(std::uint64_t call, int size, const std::type_info& type,
                                    std::string_view function,
                                    const std::function<std::shared_ptr<void>()>& make);

@@ -153,21 +153,6 @@ inline void add_reductions(std::vector<Case>& all) {
                                         MPI_INFO_NULL, r);
                });
          }});
-    all.push_back(
-        {"Allreduce" + suffix, true, prepare(in_place, same, same_out),
-         [in_place](Mode m, CallBuffers& b, const CallArgs& a, MPI_Request* q) {
-           const void* send = in_place ? MPI_IN_PLACE : b.send.data();
-           return dispatch(
-               m, q,
-               [&] { return MPI_Allreduce(send, b.recv.data(), a.count, MPI_INT, a.op, a.comm); },
-               [&](MPI_Request* r) {
-                 return MPI_Iallreduce(send, b.recv.data(), a.count, MPI_INT, a.op, a.comm, r);
-               },
-               [&](MPI_Request* r) {
-                 return MPI_Allreduce_init(send, b.recv.data(), a.count, MPI_INT, a.op, a.comm,
-                                           MPI_INFO_NULL, r);
-               });
-         }});
     all.push_back({"Reduce_scatter_block" + suffix, true,
                    prepare(
                        in_place, [](int count, int size) { return count * size; }, same_out),
@@ -215,23 +200,29 @@ inline void add_reductions(std::vector<Case>& all) {
                                                           MPI_INT, a.op, a.comm, MPI_INFO_NULL, r);
                          });
                    }});
-    for (bool exclusive : {false, true}) {
+    // Allreduce, Scan and Exscan take the same arguments.
+    struct SameShape {
+      const char* name;
+      decltype(&MPI_Allreduce) blocking;
+      decltype(&MPI_Iallreduce) nonblocking;
+      decltype(&MPI_Allreduce_init) persistent;
+    };
+    for (SameShape f : {SameShape{"Allreduce", MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init},
+                        SameShape{"Scan", MPI_Scan, MPI_Iscan, MPI_Scan_init},
+                        SameShape{"Exscan", MPI_Exscan, MPI_Iexscan, MPI_Exscan_init}}) {
       all.push_back(
-          {(exclusive ? "Exscan" : "Scan") + suffix, true, prepare(in_place, same, same_out),
-           [in_place, exclusive](Mode m, CallBuffers& b, const CallArgs& a, MPI_Request* q) {
+          {f.name + suffix, true, prepare(in_place, same, same_out),
+           [in_place, f](Mode m, CallBuffers& b, const CallArgs& a, MPI_Request* q) {
              const void* send = in_place ? MPI_IN_PLACE : b.send.data();
-             auto blocking = exclusive ? MPI_Exscan : MPI_Scan;
-             auto nonblocking = exclusive ? MPI_Iexscan : MPI_Iscan;
-             auto persistent = exclusive ? MPI_Exscan_init : MPI_Scan_init;
              return dispatch(
                  m, q,
-                 [&] { return blocking(send, b.recv.data(), a.count, MPI_INT, a.op, a.comm); },
+                 [&] { return f.blocking(send, b.recv.data(), a.count, MPI_INT, a.op, a.comm); },
                  [&](MPI_Request* r) {
-                   return nonblocking(send, b.recv.data(), a.count, MPI_INT, a.op, a.comm, r);
+                   return f.nonblocking(send, b.recv.data(), a.count, MPI_INT, a.op, a.comm, r);
                  },
                  [&](MPI_Request* r) {
-                   return persistent(send, b.recv.data(), a.count, MPI_INT, a.op, a.comm,
-                                     MPI_INFO_NULL, r);
+                   return f.persistent(send, b.recv.data(), a.count, MPI_INT, a.op, a.comm,
+                                       MPI_INFO_NULL, r);
                  });
            }});
     }
