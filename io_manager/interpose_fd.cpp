@@ -14,7 +14,7 @@
 namespace weft::io::detail {
 
 Manager* waiting_manager() noexcept {
-  if (Manager::in_callback() || weft::detail::current_fiber() == nullptr) return nullptr;
+  if (Manager::bypassed() || weft::detail::current_fiber() == nullptr) return nullptr;
   return Manager::running();
 }
 

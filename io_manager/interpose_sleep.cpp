@@ -18,7 +18,7 @@ namespace {
 namespace libc = weft::io::libc;
 
 bool user_thread() noexcept {
-  return weft::detail::current_fiber() != nullptr && !weft::io::detail::Manager::in_callback();
+  return weft::detail::current_fiber() != nullptr && !weft::io::detail::Manager::bypassed();
 }
 
 bool valid(const timespec* t) noexcept {

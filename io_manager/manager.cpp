@@ -27,6 +27,8 @@ std::atomic<Manager*> running_manager{nullptr};
 // Set while this kernel thread runs a callback: it holds the manager's lock, so the interposed
 // calls made by the callback go straight to the C library and a removal only flags the source.
 thread_local bool inside_callback = false;
+// Set by weft::io::DirectCalls: the interposed calls of this kernel thread go to the C library.
+thread_local bool direct_calls = false;
 
 Mode parse_mode(const std::string& text) {
   if (text == "poll") return Mode::poll;
@@ -94,6 +96,26 @@ Manager* Manager::running() noexcept {
 bool Manager::in_callback() noexcept {
   return inside_callback;
 }
+
+bool Manager::bypassed() noexcept {
+  return inside_callback || direct_calls;
+}
+
+}  // namespace weft::io::detail
+
+namespace weft::io {
+
+DirectCalls::DirectCalls() noexcept : previous_(detail::direct_calls) {
+  detail::direct_calls = true;
+}
+
+DirectCalls::~DirectCalls() {
+  detail::direct_calls = previous_;
+}
+
+}  // namespace weft::io
+
+namespace weft::io::detail {
 
 void Manager::spawn_io_threads() {
   const int count = static_cast<int>(scheduler_.config().get_int("io.threads"));

@@ -76,6 +76,9 @@ class Manager final : public Scheduler::Service {
   static Manager* running() noexcept;
   // True on a kernel thread that is running one of the manager's callbacks.
   static bool in_callback() noexcept;
+  // True where interposed calls must go straight to the C library: in a callback, or under a
+  // weft::io::DirectCalls.
+  static bool bypassed() noexcept;
 
   Mode mode() const noexcept { return mode_; }
   // Parks the calling user thread until one of `fds` is ready (true) or the steady_clock

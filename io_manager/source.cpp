@@ -75,7 +75,7 @@ short wait_fd(int fd, short events, std::optional<std::chrono::nanoseconds> time
   pollfd entry{fd, events, 0};
   detail::Manager* manager = detail::Manager::running();
   if (manager == nullptr || weft::detail::current_fiber() == nullptr ||
-      detail::Manager::in_callback()) {
+      detail::Manager::bypassed()) {
     const int timeout_ms =
         timeout ? static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(*timeout).count())
                 : -1;

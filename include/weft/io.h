@@ -76,6 +76,20 @@ class Source {
 // kernel thread outside weft blocks in poll(2). Throws weft::Error for fd < 0.
 short wait_fd(int fd, short events, std::optional<std::chrono::nanoseconds> timeout = std::nullopt);
 
+// While one lives, the blocking calls of the calling kernel thread go straight to the C library
+// instead of parking its user thread: for code that must not be switched away from in the middle
+// (a library holding its own locks, such as a network stack called under a spin lock).
+class DirectCalls {
+ public:
+  DirectCalls() noexcept;
+  ~DirectCalls();
+  DirectCalls(const DirectCalls&) = delete;
+  DirectCalls& operator=(const DirectCalls&) = delete;
+
+ private:
+  bool previous_;
+};
+
 struct Stats {
   Mode mode = Mode::automatic;
   std::uint64_t polls = 0;             // polling rounds that checked at least one pending event
