@@ -13,7 +13,7 @@ struct EagerPool::Block : weft_mpi_message {
   unsigned char* data() { return reinterpret_cast<unsigned char*>(this + 1); }
 };
 
-const PayloadOps EagerPool::kOps = {&EagerPool::deliver, &EagerPool::release};
+const PayloadOps EagerPool::kOps = {&EagerPool::deliver, &EagerPool::release, nullptr};
 
 namespace {
 

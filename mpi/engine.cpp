@@ -22,7 +22,7 @@ void release_rendezvous(weft_mpi_message& message) {
   finish(send);
 }
 
-const PayloadOps kRendezvousOps = {&deliver_rendezvous, &release_rendezvous};
+const PayloadOps kRendezvousOps = {&deliver_rendezvous, &release_rendezvous, nullptr};
 
 }  // namespace
 
@@ -38,7 +38,8 @@ void set_received_status(Request& recv, const Envelope& envelope, std::size_t mo
 void Engine::discard_unreceived() {
   while (weft_mpi_message* message = unexpected_.front()) {
     unexpected_.remove(message);
-    if (EagerPool::is_eager(*message)) message->release();
+    // A local rendezvous message is its sender's request, which went away with its rank.
+    if (message->ops != &kRendezvousOps) message->release();
   }
 }
 
@@ -65,34 +66,35 @@ weft_mpi_message* Engine::take_match(const Pattern& pattern) {
   return message;
 }
 
-void Engine::fill_slot(const Request& send, const Envelope& envelope) {
-  // The slot is this sender's until it completes slot_done_: no one else touches it. What fits
-  // is written while the lock keeps the line here, so the receiver fetches it once.
+void Engine::take_slot(const Envelope& envelope) {
+  // The slot is this arrival's until it completes slot_done_: no one else touches it.
   slot_state_.store(SlotState::taken, std::memory_order_relaxed);
   slot_source_ = envelope.source;
   slot_tag_ = envelope.tag;
   slot_bytes_ = envelope.bytes;
-  if (envelope.bytes <= kSlotInlineBytes) {
-    if (envelope.bytes > 0) {
-      pack(send.buffer, static_cast<std::size_t>(send.count), *send.datatype, slot_inline_);
-    }
+}
+
+void Engine::fill_slot(const void* data, std::size_t count, const Datatype& type) {
+  // What fits is written while the lock keeps the line here, so the receiver fetches it once.
+  if (slot_bytes_ <= kSlotInlineBytes) {
+    if (slot_bytes_ > 0) pack(data, count, type, slot_inline_);
     lock_.unlock();
   } else {
     lock_.unlock();
-    copy(send.buffer, static_cast<std::size_t>(send.count), *send.datatype, slot_buffer_,
-         static_cast<std::size_t>(slot_count_), *slot_datatype_);
+    copy(data, count, type, slot_buffer_, static_cast<std::size_t>(slot_count_), *slot_datatype_);
   }
   slot_done_.complete();
 }
 
-void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_limit) {
+template <class ToSlot, class ToReceive, class ToQueue>
+void Engine::route(const Envelope& envelope, ToSlot&& to_slot, ToReceive&& to_receive,
+                   ToQueue&& to_queue) {
   lock_.lock();
   // The slot's receive was posted before anything in posted_.
   if (slot_state_.load(std::memory_order_relaxed) == SlotState::posted &&
       slot_pattern_.matches(envelope)) {
-    fill_slot(send, envelope);
-    send.status.MPI_ERROR = MPI_SUCCESS;
-    finish(send);
+    take_slot(envelope);
+    to_slot();
     return;
   }
   Request* recv = posted_.find([&](const Request& r) { return r.matches(envelope); });
@@ -100,32 +102,95 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
     posted_.remove(recv);
     recv->posted = false;
     lock_.unlock();
-    const std::size_t moved =
-        envelope.bytes == 0
-            ? 0
-            : copy(send.buffer, static_cast<std::size_t>(send.count), *send.datatype, recv->buffer,
-                   static_cast<std::size_t>(recv->count), *recv->datatype);
-    set_received_status(*recv, envelope, moved);
-    finish(*recv);
-    send.status.MPI_ERROR = MPI_SUCCESS;
-    finish(send);
+    to_receive(*recv);
     return;
   }
-  const bool eager = (send.mode == SendMode::standard || send.mode == SendMode::ready) &&
-                     envelope.bytes <= eager_limit;
-  if (eager) {
-    enqueue(
-        eager_.make(envelope, send.buffer, static_cast<std::size_t>(send.count), *send.datatype));
-    lock_.unlock();
+  to_queue();
+}
+
+void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_limit) {
+  const std::size_t count = static_cast<std::size_t>(send.count);
+  auto sent = [&send] {
     send.status.MPI_ERROR = MPI_SUCCESS;
     finish(send);
-    return;
-  }
-  send.rendezvous.envelope = envelope;
-  send.rendezvous.ops = &kRendezvousOps;
-  send.rendezvous.request = &send;
-  enqueue(&send.rendezvous);
-  lock_.unlock();
+  };
+  route(
+      envelope,
+      [&] {
+        fill_slot(send.buffer, count, *send.datatype);
+        sent();
+      },
+      [&](Request& recv) {
+        const std::size_t moved = envelope.bytes == 0
+                                      ? 0
+                                      : copy(send.buffer, count, *send.datatype, recv.buffer,
+                                             static_cast<std::size_t>(recv.count), *recv.datatype);
+        set_received_status(recv, envelope, moved);
+        finish(recv);
+        sent();
+      },
+      [&] {
+        const bool eager = (send.mode == SendMode::standard || send.mode == SendMode::ready) &&
+                           envelope.bytes <= eager_limit;
+        if (eager) {
+          enqueue(eager_.make(envelope, send.buffer, count, *send.datatype));
+          lock_.unlock();
+          sent();
+          return;
+        }
+        send.rendezvous.envelope = envelope;
+        send.rendezvous.ops = &kRendezvousOps;
+        send.rendezvous.request = &send;
+        enqueue(&send.rendezvous);
+        lock_.unlock();
+      });
+}
+
+void Engine::arrive_eager(const Envelope& envelope, const void* data) {
+  route(
+      envelope, [&] { fill_slot(data, envelope.bytes, weft_mpi_byte); },
+      [&](Request& recv) {
+        const std::size_t moved = envelope.bytes == 0
+                                      ? 0
+                                      : copy(data, envelope.bytes, weft_mpi_byte, recv.buffer,
+                                             static_cast<std::size_t>(recv.count), *recv.datatype);
+        set_received_status(recv, envelope, moved);
+        finish(recv);
+      },
+      [&] {
+        enqueue(eager_.make(envelope, data, envelope.bytes, weft_mpi_byte));
+        lock_.unlock();
+      });
+}
+
+void Engine::arrive(weft_mpi_message& message) {
+  const Envelope envelope = message.envelope;
+  route(
+      envelope,
+      [&] {
+        lock_.unlock();
+        // A message that fits the line is read from it, like a local one.
+        const bool inline_data = envelope.bytes <= kSlotInlineBytes;
+        message.ops->deliver_later(
+            message, inline_data ? static_cast<void*>(slot_inline_) : slot_buffer_,
+            inline_data ? envelope.bytes : static_cast<std::size_t>(slot_count_),
+            inline_data ? weft_mpi_byte : *slot_datatype_, [this, &message](std::size_t) {
+              message.release();
+              slot_done_.complete();
+            });
+      },
+      [&](Request& recv) {
+        message.ops->deliver_later(message, recv.buffer, static_cast<std::size_t>(recv.count),
+                                   *recv.datatype, [&message, &recv, envelope](std::size_t moved) {
+                                     message.release();
+                                     set_received_status(recv, envelope, moved);
+                                     finish(recv);
+                                   });
+      },
+      [&] {
+        enqueue(&message);
+        lock_.unlock();
+      });
 }
 
 void Engine::post(Request& recv) {

@@ -31,7 +31,7 @@ class alignas(64) Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // At the end of the job: empties the unexpected queue, giving back its eager messages.
+  // At the end of the job: empties the unexpected queue, giving back the messages it holds.
   void discard_unreceived();
 
   // A send to this engine's rank, from any thread. With a matching posted receive the data is
@@ -39,6 +39,13 @@ class alignas(64) Engine {
   // `eager_limit` bytes leaves an eager copy and completes; else the send's own rendezvous
   // message is queued and the send completes when a receive has copied from its buffer.
   void send(Request& send, const Envelope& envelope, std::size_t eager_limit);
+
+  // A message from another process, its `envelope.bytes` of data at `data` (valid for the call
+  // only): copied into a matching receive, else queued as an eager copy.
+  void arrive_eager(const Envelope& envelope, const void* data);
+  // A message from another process whose data is still there (ops->deliver_later set): a
+  // matching receive starts fetching it, else it is queued until one comes.
+  void arrive(weft_mpi_message& message);
 
   // A receive of this engine's rank: takes the first matching unexpected message (and completes
   // the receive), or queues the receive.
@@ -76,8 +83,16 @@ class alignas(64) Engine {
   // Both under lock_.
   void enqueue(weft_mpi_message* message);
   weft_mpi_message* take_match(const Pattern& pattern);
-  // Under lock_, with the slot posted and matching: takes it, unlocks, fills and completes it.
-  void fill_slot(const Request& send, const Envelope& envelope);
+  // Where an arriving message goes, with lock_ held: into the posted slot (to_slot(), which
+  // must unlock), to a posted receive (to_receive(recv), unlocked) or nowhere yet (to_queue(),
+  // which must unlock).
+  template <class ToSlot, class ToReceive, class ToQueue>
+  void route(const Envelope& envelope, ToSlot&& to_slot, ToReceive&& to_receive,
+             ToQueue&& to_queue);
+  // Under lock_, with the slot posted and matching: takes it for a message with `envelope`.
+  void take_slot(const Envelope& envelope);
+  // Then, still under lock_: copies the message's data in, unlocks and completes the slot.
+  void fill_slot(const void* data, std::size_t count, const Datatype& type);
 
   // The first cache line: the lock and the slot.
   enum class SlotState : std::uint8_t { free, posted, taken };

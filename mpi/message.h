@@ -1,11 +1,13 @@
 // An incoming message as a rank's matching engine sees it: an envelope to match on and a payload
 // that knows how to reach a receive buffer. The engine knows no transport; each kind of payload
 // (a local eager copy, a local sender's own buffer, later a remote one) supplies its two
-// operations. A message matched by MPI_Mprobe is the MPI_Message handle.
+// operations (a remote rendezvous payload a third). A message matched by MPI_Mprobe is the
+// MPI_Message handle.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "datatype.h"
 #include "mpi.h"
@@ -40,6 +42,12 @@ struct PayloadOps {
   // The receiver is done with the message: the payload signals its sender (a rendezvous send
   // completes now) and releases what it holds. The message must not be touched afterwards.
   void (*release)(weft_mpi_message& message);
+  // For a payload that cannot be copied on the spot (data still in another process): starts
+  // the copy into `buffer` and calls done(bytes moved) when it is there, possibly on another
+  // thread. Called by the engine while the payload's transport is delivering to it; nullptr for
+  // payloads the engine never gets that way.
+  void (*deliver_later)(weft_mpi_message& message, void* buffer, std::size_t count,
+                        const Datatype& type, std::function<void(std::size_t)> done);
 };
 
 }  // namespace weft::mpi
