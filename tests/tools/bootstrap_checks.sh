@@ -2,8 +2,9 @@
 # Process-level checks of a job of several processes (weftrun -p, and Open MPI's mpirun for the
 # PMIx path), one per ctest (tests/tools/CMakeLists.txt):
 #
-#   bootstrap_checks.sh <check> <bin dir> <bootstrap_exchange program> <work dir>
+#   bootstrap_checks.sh <check> <bin dir> <bootstrap_exchange program> <work dir> <programs dir>
 #
+# <programs dir> holds the MPI programs of tests/programs.
 # Waits are bounded and nothing is timed: each check passes or fails on exit statuses, messages,
 # and whether processes and the socket directory are gone.
 set -uo pipefail
@@ -12,6 +13,7 @@ check=$1
 bin=$2
 program=$3
 work=$4/$1
+programs=$5
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work" || exit 1
@@ -152,7 +154,19 @@ case $check in
     expect_run 1 env WEFT_INTERNAL_BOOTSTRAP_SOCKET="$work/x" WEFT_INTERNAL_BOOTSTRAP_TOKEN=00 \
       WEFT_INTERNAL_BOOTSTRAP_PROCESS=2 WEFT_INTERNAL_BOOTSTRAP_PROCESSES=2 WEFT_MPI_RANKS=2 \
       "$program" exchange
-    expect_in err "WEFT_INTERNAL_BOOTSTRAP_PROCESS is '2'; expected an integer from 0 to 1" ;;
+    expect_in err "WEFT_INTERNAL_BOOTSTRAP_PROCESS is '2'; expected an integer from 0 to 1"
+    # PMIX_RANK without a PMIx server.
+    expect_run 1 env PMIX_RANK=0 "$program" exchange
+    expect_in err "bootstrap \(PMIx\): PMIx_Init failed: " ;;
+  mpi_job)
+    # -p 1 is the job of one process weftrun always ran: no exchange, no message of its own.
+    expect_run 4 "$bin/weftrun" -n 2 -p 1 "$programs/weftrun_exit_status" return 1 4
+    grep -q "^weftrun:" err && fail "weftrun -p 1 reported something of its own"
+    # MPI_Abort in a job of two processes ends both, with its code.
+    expect_run 7 "$bin/weftrun" -n 4 -p 2 "$programs/weftrun_exit_status" abort 1 7
+    expect_in err "MPI_Abort called by rank 1 .*code 7"
+    expect_in err "weftrun: process [01] \(ranks [0-3]-[0-3]\) of .* exited with status 7; the other processes were stopped"
+    expect_nothing_left ;;
   bad_options)
     expect_run 2 "$bin/weftrun" -n 2 -p 3 "$program" exchange
     expect_in err "-p 3 needs at least 3 ranks"
