@@ -150,9 +150,13 @@ using Clock = std::chrono::steady_clock;
 constexpr Clock::time_point kNever = Clock::time_point::max();
 
 // Notes the children that ended since the last look. The first that failed is `failed`; the
-// others still running are then sent SIGTERM, and SIGKILL at `kill_at`.
+// others still running are then sent SIGTERM, and SIGKILL at `kill_at`. Among failures seen at
+// the same look, one ended by a signal is named first: a process killed or crashed did not end
+// because of a peer, whereas one that exited non-zero may have reported a peer's departure.
 void collect_ended(Children& children, std::optional<int>& failed_process,
                    Clock::time_point& kill_at) {
+  std::optional<int> exited_non_zero;
+  std::optional<int> signaled;
   for (std::size_t i = 0; i < children.list.size(); ++i) {
     Child& child = children.list[i];
     if (child.ended) continue;
@@ -167,13 +171,14 @@ void collect_ended(Children& children, std::optional<int>& failed_process,
     }
     child.ended = true;
     ::kill(-child.pid, SIGKILL);  // what the process left behind in its group
-    if (failed(child.end) && !failed_process) {
-      failed_process = static_cast<int>(i);
-      if (!children.all_ended()) {
-        children.signal_running(SIGTERM);
-        kill_at = std::min(kill_at, Clock::now() + kFailureGrace);
-      }
-    }
+    std::optional<int>& kind = child.end.si_code == CLD_EXITED ? exited_non_zero : signaled;
+    if (failed(child.end) && !kind) kind = static_cast<int>(i);
+  }
+  if (failed_process || (!signaled && !exited_non_zero)) return;
+  failed_process = signaled ? signaled : exited_non_zero;
+  if (!children.all_ended()) {
+    children.signal_running(SIGTERM);
+    kill_at = std::min(kill_at, Clock::now() + kFailureGrace);
   }
 }
 
