@@ -69,6 +69,8 @@ bool select_source(hwloc_topology_t topology, std::string_view spec) {
 // Keeps the processing units of the cpu list `cpus` only.
 void restrict_to(hwloc_topology_t topology, std::string_view spec, std::string_view cpus) {
   const std::vector<int> wanted = parse_cpu_list(cpus);
+  // The empty spec is this machine; its name is clearer in a message.
+  const std::string name = quoted(spec.empty() ? "host" : spec);
   std::unique_ptr<hwloc_bitmap_s, void (*)(hwloc_bitmap_t)> set(hwloc_bitmap_alloc(),
                                                                 hwloc_bitmap_free);
   for (int cpu : wanted) {
@@ -80,14 +82,14 @@ void restrict_to(hwloc_topology_t topology, std::string_view spec, std::string_v
       }
       std::sort(present.begin(), present.end());
       throw Error("cpu list '" + std::string(cpus) + "' names processing unit " +
-                  std::to_string(cpu) + ", which " + quoted(spec) +
+                  std::to_string(cpu) + ", which " + name +
                   " lacks; expected processing units of " + format_cpu_list(present));
     }
     hwloc_bitmap_set(set.get(), static_cast<unsigned>(cpu));
   }
   if (hwloc_topology_restrict(topology, set.get(), HWLOC_RESTRICT_FLAG_REMOVE_CPULESS) != 0) {
-    throw Error("hwloc_topology_restrict to cpu list '" + std::string(cpus) + "' of " +
-                quoted(spec) + " failed: " + std::strerror(errno));
+    throw Error("hwloc_topology_restrict to cpu list '" + std::string(cpus) + "' of " + name +
+                " failed: " + std::strerror(errno));
   }
 }
 
