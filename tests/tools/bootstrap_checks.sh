@@ -23,24 +23,32 @@ mkdir -p "$TMPDIR"
 # A synthetic machine of 4 cores: the split of the cores is the same on every host.
 machine=(--set "topology=synthetic:pack:1 core:4 pu:1")
 
+# The processes the job printed: "process I pid P" and "process I child P".
+printed_processes() {
+  sed -n 's/^process [0-9]* \(pid\|child\) \([0-9]*\)$/\2/p' "$work/out" 2> /dev/null
+}
+
 fail() {
   echo "FAILED $check: $*" >&2
   for file in out err; do
     [[ -s $work/$file ]] && { echo "--- std$file:"; cat "$work/$file"; } >&2
   done
+  # Nothing of a failed check outlives it.
+  for pid in $(printed_processes); do kill -KILL "$pid" 2> /dev/null; done
   exit 1
 }
 
+# A job that does not end is killed after 120 s (its status is then 137).
 expect_run() { # <status> <command...>
   local want=$1
   shift
-  "$@" > out 2> err
+  timeout -s KILL 120 "$@" > out 2> err
   local got=$?
   ((got == want)) || fail "'$*' exited with $got; expected $want"
 }
 
 expect_failure() { # <command...>: any non-zero status
-  "$@" > out 2> err
+  timeout -s KILL 120 "$@" > out 2> err
   local got=$?
   ((got != 0)) || fail "'$*' exited with 0; expected a failure"
 }
@@ -49,14 +57,21 @@ expect_in() { # <file> <extended regex>
   grep -Eq -- "$2" "$1" || fail "std$1 lacks /$2/"
 }
 
+# True while <pid> runs; a zombie has ended (its parent, a process of the job, is gone).
+running() {
+  [[ -e /proc/$1 ]] && ! grep -q '^State:.*Z' "/proc/$1/status" 2> /dev/null
+}
+
 # The processes the job printed ("process I pid P") must all be gone, and so must their children.
+# A child's SIGKILL may take effect just after weftrun returns: it gets up to 10 s.
 expect_processes_gone() {
   local pid
-  for pid in $(sed -n 's/^process [0-9]* \(pid\|child\) \([0-9]*\)$/\2/p' out); do
-    # A zombie is gone too: its parent (the job's process) ended.
-    if [[ -e /proc/$pid ]] && ! grep -q '^State:.*Z' "/proc/$pid/status" 2> /dev/null; then
-      fail "process $pid outlived weftrun"
-    fi
+  for pid in $(printed_processes); do
+    for ((i = 0; i < 100; ++i)); do
+      running "$pid" || break
+      sleep 0.1
+    done
+    running "$pid" && fail "process $pid outlived weftrun"
   done
 }
 
