@@ -183,6 +183,8 @@ case $check in
     expect_in err "weftrun: process [01] \(ranks [0-3]-[0-3]\) of .* exited with status 7; the other processes were stopped"
     expect_nothing_left ;;
   bad_options)
+    expect_run 0 "$bin/weftrun" --help
+    expect_in out "^  -p P, --processes P  "
     expect_run 2 "$bin/weftrun" -n 2 -p 3 "$program" exchange
     expect_in err "-p 3 needs at least 3 ranks"
     expect_run 2 "$bin/weftrun" -n 2 -p 0 "$program" exchange
