@@ -78,6 +78,10 @@ std::vector<ConfigKey> make_keys() {
                   "topology"),
       boolean_key("scheduler.bind", true,
                   "pin virtual processors to their cores when the topology is this machine's"),
+      string_key("scheduler.cores", {}, "",
+                 "processing units this process may use, as a cpu list of operating-system "
+                 "indices (0-3,8); empty for all of the topology. weftrun -p gives each process "
+                 "its share of the node"),
       integer_key("scheduler.starvation_limit", 1, 1000000, 32,
                   "scheduling rounds a runnable lower-priority thread may be passed over"),
       integer_key("scheduler.spin_us", 0, 1000000, 50,

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <utility>
 
+#include "weft/cpu_list.h"
 #include "weft/error.h"
 
 namespace weft {
@@ -63,6 +64,33 @@ bool select_source(hwloc_topology_t topology, std::string_view spec) {
               std::string(kSyntheticPrefix) + "<hwloc synthetic description>' (e.g. '" +
               std::string(kSyntheticExample) + "') or '" + std::string(kXmlPrefix) +
               "<path of an hwloc XML export>'");
+}
+
+// Keeps the processing units of the cpu list `cpus` only.
+void restrict_to(hwloc_topology_t topology, std::string_view spec, std::string_view cpus) {
+  const std::vector<int> wanted = parse_cpu_list(cpus);
+  // The empty spec is this machine; its name is clearer in a message.
+  const std::string name = quoted(spec.empty() ? "host" : spec);
+  std::unique_ptr<hwloc_bitmap_s, void (*)(hwloc_bitmap_t)> set(hwloc_bitmap_alloc(),
+                                                                hwloc_bitmap_free);
+  for (int cpu : wanted) {
+    if (hwloc_get_pu_obj_by_os_index(topology, static_cast<unsigned>(cpu)) == nullptr) {
+      std::vector<int> present;
+      for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, nullptr);
+           pu != nullptr; pu = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_PU, pu)) {
+        present.push_back(static_cast<int>(pu->os_index));
+      }
+      std::sort(present.begin(), present.end());
+      throw Error("cpu list '" + std::string(cpus) + "' names processing unit " +
+                  std::to_string(cpu) + ", which " + name +
+                  " lacks; expected processing units of " + format_cpu_list(present));
+    }
+    hwloc_bitmap_set(set.get(), static_cast<unsigned>(cpu));
+  }
+  if (hwloc_topology_restrict(topology, set.get(), HWLOC_RESTRICT_FLAG_REMOVE_CPULESS) != 0) {
+    throw Error("hwloc_topology_restrict to cpu list '" + std::string(cpus) + "' of " + name +
+                " failed: " + std::strerror(errno));
+  }
 }
 
 int count_of(hwloc_topology_t topology, hwloc_obj_type_t type) {
@@ -139,20 +167,6 @@ std::optional<DistanceMatrix> hwloc_distances(hwloc_topology_t topology, int nod
   return matrix;
 }
 
-// "0-3,8,10-11"
-std::string ranges(const std::vector<int>& sorted) {
-  std::ostringstream out;
-  for (std::size_t i = 0; i < sorted.size();) {
-    std::size_t j = i;
-    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
-    if (i > 0) out << ',';
-    out << sorted[i];
-    if (j > i) out << '-' << sorted[j];
-    i = j + 1;
-  }
-  return out.str();
-}
-
 std::string plural(int count, std::string_view noun) {
   return std::to_string(count) + " " + std::string(noun) + (count == 1 ? "" : "s");
 }
@@ -169,6 +183,7 @@ std::string memory_size(hwloc_uint64_t bytes) {
 
 struct Topology::Impl {
   std::string spec;
+  std::string cpus;
   TopologyHandle handle;
   bool this_machine = false;
   int num_pus = 0;
@@ -182,8 +197,13 @@ struct Topology::Impl {
 };
 
 Topology Topology::load(std::string_view spec) {
+  return load(spec, "");
+}
+
+Topology Topology::load(std::string_view spec, std::string_view cpus) {
   auto impl = std::make_shared<Impl>();
   impl->spec = std::string(spec);
+  impl->cpus = std::string(cpus);
   impl->handle = make_handle();
   hwloc_topology_t topology = impl->handle.get();
   bool host = select_source(topology, spec);
@@ -194,6 +214,7 @@ Topology Topology::load(std::string_view spec) {
                  : spec.starts_with(kXmlPrefix) ? "hwloc XML export"
                                                 : "synthetic description"));
   }
+  if (!cpus.empty()) restrict_to(topology, spec, cpus);
   impl->this_machine = host && hwloc_topology_is_thissystem(topology);
   impl->cores = read_cores(topology);
   if (impl->cores.empty()) {
@@ -231,6 +252,9 @@ bool Topology::is_this_machine() const {
 }
 const std::string& Topology::spec() const {
   return impl_->spec;
+}
+const std::string& Topology::cpus() const {
+  return impl_->cpus;
 }
 int Topology::num_pus() const {
   return impl_->num_pus;
@@ -308,16 +332,17 @@ std::string Topology::summary() const {
   std::ostringstream out;
   out << "Topology '" << (impl.spec.empty() ? "host" : impl.spec) << "'"
       << (impl.this_machine ? " (this machine)" : " (not this machine: binding is disabled)")
-      << ": " << plural(impl.num_packages, "package") << ", "
-      << plural(impl.num_numa_nodes, "NUMA node") << ", " << plural(num_cores(), "core") << ", "
-      << plural(impl.num_pus, "processing unit");
+      << (impl.cpus.empty() ? "" : " restricted to cpus " + impl.cpus) << ": "
+      << plural(impl.num_packages, "package") << ", " << plural(impl.num_numa_nodes, "NUMA node")
+      << ", " << plural(num_cores(), "core") << ", " << plural(impl.num_pus, "processing unit");
   if (impl.num_pus % num_cores() == 0) out << " (" << impl.num_pus / num_cores() << " per core)";
   out << ".";
   if (!impl.cpu_model.empty()) out << " CPU: " << impl.cpu_model << ".";
   for (int node = 0; node < impl.num_numa_nodes; ++node) {
     std::vector<int> cores = cores_of_numa(node);
     out << " NUMA node " << node << ": "
-        << (cores.empty() ? "no cores" : (cores.size() == 1 ? "core " : "cores ") + ranges(cores));
+        << (cores.empty() ? "no cores"
+                          : (cores.size() == 1 ? "core " : "cores ") + format_cpu_list(cores));
     hwloc_obj_t object = hwloc_get_obj_by_type(impl.handle.get(), HWLOC_OBJ_NUMANODE, node);
     if (object != nullptr && object->attr->numanode.local_memory > 0) {
       out << ", " << memory_size(object->attr->numanode.local_memory);

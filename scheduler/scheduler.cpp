@@ -79,9 +79,7 @@ Scheduler::Impl* running_scheduler() noexcept {
 }  // namespace detail
 
 Scheduler::Impl::Impl(const Config& cfg)
-    : config(cfg),
-      topology(Topology::load(cfg.get_string("topology"))),
-      stacks(stack_options(cfg, topology)) {
+    : config(cfg), topology(configured_topology(cfg)), stacks(stack_options(cfg, topology)) {
   for (ThreadType type : kThreadTypes) {
     priorities[static_cast<int>(type)] = config.priority(type);
     stack_sizes[static_cast<int>(type)] = config.stack_size(type);

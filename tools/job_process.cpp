@@ -6,10 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #include "weft/error.h"
 
@@ -76,12 +78,62 @@ bool read_acknowledgement(int fd) {
   return ::read(fd, &byte, 1) == 1 && byte == kAcknowledgement;
 }
 
-// True once the child has ended; it stays a zombie (WNOWAIT), so that its process group id
-// cannot be reused while weftrun still signals the group.
-bool child_ended(pid_t child) {
+struct Child {
+  pid_t pid = -1;
+  int ack_read = -1;  // read end of its acknowledgement pipe
+  bool ended = false;
+  siginfo_t end{};  // how it ended, once it has
+};
+
+bool failed(const siginfo_t& end) {
+  return end.si_code != CLD_EXITED || end.si_status != 0;
+}
+
+// The children started so far. However run_job_processes is left, none outlives it: what was not
+// reaped on the way out is killed and reaped here.
+class Children {
+ public:
+  Children() = default;
+  Children(const Children&) = delete;
+  Children& operator=(const Children&) = delete;
+  ~Children() {
+    for (Child& child : list) {
+      if (child.pid > 0) {
+        ::kill(-child.pid, SIGKILL);
+        ::kill(child.pid, SIGKILL);
+        int status = 0;
+        while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+      }
+      if (child.ack_read >= 0) ::close(child.ack_read);
+    }
+  }
+
+  std::vector<Child> list;
+
+  bool all_ended() const {
+    for (const Child& child : list) {
+      if (!child.ended) return false;
+    }
+    return true;
+  }
+  void signal_running(int signal) const {
+    for (const Child& child : list) {
+      if (!child.ended) ::kill(-child.pid, signal);
+    }
+  }
+};
+
+// True once the child has ended, `end` saying how; it stays a zombie (WNOWAIT), so that its
+// process group id cannot be reused while weftrun still signals the group.
+bool child_ended(pid_t child, siginfo_t& end) {
   siginfo_t info{};
-  return ::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-         info.si_pid == child;
+  if (::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+      info.si_pid != child) {
+    return false;
+  }
+  end = info;
+  return true;
 }
 
 // A child stopped by SIGTTIN or SIGTTOU read or wrote the terminal from its background group: it
@@ -92,21 +144,56 @@ bool stopped_on_terminal(pid_t child) {
          info.si_pid == child && (info.si_status == SIGTTIN || info.si_status == SIGTTOU);
 }
 
-void watch(pid_t child, const sigset_t& signals) {
-  std::optional<std::chrono::steady_clock::time_point> kill_at;
-  while (!child_ended(child)) {
-    if (stopped_on_terminal(child)) {
-      std::fprintf(stderr,
-                   "weftrun: the program stopped on terminal input or output; it runs in its own "
-                   "process group, so redirect its standard input. Ending it.\n");
-      ::kill(-child, SIGKILL);
+using Clock = std::chrono::steady_clock;
+
+// When the running children get SIGKILL; kNever while no deadline is set.
+constexpr Clock::time_point kNever = Clock::time_point::max();
+
+// Notes the children that ended since the last look. The first that failed is `failed`; the
+// others still running are then sent SIGTERM, and SIGKILL at `kill_at`. Among failures seen at
+// the same look, one ended by a signal is named first: a process killed or crashed did not end
+// because of a peer, whereas one that exited non-zero may have reported a peer's departure.
+void collect_ended(Children& children, std::optional<int>& failed_process,
+                   Clock::time_point& kill_at) {
+  std::optional<int> exited_non_zero;
+  std::optional<int> signaled;
+  for (std::size_t i = 0; i < children.list.size(); ++i) {
+    Child& child = children.list[i];
+    if (child.ended) continue;
+    if (!child_ended(child.pid, child.end)) {
+      if (stopped_on_terminal(child.pid)) {
+        std::fprintf(stderr,
+                     "weftrun: the program stopped on terminal input or output; it runs in its own "
+                     "process group, so redirect its standard input. Ending it.\n");
+        ::kill(-child.pid, SIGKILL);
+      }
+      continue;
     }
+    child.ended = true;
+    ::kill(-child.pid, SIGKILL);  // what the process left behind in its group
+    std::optional<int>& kind = child.end.si_code == CLD_EXITED ? exited_non_zero : signaled;
+    if (failed(child.end) && !kind) kind = static_cast<int>(i);
+  }
+  if (failed_process || (!signaled && !exited_non_zero)) return;
+  failed_process = signaled ? signaled : exited_non_zero;
+  if (!children.all_ended()) {
+    children.signal_running(SIGTERM);
+    kill_at = std::min(kill_at, Clock::now() + kFailureGrace);
+  }
+}
+
+std::optional<int> watch(Children& children, const sigset_t& signals) {
+  std::optional<int> failed_process;
+  Clock::time_point kill_at = kNever;
+  while (true) {
+    collect_ended(children, failed_process, kill_at);
+    if (children.all_ended()) return failed_process;
     timespec wait = {3600, 0};
-    if (kill_at) {
-      const auto left = *kill_at - std::chrono::steady_clock::now();
-      if (left <= std::chrono::steady_clock::duration::zero()) {
-        ::kill(-child, SIGKILL);
-        kill_at.reset();
+    if (kill_at != kNever) {
+      const auto left = kill_at - Clock::now();
+      if (left <= Clock::duration::zero()) {
+        children.signal_running(SIGKILL);
+        kill_at = kNever;
         continue;
       }
       const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
@@ -115,60 +202,81 @@ void watch(pid_t child, const sigset_t& signals) {
     siginfo_t info{};
     const int signal = ::sigtimedwait(&signals, &info, &wait);
     if (signal == SIGTSTP) {
-      ::kill(-child, SIGSTOP);
+      children.signal_running(SIGSTOP);
       ::kill(::getpid(), SIGSTOP);
-      ::kill(-child, SIGCONT);  // weftrun was continued
+      children.signal_running(SIGCONT);  // weftrun was continued
     } else if (signal > 0 && signal != SIGCHLD) {
-      ::kill(-child, signal);
-      if (!kill_at) kill_at = std::chrono::steady_clock::now() + kKillGrace;
+      children.signal_running(signal);
+      if (kill_at == kNever) kill_at = Clock::now() + kKillGrace;
     }
   }
 }
 
-}  // namespace
-
-JobOutcome run_job_process(const std::string& path, const std::vector<std::string>& arguments,
-                           LaunchSettings launch) {
+// Starts one child; in `children` as soon as it exists.
+void start_child(Children& children, const std::string& path,
+                 const std::vector<std::string>& arguments, ProcessLaunch launch,
+                 const sigset_t& original_mask) {
   int ack[2];
   if (::pipe2(ack, O_CLOEXEC) != 0) throw Error(system_error("cannot create a pipe"));
-  launch.ack_fd = ack[1];
+  launch.launch.ack_fd = ack[1];
   std::vector<std::string> environment;
   for (std::string& entry : process_environment()) {
     if (!is_launch_variable(entry)) environment.push_back(std::move(entry));
   }
-  for (std::string& entry : launch_environment(launch)) environment.push_back(std::move(entry));
+  for (std::string& entry : launch_environment(launch.launch)) {
+    environment.push_back(std::move(entry));
+  }
+  for (std::string& entry : launch.environment) environment.push_back(std::move(entry));
   StringArray argv(arguments);
   StringArray envp(std::move(environment));
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const std::string error = system_error("cannot start " + path);
+    ::close(ack[0]);
+    ::close(ack[1]);
+    throw Error(error);
+  }
+  if (pid == 0) exec_child(path.c_str(), argv.get(), envp.get(), ack[1], original_mask, parent);
+  ::setpgid(pid, pid);  // also here, so that the group exists before any forwarding
+  ::close(ack[1]);
+  children.list.push_back({pid, ack[0], false, {}});
+}
 
-  // An inherited SIG_IGN for SIGCHLD would reap the child behind weftrun's back.
+}  // namespace
+
+JobOutcomes run_job_processes(const std::string& path, const std::vector<std::string>& arguments,
+                              std::vector<ProcessLaunch> launches) {
+  // An inherited SIG_IGN for SIGCHLD would reap the children behind weftrun's back.
   ::signal(SIGCHLD, SIG_DFL);
-  // The watched signals stay blocked in weftrun until it exits: one arriving after the child ended
-  // must not end weftrun with another status than the child's.
+  // The watched signals stay blocked in weftrun until it exits: one arriving after the children
+  // ended must not end weftrun with another status than the job's.
   const sigset_t signals = watched_signals();
   sigset_t original_mask;
   ::sigprocmask(SIG_BLOCK, &signals, &original_mask);
-  const pid_t parent = ::getpid();
-  const pid_t child = ::fork();
-  if (child < 0) throw Error(system_error("cannot start " + path));
-  if (child == 0) exec_child(path.c_str(), argv.get(), envp.get(), ack[1], original_mask, parent);
-  ::setpgid(child, child);  // also here, so that the group exists before any forwarding
-  ::close(ack[1]);
+  Children children;
+  for (ProcessLaunch& launch : launches) {
+    start_child(children, path, arguments, std::move(launch), original_mask);
+  }
 
-  watch(child, signals);
-  ::kill(-child, SIGKILL);  // what the program left behind in its group
-  int status = 0;
-  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  JobOutcomes outcomes;
+  outcomes.failed = watch(children, signals);
+  for (Child& child : children.list) {
+    int status = 0;
+    while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    child.pid = -1;
+    JobOutcome outcome;
+    outcome.acknowledged = read_acknowledgement(child.ack_read);
+    if (WIFSIGNALED(status)) {
+      outcome.signaled = true;
+      outcome.code = WTERMSIG(status);
+    } else {
+      outcome.code = WEXITSTATUS(status);
+    }
+    outcomes.processes.push_back(outcome);
   }
-  JobOutcome outcome;
-  outcome.acknowledged = read_acknowledgement(ack[0]);
-  ::close(ack[0]);
-  if (WIFSIGNALED(status)) {
-    outcome.signaled = true;
-    outcome.code = WTERMSIG(status);
-  } else {
-    outcome.code = WEXITSTATUS(status);
-  }
-  return outcome;
+  return outcomes;
 }
 
 }  // namespace weft::tools

@@ -1,10 +1,13 @@
-// The program weftrun starts: a child process in its own process group, watched until it ends.
-// SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to weftrun go to the whole group, and SIGKILL follows
-// after a grace period; SIGTSTP stops the group with weftrun. When the child ends, whatever it
-// left in its group is killed, and the child is killed too if weftrun dies first.
+// The programs weftrun starts: one child process per process of the job, each in its own process
+// group, watched until all have ended. SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to weftrun go to
+// every group, and SIGKILL follows after a grace period; SIGTSTP stops the groups with weftrun.
+// When a process fails (a non-zero exit status or a signal) while others still run, they are sent
+// SIGTERM, then SIGKILL. When a child ends, whatever it left in its group is killed, and every
+// child is killed too if weftrun dies first.
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,12 +21,28 @@ struct JobOutcome {
   bool acknowledged = false;  // the program said it is a weft program (see LaunchSettings)
 };
 
-inline constexpr std::chrono::seconds kKillGrace{2};
+// One process to start: its launch settings and "NAME=value" entries added to its environment.
+struct ProcessLaunch {
+  LaunchSettings launch;
+  std::vector<std::string> environment;
+};
 
-// Runs `path` with `arguments` (argv, argv[0] included) and the environment of this process, in
-// which launch's variables replace any inherited WEFT_INTERNAL_* ones. launch.ack_fd is set here.
-// Throws weft::Error when the process cannot be started.
-JobOutcome run_job_process(const std::string& path, const std::vector<std::string>& arguments,
-                           LaunchSettings launch);
+struct JobOutcomes {
+  std::vector<JobOutcome> processes;  // in the order of the launches
+  // The process whose failure stopped the others; nothing when none failed before the others
+  // ended (or the job had a single process).
+  std::optional<int> failed;
+};
+
+inline constexpr std::chrono::seconds kKillGrace{2};
+// Between the SIGTERM and the SIGKILL that stop the other processes of a job after one failed.
+inline constexpr std::chrono::milliseconds kFailureGrace{500};
+
+// Runs `path` with `arguments` (argv, argv[0] included) once per entry of `launches`, with the
+// environment of this process, in which each launch's variables replace any inherited
+// WEFT_INTERNAL_* ones. Each launch.ack_fd is set here. Throws weft::Error when a process cannot
+// be started (the ones already started are killed).
+JobOutcomes run_job_processes(const std::string& path, const std::vector<std::string>& arguments,
+                              std::vector<ProcessLaunch> launches);
 
 }  // namespace weft::tools

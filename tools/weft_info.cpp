@@ -231,7 +231,7 @@ weft::ProgressPolicy configured_progress_policy(const weft::Config& config) {
 }
 
 void print_placement(std::ostream& out, const Options& options, const weft::Config& config) {
-  const weft::Topology topology = weft::Topology::load(config.get_string("topology"));
+  const weft::Topology topology = weft::configured_topology(config);
   const weft::TaskPolicy task_policy =
       options.task_policy ? *options.task_policy : configured_task_policy(config);
   const weft::ProgressPolicy progress_policy =
@@ -294,13 +294,13 @@ void run(const Options& options) {
   if (options.command == "config") {
     std::cout << config.describe();
   } else if (options.command == "topology") {
-    print_topology(std::cout, weft::Topology::load(config.get_string("topology")));
+    print_topology(std::cout, weft::configured_topology(config));
   } else if (options.command == "placement") {
     print_placement(std::cout, options, config);
   } else if (options.command == "io") {
     print_io_stats(std::cout, options);
   } else {
-    const weft::Topology topology = weft::Topology::load(config.get_string("topology"));
+    const weft::Topology topology = weft::configured_topology(config);
     std::cout << topology.summary() << "\n\n";
     print_vps(std::cout, topology, config);
     std::cout << "\nEffective configuration:\n" << config.describe();

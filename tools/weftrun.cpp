@@ -1,12 +1,14 @@
 // weftrun: runs a program built with weftcc or weftcxx as an MPI job of N ranks, the ranks being
-// user-level threads of one process. The settings of its command line reach the program at
-// command-line precedence; its exit status is the job's.
+// user-level threads of one process, or of P processes with -p (each its share of the ranks and of
+// the node's cores, joined by the exchange weftrun serves). The settings of its command line reach
+// the program at command-line precedence; its exit status is the job's.
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -18,18 +20,27 @@
 #include "elf_section.h"
 #include "job_process.h"
 #include "launch_protocol.h"
+#include "weft/bootstrap.h"
+#include "weft/bootstrap_server.h"
 #include "weft/config.h"
 #include "weft/error.h"
+#include "weft/placement.h"
+#include "weft/topology.h"
 
 namespace {
 
 constexpr std::string_view kUsage = R"(usage: weftrun [options] program [arguments...]
 
 Runs a program built with weftcc or weftcxx (or mpicc, mpicxx) as an MPI job whose ranks are
-user-level threads of one process.
+user-level threads of one process, or of P processes on this machine with -p.
 
 options:
   -n N, -np N              number of ranks (mpi.ranks)
+  -p P, --processes P      run the ranks in P processes (default 1): contiguous blocks of ranks,
+                           the remainder one each to the first processes (-n 8 -p 3: 3, 3, 2);
+                           the cores are split evenly among them (scheduler.cores), or shared in
+                           turn when there are fewer cores than processes. weftrun serves their
+                           bootstrap exchange on a private socket (docs/bootstrap.md)
   -c C                     cores per rank (placement.cores_per_task)
   --placement POLICY       how ranks are placed on cores: scatter, numa or compact (placement.tasks)
   --progress POLICY        where progress threads run: none, colocated, numa or dedicated
@@ -44,7 +55,9 @@ above the file and the WEFT_* environment variables.
 exit status: the job's (0 when every rank returned 0, else the first non-zero status in rank
 order, or the code given to MPI_Abort); 128+S when the program was killed by signal S (SIGINT
 and SIGTERM sent to weftrun are forwarded to it, followed by SIGKILL after 2 s); 2 for a bad
-option or configuration, or a program not built with weftcc.
+option or configuration, or a program not built with weftcc. With -p, when a process fails (a
+non-zero status or a signal) the others are stopped (SIGTERM, then SIGKILL after 0.5 s), the
+failed process and its ranks are named on stderr, and its status is the job's.
 )";
 
 // Input the user can fix: reported with a hint at --help and exit status 2.
@@ -55,6 +68,7 @@ class UsageError : public std::runtime_error {
 
 struct Options {
   weft::tools::LaunchSettings launch;
+  int processes = 1;
   std::vector<std::string> command;  // program and its arguments
   bool help = false;
 };
@@ -97,6 +111,8 @@ Options parse(const std::vector<std::string_view>& arguments) {
       options.help = true;
     } else if (name == "-n" || name == "-np") {
       settings.emplace_back("mpi.ranks", positive_integer(name, value()));
+    } else if (name == "-p" || name == "--processes") {
+      options.processes = std::stoi(positive_integer(name, value()));
     } else if (name == "-c") {
       settings.emplace_back("placement.cores_per_task", positive_integer(name, value()));
     } else if (name == "--placement") {
@@ -168,6 +184,89 @@ int status_of(const weft::tools::JobOutcome& outcome, const std::string& name) {
   return outcome.code;
 }
 
+// "process 1 (ranks 3-5) of 'app'"
+std::string process_name(const weft::RankLayout& layout, int process, const std::string& name) {
+  const int first = layout.first_rank(process);
+  const int count = layout.ranks_of(process);
+  return "process " + std::to_string(process) + " (" +
+         (count == 1 ? "rank " + std::to_string(first)
+                     : "ranks " + std::to_string(first) + "-" + std::to_string(first + count - 1)) +
+         ") of '" + name + "'";
+}
+
+// The status of a job of several processes: that of the process that failed first, else 0.
+int status_of(const weft::tools::JobOutcomes& outcomes, const weft::RankLayout& layout,
+              const std::string& name) {
+  const int processes = static_cast<int>(outcomes.processes.size());
+  if (outcomes.failed) {
+    const int failed = *outcomes.failed;
+    const weft::tools::JobOutcome& outcome = outcomes.processes[failed];
+    const std::string who = process_name(layout, failed, name);
+    const char* others = processes > 1 ? "; the other processes were stopped" : "";
+    if (outcome.signaled) {
+      std::fprintf(stderr, "weftrun: %s was killed by signal %d (%s)%s\n", who.c_str(),
+                   outcome.code, ::strsignal(outcome.code), others);
+      return 128 + outcome.code;
+    }
+    if (!outcome.acknowledged) {
+      std::fprintf(stderr,
+                   "weftrun: %s ended with status %d without starting weft ranks: it was not "
+                   "built with weftcc or weftcxx%s\n",
+                   who.c_str(), outcome.code, others);
+      return outcome.code;
+    }
+    std::fprintf(stderr, "weftrun: %s exited with status %d%s\n", who.c_str(), outcome.code,
+                 others);
+    return outcome.code;
+  }
+  for (int process = 0; process < processes; ++process) {
+    if (!outcomes.processes[process].acknowledged) {
+      std::fprintf(stderr,
+                   "weftrun: %s ended with status 0 without starting weft ranks: it was not built "
+                   "with weftcc or weftcxx\n",
+                   process_name(layout, process, name).c_str());
+      return 2;
+    }
+  }
+  return 0;
+}
+
+// Runs the job in options.processes processes: each gets its block of ranks, its share of the
+// cores and the variables of the exchange weftrun serves while they run.
+int run_processes(const Options& options, const weft::Config& config, const std::string& path,
+                  const std::string& name) {
+  const int processes = options.processes;
+  const int ranks = static_cast<int>(config.get_int("mpi.ranks"));
+  if (processes > ranks) {
+    throw UsageError("-p " + std::to_string(processes) + " needs at least " +
+                     std::to_string(processes) + " ranks (one per process); the job has " +
+                     std::to_string(ranks) + " (mpi.ranks, set with -n)");
+  }
+  const weft::RankLayout layout(ranks, processes);
+  const weft::Topology topology = weft::configured_topology(config);
+  const std::vector<std::string> cores = weft::split_cores(topology, processes);
+  // The last process has the smallest share.
+  const int fewest = processes <= topology.num_cores() ? topology.num_cores() / processes : 1;
+  const std::int64_t vps = config.get_int("scheduler.vps");
+  if (vps > fewest) {
+    throw UsageError("scheduler.vps = " + std::to_string(vps) + " but -p " +
+                     std::to_string(processes) + " leaves process " +
+                     std::to_string(processes - 1) + " " + std::to_string(fewest) + " core" +
+                     (fewest == 1 ? "" : "s") + " (cpus " + cores.back() + ") of the " +
+                     std::to_string(topology.num_cores()) + "; expected at most " +
+                     std::to_string(fewest) + ", or 0 for one per core");
+  }
+  const weft::BootstrapServer server(processes);
+  std::vector<weft::tools::ProcessLaunch> launches;
+  for (int process = 0; process < processes; ++process) {
+    weft::tools::ProcessLaunch launch{options.launch, server.environment(process)};
+    launch.launch.settings.emplace_back("scheduler.cores", cores[process]);
+    launches.push_back(std::move(launch));
+  }
+  return status_of(weft::tools::run_job_processes(path, options.command, std::move(launches)),
+                   layout, name);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -179,11 +278,15 @@ int main(int argc, char** argv) {
     }
     // The program builds the same configuration; whatever it would refuse is refused here, before
     // anything runs.
-    weft::tools::load_launch_config(options.launch, weft::tools::process_environment());
+    const weft::Config config =
+        weft::tools::load_launch_config(options.launch, weft::tools::process_environment());
     const std::string& name = options.command.front();
     const std::string path = resolve_program(name);
     check_weft_program(path, name);
-    return status_of(weft::tools::run_job_process(path, options.command, options.launch), name);
+    if (options.processes > 1) return run_processes(options, config, path, name);
+    weft::tools::JobOutcomes outcomes =
+        weft::tools::run_job_processes(path, options.command, {{options.launch, {}}});
+    return status_of(outcomes.processes.front(), name);
   } catch (const UsageError& error) {
     std::cerr << "weftrun: " << error.what() << "\n(weftrun --help shows the options)\n";
     return 2;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -50,6 +51,16 @@ class Config;
 // i runs on core i. Throws weft::Error, naming the key, its value and source, when the topology
 // has fewer cores than that.
 int virtual_processor_count(const Config& config, const Topology& topology);
+
+// The topology the configuration describes: key `topology`, restricted to the processing units of
+// scheduler.cores when it is set. Throws weft::Error naming the key, its value and its source.
+Topology configured_topology(const Config& config);
+
+// How weftrun -p shares a node among `processes` processes: cpu lists (operating-system indices of
+// processing units, for scheduler.cores), one per process. The cores are split in contiguous
+// blocks, the remainder going one each to the first processes; with fewer cores than processes,
+// the processes take the cores in turn and share them. Throws weft::Error for processes < 1.
+std::vector<std::string> split_cores(const Topology& topology, int processes);
 
 // The two algorithms of notes/seeds.md (paper 000), in exact integer arithmetic, for a host of
 // `numa_nodes` nodes of `cores_per_node` cores each.

@@ -23,10 +23,17 @@ class Topology {
   // "synthetic:pack:2 [numa] core:4 pu:1". "xml:<path>" for an exported hwloc topology.
   // Throws weft::Error naming the spec and what is expected when it cannot be loaded.
   static Topology load(std::string_view spec);
+  // The same, keeping only the processing units of `cpus`, a cpu list of operating-system indices
+  // ("0-3,8", see weft/cpu_list.h; scheduler.cores): cores and NUMA nodes left without any are
+  // removed, and the others are numbered from 0 again. Empty keeps everything. Throws weft::Error
+  // when the list is malformed or names a processing unit the topology lacks.
+  static Topology load(std::string_view spec, std::string_view cpus);
 
   // True only for the topology of the machine this process runs on.
   bool is_this_machine() const;
   const std::string& spec() const;
+  // The cpu list it was restricted to; empty when it was not.
+  const std::string& cpus() const;
 
   int num_pus() const;
   int num_cores() const;

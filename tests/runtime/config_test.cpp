@@ -94,6 +94,7 @@ TEST(ConfigTest, EveryKeyHasItsDefault) {
       {"priority.progress_boost", "6"},
       {"priority.user", "3"},
       {"scheduler.bind", "true"},
+      {"scheduler.cores", ""},
       {"scheduler.idle_spin_us", "20"},
       {"scheduler.spin_us", "50"},
       {"scheduler.starvation_limit", "32"},
