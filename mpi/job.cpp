@@ -2,6 +2,8 @@
 #include <vector>
 
 #include "communicator.h"
+#include "transport.h"
+#include "weft/bootstrap.h"
 #include "weft/mpi_job.h"
 #include "weft/placement.h"
 #include "weft/scheduler.h"
@@ -30,14 +32,33 @@ struct WorldInstallation {
 }  // namespace
 
 int run_job(const Config& config, const std::function<int(int rank)>& rank_main) {
-  const int ranks = static_cast<int>(config.get_int("mpi.ranks"));
+  const std::unique_ptr<Bootstrap> bootstrap =
+      connect_bootstrap(static_cast<int>(config.get_int("mpi.ranks")));
+  return run_job(config, rank_main, bootstrap.get());
+}
+
+int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
+            Bootstrap* bootstrap) {
+  const RankLayout layout = bootstrap != nullptr
+                                ? bootstrap->layout()
+                                : RankLayout(static_cast<int>(config.get_int("mpi.ranks")), 1);
+  const int process = bootstrap != nullptr ? bootstrap->process() : 0;
+  const int first = layout.first_rank(process);
+  const int ranks = layout.ranks_of(process);
   Scheduler scheduler(config);
   const std::vector<TaskPlace> places = place_ranks(config, scheduler, ranks);
 
-  World world(ranks, config.get_size("mpi.eager_limit"),
+  World world(layout, process, config.get_size("mpi.eager_limit"),
               config.get_int("scheduler.spin_us") * 1000);
   WorldInstallation installation(&world);
-  reset_predefined_comms(ranks);
+  reset_predefined_comms(layout.world_size());
+  std::unique_ptr<Transport> transport;
+  if (layout.processes() > 1) {
+    transport = std::make_unique<Transport>(world, *bootstrap);
+    bootstrap->fence();
+    transport->connect(*bootstrap);
+    world.set_transport(transport.get());
+  }
   world.start_progress(places, scheduler.num_vps());
 
   std::vector<int> statuses(static_cast<std::size_t>(ranks), 0);
@@ -47,14 +68,23 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main)
     ThreadAttr attr;
     attr.type = ThreadType::mpi_task;
     // VP i runs core i; with fewer VPs than the placement uses cores, ranks wrap around.
-    attr.placement = Placement::pinned(places[static_cast<std::size_t>(r)].core %
-                                       scheduler.num_vps());
-    attr.rank = r;
-    threads.push_back(spawn(attr, [&rank_main, &statuses, r] { statuses[r] = rank_main(r); }));
+    attr.placement =
+        Placement::pinned(places[static_cast<std::size_t>(r)].core % scheduler.num_vps());
+    attr.rank = first + r;
+    threads.push_back(
+        spawn(attr, [&rank_main, &statuses, r, first] { statuses[r] = rank_main(first + r); }));
   }
   for (Thread& thread : threads) thread.join();
+  if (transport != nullptr) {
+    // Every process's ranks have ended before any endpoint closes: a peer may still be fetching
+    // rendezvous data from this one until then.
+    transport->quiesce();
+    bootstrap->fence();
+  }
   world.stop_progress();
   scheduler.shutdown();
+  world.discard_unreceived();
+  transport.reset();
 
   for (int status : statuses) {
     if (status != 0) return status;

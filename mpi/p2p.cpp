@@ -3,6 +3,7 @@
 #include <string>
 
 #include "error.h"
+#include "transport.h"
 #include "world.h"
 
 namespace weft::mpi {
@@ -71,6 +72,22 @@ Envelope envelope_of(const Request& send) {
 
 // MPI_Bsend: the data goes into the attached buffer and an internal send delivers it from
 // there; the user's operation is complete at once.
+// Hands a send to its destination: the engine of a rank of this process, else the transport.
+int deliver(Request& send, std::string_view function, std::size_t eager_limit) {
+  World& w = *world();
+  const int dest = send.comm->world_rank(send.peer);
+  if (w.is_local(dest)) {
+    w.rank(dest).engine.send(send, envelope_of(send), eager_limit);
+    return MPI_SUCCESS;
+  }
+  const std::string failure = w.transport()->send(send, dest, envelope_of(send));
+  if (failure.empty()) return MPI_SUCCESS;
+  return raise(send.comm, function, MPI_ERR_OTHER,
+               "the message to rank " + std::to_string(send.peer) + " (world rank " +
+                   std::to_string(dest) + ", process " +
+                   std::to_string(w.layout().process_of(dest)) + ") could not be sent: " + failure);
+}
+
 int start_buffered(Request& request, std::string_view function) {
   RankState& state = world()->rank(request.owner);
   const Caller owner{request.owner, request.source, &state};
@@ -91,10 +108,7 @@ int start_buffered(Request& request, std::string_view function) {
   internal.bsend_block = block;
   // Always a rendezvous from the block (an eager copy would copy twice); the block is released
   // when the receiver has copied it out.
-  world()
-      ->rank(request.comm->world_rank(request.peer))
-      .engine.send(internal, envelope_of(internal), 0);
-  return MPI_SUCCESS;
+  return deliver(internal, function, 0);
 }
 
 }  // namespace
@@ -113,9 +127,7 @@ int start(Request& request, std::string_view function) {
     }
     return rc;
   }
-  w.rank(request.comm->world_rank(request.peer))
-      .engine.send(request, envelope_of(request), w.eager_limit());
-  return MPI_SUCCESS;
+  return deliver(request, function, w.eager_limit());
 }
 
 void set_proc_null_status(MPI_Status* status) {

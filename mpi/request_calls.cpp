@@ -78,7 +78,8 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
   weft::mpi::World& world = *weft::mpi::world();
   if (r->kind == weft::mpi::RequestKind::recv) {
     world.rank(r->owner).engine.cancel_recv(*r);
-  } else if (world.rank(r->comm->world_rank(r->peer)).engine.cancel_send(*r)) {
+  } else if (const int dest = r->comm->world_rank(r->peer);
+             world.is_local(dest) && world.rank(dest).engine.cancel_send(*r)) {
     r->status.weft_cancelled = 1;
     r->status.MPI_ERROR = MPI_SUCCESS;
     weft::mpi::finish(*r);

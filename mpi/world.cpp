@@ -8,17 +8,25 @@ namespace {
 World* current_world = nullptr;
 }  // namespace
 
-World::World(int size, std::size_t eager_limit, std::int64_t spin_limit_ns)
-    : size_(size),
+World::World(const RankLayout& layout, int process, std::size_t eager_limit,
+             std::int64_t spin_limit_ns)
+    : layout_(layout),
+      process_(process),
+      first_(layout.first_rank(process)),
+      local_(layout.ranks_of(process)),
       eager_limit_(eager_limit),
       spin_limit_ns_(spin_limit_ns),
-      ranks_(new RankState[size]) {
-  for (int r = 0; r < size; ++r) ranks_[r].spin.set_limit(spin_limit_ns);
+      ranks_(new RankState[static_cast<std::size_t>(local_)]) {
+  for (int r = 0; r < local_; ++r) ranks_[r].spin.set_limit(spin_limit_ns);
+}
+
+void World::discard_unreceived() {
+  for (int r = 0; r < local_; ++r) ranks_[r].engine.discard_unreceived();
 }
 
 World::~World() {
   stop_progress();
-  for (int r = 0; r < size_; ++r) ranks_[r].engine.discard_unreceived();
+  discard_unreceived();
 }
 
 void World::start_progress(const std::vector<TaskPlace>& places, int num_vps) {

@@ -1,6 +1,7 @@
-// The running job as MPI sees it: how many ranks, and what each rank keeps for its whole life
-// (its MPI state, its matching engine, its attached Bsend buffer). One World exists while
-// run_job runs; every rank of the process shares it.
+// The running job as MPI sees it: how many ranks, which of them this process holds, and what each
+// of its ranks keeps for its whole life (its MPI state, its matching engine, its attached Bsend
+// buffer). One World exists while run_job runs; every rank of the process shares it. Ranks of
+// other processes are reached through the job's transport.
 #pragma once
 
 #include <atomic>
@@ -15,6 +16,7 @@
 #include "mpi.h"
 #include "progress.h"
 #include "request.h"
+#include "weft/bootstrap.h"
 
 namespace weft::mpi {
 
@@ -33,35 +35,60 @@ struct RankState {
   SpinBudget spin;       // how long the rank's waits spin before they park
 };
 
+class Transport;
+
 class World {
  public:
-  World(int size, std::size_t eager_limit, std::int64_t spin_limit_ns);
-  // Gives back the eager messages nobody received, while every rank's requests still exist (an
-  // unreceived rendezvous message lives in its sender's request).
+  // The whole job's layout and the index of this process in it.
+  World(const RankLayout& layout, int process, std::size_t eager_limit, std::int64_t spin_limit_ns);
+  // Gives back the messages nobody received, while every rank's requests still exist (an
+  // unreceived rendezvous message lives in its sender's request) and the transport too (a
+  // remote one is a descriptor of it). Done again by the destructor.
+  void discard_unreceived();
   ~World();
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
-  int size() const { return size_; }
+  int size() const { return layout_.world_size(); }
+  const RankLayout& layout() const { return layout_; }
+  int process() const { return process_; }
   std::size_t eager_limit() const { return eager_limit_; }
   std::int64_t spin_limit_ns() const { return spin_limit_ns_; }
-  RankState& rank(int world_rank) { return ranks_[world_rank]; }
-
-  // The progress thread serving a world rank, or nullptr (none in the job, or none for it).
-  ProgressThread* progress_of(int world_rank) const {
-    return progress_ != nullptr ? progress_->of(world_rank) : nullptr;
+  // The ranks this process holds: [first_local(), first_local() + local_ranks()).
+  int first_local() const { return first_; }
+  int local_ranks() const { return local_; }
+  bool is_local(int world_rank) const {
+    return world_rank >= first_ && world_rank < first_ + local_;
   }
-  // Starts the job's progress threads (ProgressThreads), before any rank runs.
+  bool single_process() const { return layout_.processes() == 1; }
+  // A rank of this process.
+  RankState& rank(int world_rank) { return ranks_[world_rank - first_]; }
+
+  // What carries messages to the ranks of other processes; nullptr in a single-process job.
+  Transport* transport() const { return transport_; }
+  void set_transport(Transport* transport) { transport_ = transport; }
+
+  // The progress thread serving a rank of this process, or nullptr (none in the job, or none
+  // for it).
+  ProgressThread* progress_of(int world_rank) const {
+    return progress_ != nullptr ? progress_->of(world_rank - first_) : nullptr;
+  }
+  // Starts the progress threads of this process's ranks (`places`, in local rank order), before
+  // any rank runs.
   void start_progress(const std::vector<TaskPlace>& places, int num_vps);
   // Stops them once they have done their queued work; the scheduler must still run.
   void stop_progress();
 
  private:
-  const int size_;
+  const RankLayout layout_;
+  const int process_;
+  const int first_;
+  const int local_;
   const std::size_t eager_limit_;
   const std::int64_t spin_limit_ns_;
   std::unique_ptr<RankState[]> ranks_;
   std::unique_ptr<ProgressThreads> progress_;
+  Transport* transport_ = nullptr;
 };
 
 // The job's world, or nullptr outside run_job. Set by run_job before the ranks start and cleared

@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "weft/bootstrap.h"
 #include "weft/config.h"
 
 namespace weft::mpi {
@@ -13,6 +14,10 @@ namespace weft::mpi {
 // for all of them and shuts the scheduler down. Returns 0 when every rank returned 0, else the
 // first non-zero status (in rank order). MPI_Abort ends the process with its code, after a
 // message naming the rank. Throws weft::Error for a configuration that cannot run.
+// In a job of several processes (weft/bootstrap.h) this process runs its own block of ranks.
 int run_job(const Config& config, const std::function<int(int rank)>& rank_main);
+// The same with the bootstrap given (nullptr: a single process of mpi.ranks ranks).
+int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
+            Bootstrap* bootstrap);
 
 }  // namespace weft::mpi

@@ -7,11 +7,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "launch_protocol.h"
 #include "program_image.h"
+#include "weft/bootstrap.h"
 #include "weft/error.h"
 #include "weft/mpi_job.h"
 #include "weft_loader.h"
@@ -82,27 +84,38 @@ int run(int argc, char** argv, MainFunction shared_main) {
   acknowledge(launch.ack_fd);
   const weft::Config config =
       weft::tools::load_launch_config(launch, weft::tools::process_environment());
+  // Before the ranks exist: a process of a job of several learns which ranks are its own.
+  const std::unique_ptr<weft::Bootstrap> bootstrap =
+      weft::connect_bootstrap(static_cast<int>(config.get_int("mpi.ranks")));
   if (shared_main != nullptr) {
-    return weft::mpi::run_job(config, [&](int) {
-      RankArguments arguments(argc, argv);
-      return shared_main(arguments.argc(), arguments.argv(), environ);
-    });
+    return weft::mpi::run_job(
+        config,
+        [&](int) {
+          RankArguments arguments(argc, argv);
+          return shared_main(arguments.argc(), arguments.argv(), environ);
+        },
+        bootstrap.get());
   }
 
   const auto image = weft::tools::ProgramImage::from_running_executable();
   std::vector<weft::tools::ProgramImage::Copy> copies;
-  const int ranks = static_cast<int>(config.get_int("mpi.ranks"));
+  const int first = bootstrap != nullptr ? bootstrap->layout().first_rank(bootstrap->process()) : 0;
+  const int ranks = bootstrap != nullptr ? bootstrap->layout().ranks_of(bootstrap->process())
+                                         : static_cast<int>(config.get_int("mpi.ranks"));
   check_map_count(ranks, image.mappings_per_copy());
   copies.reserve(static_cast<std::size_t>(ranks));
-  for (int rank = 0; rank < ranks; ++rank) copies.push_back(image.load(rank));
-  return weft::mpi::run_job(config, [&](int rank) {
-    RankArguments arguments(argc, argv);
-    weft::tools::ProgramImage::Copy& copy = copies[static_cast<std::size_t>(rank)];
-    copy.construct(arguments.argc(), arguments.argv(), environ);
-    const int status = copy.main()(arguments.argc(), arguments.argv(), environ);
-    copy.finalize();
-    return status;
-  });
+  for (int rank = first; rank < first + ranks; ++rank) copies.push_back(image.load(rank));
+  return weft::mpi::run_job(
+      config,
+      [&](int rank) {
+        RankArguments arguments(argc, argv);
+        weft::tools::ProgramImage::Copy& copy = copies[static_cast<std::size_t>(rank - first)];
+        copy.construct(arguments.argc(), arguments.argv(), environ);
+        const int status = copy.main()(arguments.argc(), arguments.argv(), environ);
+        copy.finalize();
+        return status;
+      },
+      bootstrap.get());
 }
 
 }  // namespace
