@@ -49,9 +49,9 @@ int finish_one(std::string_view function, MPI_Request* handle, MPI_Status* statu
   if (status != MPI_STATUS_IGNORE) *status = local;
   if (rc == MPI_SUCCESS) return rc;
   if (collective != nullptr) {
-    return weft::mpi::raise(comm, function, rc,
-                            std::string(collective->function()) + ": " +
-                                collective->failure(comm->my_rank()));
+    return weft::mpi::raise(
+        comm, function, rc,
+        std::string(collective->function()) + ": " + collective->failure(comm->my_rank()));
   }
   return weft::mpi::raise_status_error(comm, function, local, rc);
 }
