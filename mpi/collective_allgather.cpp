@@ -3,6 +3,7 @@
 // buffer; it writes only its own buffer, and only blocks that no other member reads. The final
 // phase keeps every send block valid until the last reader is done.
 #include "collective.h"
+#include "collective_spanning.h"
 #include "error.h"
 #include "nbc.h"
 #include "profiling.h"
@@ -48,6 +49,14 @@ class AllgatherOp : public nbc::Sided<AllgatherSide> {
 
 int allgather(const collective::Start& start, MPI_Comm comm, std::string_view function,
               const void* sendbuf, int sendcount, MPI_Datatype sendtype, const Blocks& recv) {
+  if (spanning::spans(comm)) {
+    const Block send =
+        sendbuf == MPI_IN_PLACE
+            ? Block{}
+            : Block{const_cast<void*>(sendbuf), static_cast<std::size_t>(sendcount), sendtype};
+    return spanning::run(comm, function, start,
+                         [=](int tag) { return spanning::allgather(send, recv, comm, tag); });
+  }
   if (!start.blocking()) {
     const bool in_place = sendbuf == MPI_IN_PLACE;
     return nbc::issue<AllgatherOp>(

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "collective.h"
+#include "collective_spanning.h"
 #include "error.h"
 #include "nbc.h"
 #include "profiling.h"
@@ -75,6 +76,11 @@ class AlltoallOp : public nbc::Sided<AlltoallSide> {
 
 int alltoall(const collective::Start& start, MPI_Comm comm, std::string_view function,
              const Blocks& send, const Blocks& recv, bool in_place) {
+  if (spanning::spans(comm)) {
+    return spanning::run(comm, function, start, [=](int tag) {
+      return spanning::alltoall(send, recv, in_place, comm, tag);
+    });
+  }
   if (!start.blocking()) {
     return nbc::issue<AlltoallOp>(comm, function, start,
                                   [send, recv, in_place](AlltoallOp& op, int rank) {

@@ -1,6 +1,7 @@
 // MPI_Barrier: one phase of the call's meeting. MPI_Ibarrier: an instance with no work, complete
 // when its last member arrives.
 #include "collective.h"
+#include "collective_spanning.h"
 #include "error.h"
 #include "nbc.h"
 #include "profiling.h"
@@ -22,6 +23,10 @@ class BarrierOp : public nbc::Instance {
 int barrier_entry(const collective::Start& start, std::string_view function, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (spanning::spans(comm)) {
+    return spanning::run(comm, function, start,
+                         [=](int tag) { return spanning::barrier(comm, tag); });
+  }
   if (!start.blocking()) {
     return nbc::issue<BarrierOp>(comm, function, start, [](BarrierOp&, int) {});
   }

@@ -4,6 +4,7 @@
 // root's publication. Either way the final phase keeps the root's buffer valid until the last
 // copy is done.
 #include "collective.h"
+#include "collective_spanning.h"
 #include "error.h"
 #include "nbc.h"
 #include "profiling.h"
@@ -59,6 +60,11 @@ int bcast_entry(const collective::Start& start, std::string_view function, void*
   }
   if (int rc = check_buffer(comm, function, "buffer", buffer, count, datatype); rc != MPI_SUCCESS) {
     return rc;
+  }
+  if (spanning::spans(comm)) {
+    return spanning::run(comm, function, start, [=](int tag) {
+      return spanning::bcast(buffer, count, datatype, root, comm, tag);
+    });
   }
   if (!start.blocking()) {
     const Block data{buffer, static_cast<std::size_t>(count), datatype};

@@ -4,6 +4,7 @@
 // the final phase, so that nobody waits for the root's publication. Every sender's size is
 // checked against its block there (the root reports truncation, as a receive would).
 #include "collective.h"
+#include "collective_spanning.h"
 #include "error.h"
 #include "nbc.h"
 #include "profiling.h"
@@ -57,6 +58,14 @@ class GatherOp : public nbc::Sided<GatherSide> {
 int gather(const collective::Start& start, MPI_Comm comm, std::string_view function,
            const void* sendbuf, int sendcount, MPI_Datatype sendtype, const Blocks& recv,
            int root) {
+  if (spanning::spans(comm)) {
+    const Block send =
+        sendbuf == MPI_IN_PLACE
+            ? Block{}
+            : Block{const_cast<void*>(sendbuf), static_cast<std::size_t>(sendcount), sendtype};
+    return spanning::run(comm, function, start,
+                         [=](int tag) { return spanning::gather(send, recv, root, comm, tag); });
+  }
   if (!start.blocking()) {
     const bool in_place = sendbuf == MPI_IN_PLACE;
     const Block send =

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "collective.h"
+#include "collective_spanning.h"
 #include "error.h"
 #include "nbc_reduction.h"
 #include "profiling.h"
@@ -134,6 +135,11 @@ int reduce_entry(const collective::Start& start, std::string_view function, cons
     return rc;
   }
 
+  if (spanning::spans(comm)) {
+    return spanning::run(comm, function, start, [=](int tag) {
+      return spanning::reduce(sendbuf, recvbuf, count, datatype, op, root, comm, tag);
+    });
+  }
   if (!start.blocking()) {
     return ireduce<false>(start, comm, function, sendbuf, recvbuf, count, datatype, op, root);
   }
@@ -186,6 +192,11 @@ int allreduce_entry(const collective::Start& start, std::string_view function, c
     return rc;
   }
 
+  if (spanning::spans(comm)) {
+    return spanning::run(comm, function, start, [=](int tag) {
+      return spanning::allreduce(sendbuf, recvbuf, count, datatype, op, comm, tag);
+    });
+  }
   if (!start.blocking()) {
     return ireduce<true>(start, comm, function, sendbuf, recvbuf, count, datatype, op, 0);
   }

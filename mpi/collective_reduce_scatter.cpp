@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "collective.h"
+#include "collective_spanning.h"
 #include "error.h"
 #include "nbc_reduction.h"
 #include "profiling.h"
@@ -62,6 +63,12 @@ class ReduceScatterOp : public nbc::ReductionOp<ReduceScatterSide> {
 int reduce_scatter(const collective::Start& start, MPI_Comm comm, std::string_view function,
                    const void* sendbuf, void* recvbuf, std::size_t first, std::size_t count,
                    std::size_t total, MPI_Datatype datatype, MPI_Op op) {
+  if (spanning::spans(comm)) {
+    return spanning::run(comm, function, start, [=](int tag) {
+      return spanning::reduce_scatter(sendbuf, recvbuf, first, count, total, datatype, op, comm,
+                                      tag);
+    });
+  }
   if (!start.blocking()) {
     ReduceScatterSide mine;
     static_cast<nbc::ReductionSide&>(mine) =

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "collective.h"
+#include "collective_spanning.h"
 #include "error.h"
 #include "nbc_reduction.h"
 #include "profiling.h"
@@ -124,6 +125,11 @@ int scan(const collective::Start& start, const void* sendbuf, void* recvbuf, int
     return rc;
   }
 
+  if (spanning::spans(comm)) {
+    return spanning::run(comm, function, start, [=](int tag) {
+      return spanning::scan(sendbuf, recvbuf, count, datatype, op, comm, tag, !kExclusive);
+    });
+  }
   if (!start.blocking()) {
     const nbc::ReductionSide mine =
         nbc::contribution(sendbuf, recvbuf, static_cast<std::size_t>(count), datatype, op, 0);

@@ -4,6 +4,7 @@
 // waits for the root's publication. A block that does not fit is truncated and reported by its
 // receiver, as a receive would; the final phase keeps the root's buffer valid until then.
 #include "collective.h"
+#include "collective_spanning.h"
 #include "error.h"
 #include "nbc.h"
 #include "profiling.h"
@@ -52,6 +53,13 @@ class ScatterOp : public nbc::Sided<ScatterSide> {
 
 int scatter(const collective::Start& start, MPI_Comm comm, std::string_view function,
             const Blocks& send, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
+  if (spanning::spans(comm)) {
+    const Block recv = recvbuf == MPI_IN_PLACE
+                           ? Block{}
+                           : Block{recvbuf, static_cast<std::size_t>(recvcount), recvtype};
+    return spanning::run(comm, function, start,
+                         [=](int tag) { return spanning::scatter(send, recv, root, comm, tag); });
+  }
   if (!start.blocking()) {
     const bool in_place = recvbuf == MPI_IN_PLACE;
     const Block recv =

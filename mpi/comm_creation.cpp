@@ -9,13 +9,22 @@
 // Arguments are checked inside the meeting, by the builder, rather than by each member before it
 // joins: a member that returned early would leave the others waiting for it forever. So a bad
 // argument of one member fails the call in every member, each raising the error on the parent.
+//
+// A parent with members in other processes first has every member send its part to all (point
+// to point, collective_spanning.h), together with a context number it reserved; the members of
+// each process then meet as above, among themselves, with all the parts, and each new
+// communicator takes the largest reservation of its members: the same everywhere, and unique in
+// the job because reservations are.
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "attribute.h"
+#include "collective_spanning.h"
 #include "comm_lifetime.h"
 #include "communicator.h"
 #include "error.h"
@@ -47,17 +56,29 @@ struct Outcome {
   std::string problem;
 };
 
-using Builder = void (*)(const std::vector<const Part*>& parts, const std::vector<int>& members,
-                         Outcome& outcome);
+// The context of a new communicator whose members are these parent ranks.
+using ContextOf = std::function<std::uint32_t(const std::vector<int>& parent_ranks)>;
 
-MPI_Comm make_comm(std::vector<int> world_ranks) {
-  return new Comm(std::move(world_ranks), weft::mpi::allocate_context(),
-                  weft::mpi::world()->size());
+using Builder = void (*)(const std::vector<const Part*>& parts, const std::vector<int>& members,
+                         const ContextOf& context_of, Outcome& outcome);
+
+// The new communicator of these parent ranks (`members` maps them to world ranks), or nothing
+// when none of them is in this process (in a parent spanning processes).
+MPI_Comm make_comm(const std::vector<int>& parent_ranks, const std::vector<int>& members,
+                   const ContextOf& context_of) {
+  std::vector<int> world_ranks;
+  bool local = false;
+  for (int r : parent_ranks) {
+    world_ranks.push_back(members[r]);
+    local = local || weft::mpi::world()->is_local(members[r]);
+  }
+  if (!local) return MPI_COMM_NULL;
+  return new Comm(std::move(world_ranks), context_of(parent_ranks), weft::mpi::world()->size());
 }
 
 // Members with a color get one communicator per color, ordered by key and then by parent rank.
 void build_split(const std::vector<const Part*>& parts, const std::vector<int>& members,
-                 Outcome& outcome) {
+                 const ContextOf& context_of, Outcome& outcome) {
   struct Entry {
     int color;
     int key;
@@ -74,11 +95,11 @@ void build_split(const std::vector<const Part*>& parts, const std::vector<int>& 
   });
   for (std::size_t begin = 0; begin < entries.size();) {
     std::size_t end = begin;
-    std::vector<int> world_ranks;
+    std::vector<int> parent_ranks;
     while (end < entries.size() && entries[end].color == entries[begin].color) {
-      world_ranks.push_back(members[entries[end++].rank]);
+      parent_ranks.push_back(entries[end++].rank);
     }
-    const MPI_Comm comm = make_comm(std::move(world_ranks));
+    const MPI_Comm comm = make_comm(parent_ranks, members, context_of);
     for (std::size_t i = begin; i < end; ++i) outcome.comms[entries[i].rank] = comm;
     begin = end;
   }
@@ -87,7 +108,7 @@ void build_split(const std::vector<const Part*>& parts, const std::vector<int>& 
 // The members of the group, in group order, get one communicator; the group must be the same in
 // every member and a subset of the parent.
 void build_create(const std::vector<const Part*>& parts, const std::vector<int>& members,
-                  Outcome& outcome) {
+                  const ContextOf& context_of, Outcome& outcome) {
   const MPI_Group group = parts[0]->group;
   for (int r = 1; r < static_cast<int>(parts.size()); ++r) {
     if (parts[r]->group->members != group->members) {
@@ -112,8 +133,92 @@ void build_create(const std::vector<const Part*>& parts, const std::vector<int>&
     }
   }
   if (group->size() == 0) return;
-  const MPI_Comm comm = make_comm(group->members);
-  for (int w : group->members) outcome.comms[parent_rank[w]] = comm;
+  std::vector<int> parent_ranks;
+  for (int w : group->members) parent_ranks.push_back(parent_rank[w]);
+  const MPI_Comm comm = make_comm(parent_ranks, members, context_of);
+  for (int r : parent_ranks) outcome.comms[r] = comm;
+}
+
+// Builds the outcome of a call from every member's part.
+std::shared_ptr<Outcome> build_outcome(MPI_Comm parent, const std::vector<const Part*>& parts,
+                                       Builder build, const ContextOf& context_of) {
+  auto outcome = std::make_shared<Outcome>();
+  outcome->comms.assign(parts.size(), MPI_COMM_NULL);
+  for (int r = 0; r < static_cast<int>(parts.size()); ++r) {
+    if (parts[r]->error_class != MPI_SUCCESS && outcome->culprit < 0) {
+      outcome->error_class = parts[r]->error_class;
+      outcome->culprit = r;
+      outcome->problem = parts[r]->problem;
+    }
+  }
+  if (outcome->error_class == MPI_SUCCESS) {
+    build(parts, weft::mpi::members_of(parent), context_of, *outcome);
+  }
+  return outcome;
+}
+
+// What a member of a parent spanning processes sends every other member.
+struct WirePart {
+  int color;
+  int key;
+  int error_class;
+  std::uint32_t reserved;  // a context number this member reserved
+  std::uint64_t group;     // a digest of MPI_Comm_create's group
+};
+
+std::uint64_t digest(MPI_Group group) {
+  if (group == MPI_GROUP_NULL) return 0;
+  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a over the members
+  for (int w : group->members) hash = (hash ^ static_cast<std::uint64_t>(w)) * 1099511628211ull;
+  return hash;
+}
+
+// The meeting of one creation call on a parent spanning processes: parts and reservations go
+// to every member, then the members of this process meet with all of them.
+std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builder build) {
+  const int rank = parent->my_rank();
+  const int size = parent->size();
+  const std::uint64_t number = parent->local_of_caller().collectives++;
+  const WirePart out{mine.color, mine.key, mine.error_class, weft::mpi::allocate_context(),
+                     digest(mine.group)};
+  std::vector<WirePart> wire(static_cast<std::size_t>(size));
+  const int rc = weft::mpi::spanning::allgather(
+      {const_cast<WirePart*>(&out), sizeof out, MPI_BYTE},
+      weft::mpi::collective::Blocks::regular(wire.data(), sizeof(WirePart), MPI_BYTE), parent,
+      weft::mpi::spanning::tag_of(number, 0));
+  std::vector<Part> all(static_cast<std::size_t>(size));
+  std::vector<const Part*> parts(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    Part& part = all[r];
+    part.color = wire[r].color;
+    part.key = wire[r].key;
+    part.group = mine.group;
+    part.error_class = wire[r].error_class;
+    if (r == rank) {
+      part.problem = mine.problem;
+    } else if (part.error_class != MPI_SUCCESS) {
+      part.problem = "its arguments were refused (its own error says why)";
+    } else if (wire[r].group != out.group) {
+      part.error_class = MPI_ERR_GROUP;
+      part.problem = "group differs from this member's, expected the same group in every member";
+    }
+    if (rc != MPI_SUCCESS && part.error_class == MPI_SUCCESS) {
+      part.error_class = rc;
+      part.problem = "the exchange of the members' arguments between processes failed";
+    }
+    parts[r] = &part;
+  }
+  const ContextOf context_of = [&wire](const std::vector<int>& parent_ranks) {
+    std::uint32_t context = 0;
+    for (int r : parent_ranks) context = std::max(context, wire[r].reserved);
+    return context;
+  };
+  int local_members = 0;
+  for (int w : parent->members) local_members += weft::mpi::world()->is_local(w) ? 1 : 0;
+  // Every member of this process has all the parts: the last to arrive builds for all.
+  const std::shared_ptr<Meeting> meeting = parent->meetings.join(number, local_members);
+  meeting->phase([&] { meeting->shared = build_outcome(parent, parts, build, context_of); });
+  return std::static_pointer_cast<Outcome>(meeting->shared);
 }
 
 // The meeting of one creation call. Returns the caller's new communicator (MPI_COMM_NULL when it
@@ -122,27 +227,25 @@ MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Buil
               int& rc) {
   const int rank = parent->my_rank();
   const int size = parent->size();
-  const std::shared_ptr<Meeting> meeting =
-      parent->meetings.join(parent->local_of_caller().collectives++, size);
-  meeting->publish(rank, &mine);
-  // The last member to arrive builds for all before any member leaves the phase, so every part
-  // it reads is still on its member's stack.
-  meeting->phase([&] {
-    auto outcome = std::make_shared<Outcome>();
-    outcome->comms.assign(static_cast<std::size_t>(size), MPI_COMM_NULL);
-    std::vector<const Part*> parts(static_cast<std::size_t>(size));
-    for (int r = 0; r < size; ++r) {
-      parts[r] = &meeting->arguments_of<Part>(r);
-      if (parts[r]->error_class != MPI_SUCCESS && outcome->culprit < 0) {
-        outcome->error_class = parts[r]->error_class;
-        outcome->culprit = r;
-        outcome->problem = parts[r]->problem;
-      }
-    }
-    if (outcome->error_class == MPI_SUCCESS) build(parts, weft::mpi::members_of(parent), *outcome);
-    meeting->shared = outcome;
-  });
-  const auto& outcome = *static_cast<const Outcome*>(meeting->shared.get());
+  std::shared_ptr<Outcome> kept;
+  if (parent->spans_processes) {
+    kept = meet_spanning(parent, mine, build);
+  } else {
+    const std::shared_ptr<Meeting> meeting =
+        parent->meetings.join(parent->local_of_caller().collectives++, size);
+    meeting->publish(rank, &mine);
+    // The last member to arrive builds for all before any member leaves the phase, so every
+    // part it reads is still on its member's stack.
+    meeting->phase([&] {
+      std::vector<const Part*> parts(static_cast<std::size_t>(size));
+      for (int r = 0; r < size; ++r) parts[r] = &meeting->arguments_of<Part>(r);
+      meeting->shared = build_outcome(parent, parts, build, [](const std::vector<int>&) {
+        return weft::mpi::allocate_context();
+      });
+    });
+    kept = std::static_pointer_cast<Outcome>(meeting->shared);
+  }
+  const Outcome& outcome = *kept;
   if (outcome.error_class != MPI_SUCCESS) {
     const std::string who =
         outcome.culprit == rank ? "" : "in comm rank " + std::to_string(outcome.culprit) + ": ";

@@ -16,6 +16,9 @@ weft_mpi_comm::weft_mpi_comm(std::vector<int> world_ranks, std::uint32_t context
       locals(members.size()),
       references(static_cast<int>(members.size())) {
   for (std::size_t r = 0; r < members.size(); ++r) rank_of_world[members[r]] = static_cast<int>(r);
+  const weft::mpi::World* w = weft::mpi::world();
+  for (int member : members)
+    spans_processes = spans_processes || (w != nullptr && !w->is_local(member));
 }
 
 int weft_mpi_comm::rank_of(int world_rank) const {
@@ -40,12 +43,18 @@ namespace weft::mpi {
 
 namespace {
 // World and self take the first two pairs.
-std::atomic<std::uint32_t> next_context{4};
+std::atomic<std::uint32_t> next_context{0};
 }  // namespace
 
 std::uint32_t allocate_context() {
   // relaxed: only uniqueness matters; the communicator carrying it is published by other means.
-  return next_context.fetch_add(2, std::memory_order_relaxed);
+  const std::uint32_t k = next_context.fetch_add(1, std::memory_order_relaxed);
+  // Interleaved among the job's processes, so that a number is unique in the whole job.
+  const World* w = world();
+  const std::uint32_t processes =
+      w != nullptr ? static_cast<std::uint32_t>(w->layout().processes()) : 1;
+  const std::uint32_t process = w != nullptr ? static_cast<std::uint32_t>(w->process()) : 0;
+  return 4 + 2 * (k * processes + process);
 }
 
 void reset_predefined_comms(int world_size) {
@@ -60,6 +69,7 @@ void reset_predefined_comms(int world_size) {
   weft_mpi_comm_self.~weft_mpi_comm();
   new (&weft_mpi_comm_self) weft_mpi_comm(everyone, 2, world_size);
   weft_mpi_comm_self.self = true;
+  weft_mpi_comm_self.spans_processes = false;
   for (auto& local : weft_mpi_comm_self.locals) local.name = "MPI_COMM_SELF";
 }
 

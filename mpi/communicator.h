@@ -32,7 +32,9 @@ struct weft_mpi_comm {
   // Point-to-point traffic matches in `context`; collective traffic in context + 1, so that the
   // two never match each other.
   std::uint32_t context = 0;
-  bool self = false;                 // MPI_COMM_SELF
+  bool self = false;  // MPI_COMM_SELF
+  // Some members live in other processes: collectives go through collective_spanning.h.
+  bool spans_processes = false;
   std::vector<int> members;          // comm rank -> world rank
   std::vector<int> rank_of_world;    // world rank -> comm rank, -1 for non-members
   std::vector<Local> locals;         // by comm rank (by world rank for MPI_COMM_SELF)

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "nbc_cases.h"
+#include "process_job.h"
 
 namespace weft::mpi::testing {
 namespace {
@@ -13,11 +14,14 @@ namespace {
 struct Setting {
   Shape shape;
   std::string progress;  // placement.progress
+  int processes = 1;     // the ranks spread over this many processes (process_job.h)
 };
 
 std::string setting_name(const ::testing::TestParamInfo<Setting>& info) {
   return std::to_string(info.param.shape.ranks) + "ranks_" + std::to_string(info.param.shape.vps) +
-         "vps_" + info.param.progress;
+         "vps_" + info.param.progress +
+         (info.param.processes > 1 ? "_" + std::to_string(info.param.processes) + "processes"
+                                   : "");
 }
 
 std::vector<Setting> settings() {
@@ -27,13 +31,22 @@ std::vector<Setting> settings() {
       all.push_back({shape, progress});
     }
   }
+  // Between processes every collective is point-to-point through UCX, whatever the policy.
+  for (auto [shape, processes] : {std::pair{Shape{2, 2}, 2}, std::pair{Shape{7, 2}, 3},
+                                  std::pair{Shape{16, 2}, 4}}) {
+    all.push_back({shape, "none", processes});
+  }
   return all;
 }
 
 void run_setting(const Setting& s, const std::function<void(int rank, int size)>& body) {
-  const int status = weft::testing::run_ranks(s.shape.ranks, s.shape.vps,
-                                              [&](int rank) { body(rank, s.shape.ranks); },
-                                              {{"placement.progress", s.progress}});
+  const auto ranks_body = [&](int rank) { body(rank, s.shape.ranks); };
+  const int status =
+      s.processes > 1
+          ? weft::testing::run_processes(s.processes, s.shape.ranks, s.shape.vps, ranks_body,
+                                         {{"placement.progress", s.progress}})
+          : weft::testing::run_ranks(s.shape.ranks, s.shape.vps, ranks_body,
+                                     {{"placement.progress", s.progress}});
   EXPECT_EQ(status, 0);
 }
 

@@ -1,0 +1,60 @@
+// Collectives on a communicator whose members live in several processes. Their buffers are not
+// all in this address space, so members cannot meet and copy between each other's buffers as in
+// collective.h: each call becomes point-to-point messages in the communicator's collective
+// context, tagged with the call's number, through the matching engine and the transport. Members
+// of one process still exchange through the engine's single copy; members elsewhere through UCX.
+//
+// The algorithms are linear (a root sends to or receives from every member, a reduction folds
+// the contributions in rank order at one member, so non-commutative operations are honoured).
+// A nonblocking or persistent call runs the same exchange in a thread of the calling rank that
+// completes the request, so it progresses while the caller computes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+#include "collective.h"
+#include "mpi.h"
+
+namespace weft::mpi::spanning {
+
+// Whether `comm` has members in other processes.
+bool spans(MPI_Comm comm);
+
+// The message tag of a call by its number on its communicator, and for a persistent call which
+// start it is.
+int tag_of(std::uint64_t number, std::uint64_t start);
+
+// One call's exchange as a function of its message tag; returns an MPI error class.
+using Body = std::function<int(int tag)>;
+
+// Runs `body` for the caller's next collective call on `comm` (blocking: now; else through a
+// request written to *start.request) and raises what it returns on `comm`.
+int run(MPI_Comm comm, std::string_view function, const collective::Start& start, Body body);
+
+int barrier(MPI_Comm comm, int tag);
+int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, int tag);
+// `send`: the caller's block (address null for MPI_IN_PLACE at the root); `recv`: the root's.
+int gather(const collective::Block& send, const collective::Blocks& recv, int root, MPI_Comm comm,
+           int tag);
+// `recv`: the caller's block (address null for MPI_IN_PLACE at the root).
+int scatter(const collective::Blocks& send, const collective::Block& recv, int root, MPI_Comm comm,
+            int tag);
+// `send` address null: MPI_IN_PLACE, the caller's block already in `recv`.
+int allgather(const collective::Block& send, const collective::Blocks& recv, MPI_Comm comm,
+              int tag);
+int alltoall(const collective::Blocks& send, const collective::Blocks& recv, bool in_place,
+             MPI_Comm comm, int tag);
+int reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+           MPI_Comm comm, int tag);
+int allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op,
+              MPI_Comm comm, int tag);
+// The caller gets elements [first, first + count) of the reduced `total` elements.
+int reduce_scatter(const void* sendbuf, void* recvbuf, std::size_t first, std::size_t count,
+                   std::size_t total, MPI_Datatype type, MPI_Op op, MPI_Comm comm, int tag);
+// Inclusive (Scan) or exclusive (Exscan) prefix reduction.
+int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+         int tag, bool inclusive);
+
+}  // namespace weft::mpi::spanning
