@@ -191,6 +191,16 @@ case $check in
     expect_in err "-p '0' is not valid"
     expect_run 2 "$bin/weftrun" -n 4 -p 2 "${machine[@]}" --set scheduler.vps=3 "$program" exchange
     expect_in err "scheduler.vps = 3 but -p 2 leaves process 1 2 cores \(cpus 2-3\)" ;;
+  mpi_ring)
+    # examples/ring.c's messages cross processes through UCX, under weftrun -p and under mpirun.
+    expect_run 0 "$bin/weftrun" -n 8 -p 2 "${machine[@]}" "$bin/ring"
+    expect_in out "reads 84 \(expected 84\)$"
+    expect_run 0 "$bin/weftrun" -n 13 -p 4 "${machine[@]}" "$bin/ring"
+    expect_in out "reads 234 \(expected 234\)$"
+    expect_nothing_left
+    mpirun=$(command -v mpirun) || { echo "SKIPPED $check (mpirun part): mpirun is not installed"; exit 0; }
+    expect_run 0 "$mpirun" -np 3 --allow-run-as-root --oversubscribe "$bin/ring"
+    expect_in out "reads 9 \(expected 9\)$" ;;
   pmix)
     mpirun=$(command -v mpirun) || { echo "SKIPPED $check: mpirun is not installed"; exit 0; }
     expect_run 0 "$mpirun" -np 2 --allow-run-as-root --oversubscribe "$program" exchange
