@@ -90,6 +90,12 @@ class SpinBudget {
   bool spin_until(Pred&& pred) noexcept;
   // After a park of `parked_ns` that followed a failed spin.
   void parked(std::int64_t parked_ns) noexcept;
+  // Called at every round of a spin (the transport between processes, whose messages arrive
+  // only when someone progresses it); none by default.
+  void set_progress(bool (*progress)(void*), void* context) noexcept {
+    progress_ = progress;
+    progress_context_ = context;
+  }
 
  private:
   bool keep_spinning(std::int64_t start_ns) noexcept;
@@ -97,6 +103,8 @@ class SpinBudget {
   std::int64_t limit_ns_ = 0;
   // relaxed: a heuristic shared by the rank's threads; a lost update costs nothing.
   std::atomic<std::int64_t> budget_ns_{0};
+  bool (*progress_)(void*) = nullptr;
+  void* progress_context_ = nullptr;
 };
 
 std::int64_t monotonic_ns() noexcept;
@@ -105,6 +113,7 @@ template <class Pred>
 bool SpinBudget::spin_until(Pred&& pred) noexcept {
   std::int64_t start = 0;  // read only once the first rounds failed: most waits end sooner
   for (unsigned round = 1;; ++round) {
+    if (progress_ != nullptr) progress_(progress_context_);
     if (pred()) {
       succeeded();
       return true;

@@ -58,6 +58,12 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
     bootstrap->fence();
     transport->connect(*bootstrap);
     world.set_transport(transport.get());
+    // A rank spinning in a wait progresses the worker itself: its core is busy spinning, so
+    // neither an idle core nor the spare kernel thread would see the message soon.
+    for (int r = first; r < first + ranks; ++r) {
+      world.rank(r).spin.set_progress(
+          [](void* t) { return static_cast<Transport*>(t)->progress(); }, transport.get());
+    }
   }
   world.start_progress(places, scheduler.num_vps());
 

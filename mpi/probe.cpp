@@ -42,7 +42,7 @@ weft_mpi_message* probe(const weft::mpi::Caller& caller, int source, int tag, MP
   weft_mpi_message* message = block ? state.engine.wait_for(pattern, take, &found, state.spin)
                                     : state.engine.find(pattern, take, &found);
   if (message == nullptr) {
-    weft::this_thread::yield();  // as a failed MPI_Test does
+    weft::mpi::after_failed_test();
     return nullptr;
   }
   set_probed_status(status, found);

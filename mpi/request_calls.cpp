@@ -52,7 +52,7 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
   }
   *flag = request->completion.done();
   if (!*flag) {
-    weft::this_thread::yield();  // as a failed MPI_Test does
+    weft::mpi::after_failed_test();
     return MPI_SUCCESS;
   }
   if (status != MPI_STATUS_IGNORE) *status = request->status;

@@ -129,12 +129,6 @@ std::vector<int> done_indices(int count, const MPI_Request* requests) {
   return indices;
 }
 
-// A test that fails lets the core's other threads run: a rank polling with MPI_Test may be
-// waiting for a rank of its own core, which runs only when it yields.
-void yield_after_failed_test() {
-  weft::this_thread::yield();
-}
-
 }  // namespace
 
 extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
@@ -160,7 +154,7 @@ extern "C" int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   }
   *flag = (*request)->completion.done();
   if (!*flag) {
-    yield_after_failed_test();
+    weft::mpi::after_failed_test();
     return MPI_SUCCESS;
   }
   return finish_one("MPI_Test", request, status);
@@ -190,7 +184,7 @@ extern "C" int PMPI_Testall(int count, MPI_Request array_of_requests[], int* fla
   for (int i = 0; i < count; ++i) {
     if (!inactive(array_of_requests[i]) && !array_of_requests[i]->completion.done()) {
       *flag = 0;
-      yield_after_failed_test();
+      weft::mpi::after_failed_test();
       return MPI_SUCCESS;
     }
   }
@@ -248,7 +242,7 @@ extern "C" int PMPI_Testany(int count, MPI_Request array_of_requests[], int* ind
     }
   }
   *flag = 0;
-  yield_after_failed_test();
+  weft::mpi::after_failed_test();
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Testany);
@@ -277,7 +271,7 @@ int some(std::string_view function, bool block, int incount, MPI_Request* reques
   }
   *outcount = static_cast<int>(completed.size());
   if (completed.empty()) {
-    yield_after_failed_test();
+    weft::mpi::after_failed_test();
     return MPI_SUCCESS;
   }
   for (std::size_t k = 0; k < completed.size(); ++k) indices[k] = completed[k];

@@ -1,5 +1,6 @@
 #include "world.h"
 
+#include "transport.h"
 #include "weft/this_thread.h"
 
 namespace weft::mpi {
@@ -39,6 +40,13 @@ void World::stop_progress() {
 
 World* world() {
   return current_world;
+}
+
+void after_failed_test() {
+  if (current_world != nullptr && current_world->transport() != nullptr) {
+    current_world->transport()->progress();
+  }
+  this_thread::yield();
 }
 
 void set_world(World* world) {

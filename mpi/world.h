@@ -96,6 +96,11 @@ class World {
 World* world();
 void set_world(World* world);
 
+// What a nonblocking call that found nothing done does before it returns: progresses the
+// transport (a job of several processes) and lets the core's other threads run (a rank polling
+// with MPI_Test may wait for a rank of its own core, which runs only when it yields).
+void after_failed_test();
+
 // The world rank of the calling thread (-1 when it belongs to no rank), and its state.
 int caller_world_rank();
 RankState& caller_state();  // requires caller_world_rank() >= 0 and a world
