@@ -52,6 +52,14 @@ typedef omp_sync_hint_t omp_lock_hint_t;
 
 typedef enum omp_pause_resource_t { omp_pause_soft = 1, omp_pause_hard = 2 } omp_pause_resource_t;
 
+/* What `#pragma omp depobj` fills in: a dependence's address and kind (GCC's layout). */
+typedef struct omp_depend_t {
+  char __omp_depend_t__[2 * sizeof(void*)];
+} omp_depend_t;
+
+/* The event of a task's detach clause (the address of the task, as GCC's libgomp has it). */
+typedef enum omp_event_handle_t { __omp_event_handle_t_max__ = __UINTPTR_MAX__ } omp_event_handle_t;
+
 typedef enum omp_memspace_handle_t {
   omp_default_mem_space = 0,
   omp_large_cap_mem_space = 1,
@@ -134,6 +142,7 @@ extern int omp_get_active_level(void) WEFT_OMP_NOTHROW;
 extern void omp_set_schedule(omp_sched_t, int) WEFT_OMP_NOTHROW;
 extern void omp_get_schedule(omp_sched_t*, int*) WEFT_OMP_NOTHROW;
 extern int omp_in_final(void) WEFT_OMP_NOTHROW;
+extern void omp_fulfill_event(omp_event_handle_t) WEFT_OMP_NOTHROW;
 extern int omp_get_cancellation(void) WEFT_OMP_NOTHROW;
 extern int omp_get_max_task_priority(void) WEFT_OMP_NOTHROW;
 

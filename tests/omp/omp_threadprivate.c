@@ -79,8 +79,7 @@ static void persistence_across_regions(void) {
 #pragma omp parallel
   counter = 100 + omp_get_thread_num();
 #pragma omp parallel
-  check_equal(counter, 100 + omp_get_thread_num(), "value kept from the previous region",
-              __LINE__);
+  check_equal(counter, 100 + omp_get_thread_num(), "value kept from the previous region", __LINE__);
 }
 
 /* copyprivate of a threadprivate: the single thread's value reaches every instance. */
