@@ -28,15 +28,23 @@ bool spin_wait(Pred&& pred) {
   const std::int64_t budget = vp->spin_budget_ns();
   const std::int64_t start = steady_now_ns();
   for (;;) {
-    for (int i = 0; i < 16; ++i) {
-      if (pred()) {
-        current_vp()->spin_succeeded();
-        return true;
-      }
-      spin_pause();
+    if (pred()) {
+      current_vp()->spin_succeeded();
+      return true;
     }
     vp = current_vp();
-    if (vp->has_local_work()) vp->yield_current();
+    if (vp->has_local_work()) {
+      // The awaited thread may be one of them: pausing here would only delay it.
+      vp->yield_current();
+    } else {
+      for (int i = 0; i < 16; ++i) {
+        if (pred()) {
+          current_vp()->spin_succeeded();
+          return true;
+        }
+        spin_pause();
+      }
+    }
     if (steady_now_ns() - start >= budget) {
       current_vp()->spin_failed();
       return false;
