@@ -20,6 +20,9 @@ constexpr unsigned kDepend = 1U << 3;
 constexpr unsigned kPriority = 1U << 4;
 constexpr unsigned kDetach = 1U << 13;
 
+// Unfinished tasks per thread of a team beyond which a new task runs undeferred.
+constexpr int kPendingPerThread = 64;
+
 void add_edge(Task* predecessor, Task& task) {
   if (predecessor == nullptr || predecessor == &task || predecessor->finished) return;
   predecessor->successors.push_back(&task);
@@ -103,7 +106,11 @@ void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(
                 int priority, long* loop_bounds, void* detach) {
   Team& team = self.team();
   const bool included = self.task().final;
-  if (!deferred || included || team.size == 1) {
+  // With many tasks already waiting, the team has work for every thread: running the new one
+  // at once costs a call instead of an allocation and a trip through the queue (libgomp and
+  // libomp throttle alike). Not a detached task, whose creator would wait for its event.
+  const bool throttled = detach == nullptr && team.tasks.pending() > kPendingPerThread * team.size;
+  if (!deferred || included || team.size == 1 || throttled) {
     Task task;
     task.fn = fn;
     task.final = final || included;
