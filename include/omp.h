@@ -155,6 +155,15 @@ extern int omp_get_place_num(void) WEFT_OMP_NOTHROW;
 extern int omp_get_partition_num_places(void) WEFT_OMP_NOTHROW;
 extern void omp_get_partition_place_nums(int*) WEFT_OMP_NOTHROW;
 
+/* Thread affinity formats (OpenMP 5.0): fields %t team_num, %T num_teams, %L nesting_level,
+ * %n thread_num, %N num_threads, %a ancestor_tnum, %H host, %P process_id, %i native_thread_id
+ * (the weft thread's id), %A thread_affinity (the virtual processors of the rank's cores), also
+ * spelled %{name}, with an optional [0][.]width. */
+extern void omp_set_affinity_format(const char*) WEFT_OMP_NOTHROW;
+extern __SIZE_TYPE__ omp_get_affinity_format(char*, __SIZE_TYPE__) WEFT_OMP_NOTHROW;
+extern void omp_display_affinity(const char*) WEFT_OMP_NOTHROW;
+extern __SIZE_TYPE__ omp_capture_affinity(char*, __SIZE_TYPE__, const char*) WEFT_OMP_NOTHROW;
+
 /* Devices: weft runs on the host only. */
 extern void omp_set_default_device(int) WEFT_OMP_NOTHROW;
 extern int omp_get_default_device(void) WEFT_OMP_NOTHROW;
@@ -162,6 +171,10 @@ extern int omp_get_num_devices(void) WEFT_OMP_NOTHROW;
 extern int omp_get_device_num(void) WEFT_OMP_NOTHROW;
 extern int omp_get_num_teams(void) WEFT_OMP_NOTHROW;
 extern int omp_get_team_num(void) WEFT_OMP_NOTHROW;
+extern void omp_set_num_teams(int) WEFT_OMP_NOTHROW;
+extern int omp_get_max_teams(void) WEFT_OMP_NOTHROW;
+extern void omp_set_teams_thread_limit(int) WEFT_OMP_NOTHROW;
+extern int omp_get_teams_thread_limit(void) WEFT_OMP_NOTHROW;
 extern int omp_is_initial_device(void) WEFT_OMP_NOTHROW;
 extern int omp_get_initial_device(void) WEFT_OMP_NOTHROW;
 

@@ -1,7 +1,8 @@
 /* Parallel regions: team sizes (OMP_NUM_THREADS, num_threads, if), thread numbers, nested
  * regions and the level/ancestor queries, hot teams reused across many regions, barriers keeping
  * phases apart, master/masked, the omp_* ICV setters and getters, memory allocators (the
- * omp_*alloc API and the allocate clause) and the teams construct on the host. */
+ * omp_*alloc API and the allocate clause), the teams construct on the host and its ICVs, and the
+ * affinity format API. */
 #include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -202,6 +203,48 @@ static void teams(void) {
   check_equal(omp_get_num_teams(), 1, "one team outside teams", __LINE__);
 }
 
+/* nteams-var and teams-thread-limit-var give a teams construct without clauses its size. */
+static void teams_icvs(void) {
+  omp_set_num_teams(3);
+  omp_set_teams_thread_limit(2);
+  check_equal(omp_get_max_teams(), 3, "omp_get_max_teams", __LINE__);
+  check_equal(omp_get_teams_thread_limit(), 2, "omp_get_teams_thread_limit", __LINE__);
+  int league = 0;
+  int limit = 0;
+#pragma omp teams
+  {
+    if (omp_get_team_num() == 0) league = omp_get_num_teams();
+      /* GCC accepts only the team queries directly inside teams. */
+#pragma omp parallel num_threads(1)
+    if (omp_get_team_num() == 0) limit = omp_get_thread_limit();
+  }
+  check_equal(league, 3, "teams without num_teams: nteams-var", __LINE__);
+  check_equal(limit, 2, "teams without thread_limit: teams-thread-limit-var", __LINE__);
+}
+
+static void affinity_format(void) {
+  char buffer[64];
+  omp_set_affinity_format("T%n/%N L%L");
+  check_equal((long)omp_get_affinity_format(buffer, sizeof buffer), 10, "format length", __LINE__);
+  check_equal(strcmp(buffer, "T%n/%N L%L"), 0, "omp_get_affinity_format", __LINE__);
+  int wrong = 0;
+#pragma omp parallel num_threads(3) reduction(+ : wrong)
+  {
+    char mine[64];
+    char expected[64];
+    omp_capture_affinity(mine, sizeof mine, NULL);
+    snprintf(expected, sizeof expected, "T%d/3 L1", omp_get_thread_num());
+    wrong += strcmp(mine, expected) != 0;
+  }
+  check_equal(wrong, 0, "omp_capture_affinity with affinity-format-var", __LINE__);
+  omp_capture_affinity(buffer, sizeof buffer, "[%0.3n][%3n][%{num_threads}][%.2a]%%");
+  check_equal(strcmp(buffer, "[000][0  ][1][-1]%"), 0, "widths, long names, %%", __LINE__);
+  char small[4];
+  const size_t needed = omp_capture_affinity(small, sizeof small, "%0.8n");
+  check_equal((long)needed, 8, "the length a cut capture needed", __LINE__);
+  check_equal(strcmp(small, "000"), 0, "a capture cut to its buffer", __LINE__);
+}
+
 int main(void) {
   const int threads = expected_threads();
   team_sizes(threads);
@@ -211,5 +254,7 @@ int main(void) {
   icvs();
   memory();
   teams();
+  teams_icvs();
+  affinity_format();
   return omp_check_status("omp_parallel");
 }
