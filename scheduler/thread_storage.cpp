@@ -105,7 +105,7 @@ Function real(std::atomic<Function>& cache, const char* library, const char* nam
 
 ThreadStorage::~ThreadStorage() {
   for (const Block& block : blocks_) {
-    ::operator delete(block.data, block.size, std::align_val_t(block.align));
+    ::operator delete(block.data, std::align_val_t(block.align));
   }
 }
 
