@@ -177,6 +177,18 @@ extern void omp_set_teams_thread_limit(int) WEFT_OMP_NOTHROW;
 extern int omp_get_teams_thread_limit(void) WEFT_OMP_NOTHROW;
 extern int omp_is_initial_device(void) WEFT_OMP_NOTHROW;
 extern int omp_get_initial_device(void) WEFT_OMP_NOTHROW;
+/* Device memory routines, for the host device only (its memory is the heap). */
+extern void* omp_target_alloc(__SIZE_TYPE__, int) WEFT_OMP_NOTHROW;
+extern void omp_target_free(void*, int) WEFT_OMP_NOTHROW;
+extern int omp_target_is_present(const void*, int) WEFT_OMP_NOTHROW;
+extern int omp_target_memcpy(void*, const void*, __SIZE_TYPE__, __SIZE_TYPE__, __SIZE_TYPE__, int,
+                             int) WEFT_OMP_NOTHROW;
+extern int omp_target_memcpy_rect(void*, const void*, __SIZE_TYPE__, int, const __SIZE_TYPE__*,
+                                  const __SIZE_TYPE__*, const __SIZE_TYPE__*, const __SIZE_TYPE__*,
+                                  const __SIZE_TYPE__*, int, int) WEFT_OMP_NOTHROW;
+extern int omp_target_associate_ptr(const void*, const void*, __SIZE_TYPE__, __SIZE_TYPE__,
+                                    int) WEFT_OMP_NOTHROW;
+extern int omp_target_disassociate_ptr(const void*, int) WEFT_OMP_NOTHROW;
 
 /* Locks. */
 extern void omp_init_lock(omp_lock_t*) WEFT_OMP_NOTHROW;

@@ -2,7 +2,7 @@
  * regions and the level/ancestor queries, hot teams reused across many regions, barriers keeping
  * phases apart, master/masked, the omp_* ICV setters and getters, memory allocators (the
  * omp_*alloc API and the allocate clause), the teams construct on the host and its ICVs, and the
- * affinity format API. */
+ * affinity format API, and the device memory routines on the host device. */
 #include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -245,6 +245,38 @@ static void affinity_format(void) {
   check_equal(strcmp(small, "000"), 0, "a capture cut to its buffer", __LINE__);
 }
 
+static void device_memory(void) {
+  const int host = omp_get_initial_device();
+  int* block = omp_target_alloc(8 * sizeof(int), host);
+  check_equal(block != NULL, 1, "omp_target_alloc on the host", __LINE__);
+  const int source[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  memset(block, 0, 8 * sizeof(int));
+  check_equal(
+      omp_target_memcpy(block, source, 4 * sizeof(int), 2 * sizeof(int), sizeof(int), host, host),
+      0, "omp_target_memcpy", __LINE__);
+  for (int i = 0; i < 4; ++i) check_equal(block[2 + i], 1 + i, "copied with offsets", __LINE__);
+  check_equal(omp_target_is_present(block, host), 1, "host memory is present", __LINE__);
+  check_equal(omp_target_alloc(8, host + 1) == NULL, 1, "no device but the host", __LINE__);
+  check_equal(omp_target_memcpy(block, source, 4, 0, 0, host + 1, host) != 0, 1,
+              "a copy to a device that does not exist fails", __LINE__);
+  /* A 2x2 block at (1, 1) of a 3x4 array into a 2x3 array at (0, 1). */
+  const int grid[3][4] = {{0, 1, 2, 3}, {10, 11, 12, 13}, {20, 21, 22, 23}};
+  int target[2][3] = {{-1, -1, -1}, {-1, -1, -1}};
+  const size_t volume[2] = {2, 2};
+  const size_t dst_offsets[2] = {0, 1};
+  const size_t src_offsets[2] = {1, 1};
+  const size_t dst_dims[2] = {2, 3};
+  const size_t src_dims[2] = {3, 4};
+  check_equal(omp_target_memcpy_rect(target, grid, sizeof(int), 2, volume, dst_offsets, src_offsets,
+                                     dst_dims, src_dims, host, host),
+              0, "omp_target_memcpy_rect", __LINE__);
+  check_equal(target[0][0] * 1000000L + target[0][1] * 1000 + target[0][2], -1000000L + 11012,
+              "first row of the rectangle", __LINE__);
+  check_equal(target[1][0] * 1000000L + target[1][1] * 1000 + target[1][2], -1000000L + 21022,
+              "second row of the rectangle", __LINE__);
+  omp_target_free(block, host);
+}
+
 int main(void) {
   const int threads = expected_threads();
   team_sizes(threads);
@@ -256,5 +288,6 @@ int main(void) {
   teams();
   teams_icvs();
   affinity_format();
+  device_memory();
   return omp_check_status("omp_parallel");
 }
