@@ -66,9 +66,9 @@ bool find_module(std::size_t id, TlsModule& found) {
 
 // The C library's definition of `name`, looked up in the C library itself: RTLD_NEXT would miss
 // it when libweft comes after the C library in the lookup order (a program loaded with dlopen).
-// The dynamic loader's comes after libweft in any order (every object depends on it through the
-// C library), so RTLD_NEXT finds it; its soname is not what dlopen matches, unlike the C
-// library's.
+// The dynamic loader's (`library` null) through RTLD_NEXT: it comes after libweft in any order,
+// every object depending on it through the C library, and glibc 2.36's dlsym on the loader's own
+// handle does not find __tls_get_addr.
 void* resolve(const char* library, const char* name) noexcept {
   void* handle = library != nullptr ? ::dlopen(library, RTLD_NOW | RTLD_NOLOAD) : RTLD_NEXT;
   void* symbol = handle != nullptr ? ::dlsym(handle, name) : nullptr;
