@@ -52,6 +52,14 @@ typedef omp_sync_hint_t omp_lock_hint_t;
 
 typedef enum omp_pause_resource_t { omp_pause_soft = 1, omp_pause_hard = 2 } omp_pause_resource_t;
 
+/* What `#pragma omp depobj` fills in: a dependence's address and kind (GCC's layout). */
+typedef struct omp_depend_t {
+  char __omp_depend_t__[2 * sizeof(void*)];
+} omp_depend_t;
+
+/* The event of a task's detach clause (the address of the task, as GCC's libgomp has it). */
+typedef enum omp_event_handle_t { __omp_event_handle_t_max__ = __UINTPTR_MAX__ } omp_event_handle_t;
+
 typedef enum omp_memspace_handle_t {
   omp_default_mem_space = 0,
   omp_large_cap_mem_space = 1,
@@ -134,6 +142,7 @@ extern int omp_get_active_level(void) WEFT_OMP_NOTHROW;
 extern void omp_set_schedule(omp_sched_t, int) WEFT_OMP_NOTHROW;
 extern void omp_get_schedule(omp_sched_t*, int*) WEFT_OMP_NOTHROW;
 extern int omp_in_final(void) WEFT_OMP_NOTHROW;
+extern void omp_fulfill_event(omp_event_handle_t) WEFT_OMP_NOTHROW;
 extern int omp_get_cancellation(void) WEFT_OMP_NOTHROW;
 extern int omp_get_max_task_priority(void) WEFT_OMP_NOTHROW;
 
@@ -146,6 +155,15 @@ extern int omp_get_place_num(void) WEFT_OMP_NOTHROW;
 extern int omp_get_partition_num_places(void) WEFT_OMP_NOTHROW;
 extern void omp_get_partition_place_nums(int*) WEFT_OMP_NOTHROW;
 
+/* Thread affinity formats (OpenMP 5.0): fields %t team_num, %T num_teams, %L nesting_level,
+ * %n thread_num, %N num_threads, %a ancestor_tnum, %H host, %P process_id, %i native_thread_id
+ * (the weft thread's id), %A thread_affinity (the virtual processors of the rank's cores), also
+ * spelled %{name}, with an optional [0][.]width. */
+extern void omp_set_affinity_format(const char*) WEFT_OMP_NOTHROW;
+extern __SIZE_TYPE__ omp_get_affinity_format(char*, __SIZE_TYPE__) WEFT_OMP_NOTHROW;
+extern void omp_display_affinity(const char*) WEFT_OMP_NOTHROW;
+extern __SIZE_TYPE__ omp_capture_affinity(char*, __SIZE_TYPE__, const char*) WEFT_OMP_NOTHROW;
+
 /* Devices: weft runs on the host only. */
 extern void omp_set_default_device(int) WEFT_OMP_NOTHROW;
 extern int omp_get_default_device(void) WEFT_OMP_NOTHROW;
@@ -153,8 +171,24 @@ extern int omp_get_num_devices(void) WEFT_OMP_NOTHROW;
 extern int omp_get_device_num(void) WEFT_OMP_NOTHROW;
 extern int omp_get_num_teams(void) WEFT_OMP_NOTHROW;
 extern int omp_get_team_num(void) WEFT_OMP_NOTHROW;
+extern void omp_set_num_teams(int) WEFT_OMP_NOTHROW;
+extern int omp_get_max_teams(void) WEFT_OMP_NOTHROW;
+extern void omp_set_teams_thread_limit(int) WEFT_OMP_NOTHROW;
+extern int omp_get_teams_thread_limit(void) WEFT_OMP_NOTHROW;
 extern int omp_is_initial_device(void) WEFT_OMP_NOTHROW;
 extern int omp_get_initial_device(void) WEFT_OMP_NOTHROW;
+/* Device memory routines, for the host device only (its memory is the heap). */
+extern void* omp_target_alloc(__SIZE_TYPE__, int) WEFT_OMP_NOTHROW;
+extern void omp_target_free(void*, int) WEFT_OMP_NOTHROW;
+extern int omp_target_is_present(const void*, int) WEFT_OMP_NOTHROW;
+extern int omp_target_memcpy(void*, const void*, __SIZE_TYPE__, __SIZE_TYPE__, __SIZE_TYPE__, int,
+                             int) WEFT_OMP_NOTHROW;
+extern int omp_target_memcpy_rect(void*, const void*, __SIZE_TYPE__, int, const __SIZE_TYPE__*,
+                                  const __SIZE_TYPE__*, const __SIZE_TYPE__*, const __SIZE_TYPE__*,
+                                  const __SIZE_TYPE__*, int, int) WEFT_OMP_NOTHROW;
+extern int omp_target_associate_ptr(const void*, const void*, __SIZE_TYPE__, __SIZE_TYPE__,
+                                    int) WEFT_OMP_NOTHROW;
+extern int omp_target_disassociate_ptr(const void*, int) WEFT_OMP_NOTHROW;
 
 /* Locks. */
 extern void omp_init_lock(omp_lock_t*) WEFT_OMP_NOTHROW;

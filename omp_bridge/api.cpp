@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "omp.h"
+#include "task_scheduling.h"
 #include "team.h"
 #include "thread_state.h"
 #include "weft/scheduler.h"
@@ -102,6 +103,10 @@ void omp_get_schedule(omp_sched_t* kind, int* chunk) throw() {
 }
 int omp_in_final() throw() {
   return self().task().final ? 1 : 0;
+}
+// The handle is the task's address (GOMP_task stored it in the detach clause's variable).
+void omp_fulfill_event(omp_event_handle_t event) throw() {
+  fulfill(*reinterpret_cast<Task*>(static_cast<std::uintptr_t>(event)));
 }
 int omp_get_cancellation() throw() {
   return global_icvs().cancellation ? 1 : 0;

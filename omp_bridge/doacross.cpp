@@ -16,7 +16,8 @@ namespace {
 constexpr unsigned kMaxInner = 16;
 
 template <class T>
-bool start(unsigned dims, const T* counts, LoopSchedule schedule, T* istart, T* iend) {
+bool start(unsigned dims, const T* counts, LoopSchedule schedule, T* istart, T* iend,
+           ConstructRequests requests = {}) {
   if (dims < 1 || dims > kMaxInner + 1) {
     fatal("a doacross loop of " + std::to_string(dims) +
           " nested loops (ordered(n)): weft supports 1 to " + std::to_string(kMaxInner + 1));
@@ -32,8 +33,9 @@ bool start(unsigned dims, const T* counts, LoopSchedule schedule, T* istart, T* 
         ws.doacross_counts.assign(counts, counts + dims);
         ws.doacross_posted = std::make_unique<std::atomic<std::uint64_t>[]>(first);
       },
-      &lo, &hi);
+      istart != nullptr ? &lo : nullptr, &hi, requests);
   if (!got) return false;
+  if (istart == nullptr) return true;
   *istart = static_cast<T>(lo);
   *iend = static_cast<T>(hi);
   return true;
@@ -103,11 +105,8 @@ bool GOMP_loop_doacross_runtime_start(unsigned dims, long* counts, long* istart,
 }
 bool GOMP_loop_doacross_start(unsigned dims, long* counts, long sched, long chunk, long* istart,
                               long* iend, uintptr_t* reductions, void** mem) {
-  if (reductions != nullptr || mem != nullptr) {
-    weft::fatal("GOMP_loop_doacross_start: task reductions are not supported by weft");
-  }
   return start(dims, counts, decode_schedule(sched, chunk, "GOMP_loop_doacross_start"), istart,
-               iend);
+               iend, {reductions, mem});
 }
 bool GOMP_loop_ull_doacross_static_start(unsigned dims, ull* counts, ull chunk, ull* istart,
                                          ull* iend) {
@@ -129,12 +128,9 @@ bool GOMP_loop_ull_doacross_runtime_start(unsigned dims, ull* counts, ull* istar
 }
 bool GOMP_loop_ull_doacross_start(unsigned dims, ull* counts, long sched, ull chunk, ull* istart,
                                   ull* iend, uintptr_t* reductions, void** mem) {
-  if (reductions != nullptr || mem != nullptr) {
-    weft::fatal("GOMP_loop_ull_doacross_start: task reductions are not supported by weft");
-  }
   return start(dims, counts,
                decode_schedule(sched, static_cast<long>(chunk), "GOMP_loop_doacross_start"), istart,
-               iend);
+               iend, {reductions, mem});
 }
 
 void GOMP_doacross_post(long* indices) {

@@ -184,6 +184,15 @@ void GOMP_taskyield();
 void GOMP_taskgroup_start();
 void GOMP_taskgroup_end();
 
+// Task reductions and the scope construct.
+unsigned GOMP_parallel_reductions(void (*fn)(void*), void* data, unsigned num_threads,
+                                  unsigned flags);
+void GOMP_taskgroup_reduction_register(uintptr_t* data);
+void GOMP_taskgroup_reduction_unregister(uintptr_t* data);
+void GOMP_task_reduction_remap(std::size_t cnt, std::size_t cntorig, void** ptrs);
+void GOMP_workshare_task_reduction_unregister(bool cancelled);
+void GOMP_scope_start(uintptr_t* reductions);
+
 // The allocate clause.
 void* GOMP_alloc(std::size_t alignment, std::size_t size, uintptr_t allocator);
 void GOMP_free(void* block, uintptr_t allocator);

@@ -10,14 +10,6 @@
 namespace weft::omp {
 namespace {
 
-void refuse_reductions(const char* call, const void* reductions, const void* mem) {
-  if (reductions != nullptr || mem != nullptr) {
-    fatal(std::string(call) +
-          ": task reductions (reduction(task, ...) or inscan) on worksharing constructs are not "
-          "supported by weft");
-  }
-}
-
 template <class T>
 bool give(const IterationSpace& space, std::uint64_t lo, std::uint64_t hi, T* istart, T* iend) {
   *istart = static_cast<T>(space.at(lo));
@@ -25,24 +17,30 @@ bool give(const IterationSpace& space, std::uint64_t lo, std::uint64_t hi, T* is
   return true;
 }
 
+// A null `istart` opens the construct for its requests only (loop.h).
 template <class T>
 bool start_loop(const IterationSpace& space, LoopSchedule schedule, bool ordered, T* istart,
-                T* iend) {
+                T* iend, ConstructRequests requests) {
   ThreadState& state = self();
   std::uint64_t lo = 0;
   std::uint64_t hi = 0;
-  if (!loop_start(state, space, schedule, ordered, &lo, &hi)) return false;
-  return give(space, lo, hi, istart, iend);
+  if (!loop_start(state, space, schedule, ordered, istart != nullptr ? &lo : nullptr, &hi,
+                  requests)) {
+    return false;
+  }
+  return istart == nullptr || give(space, lo, hi, istart, iend);
 }
 
 bool start_long(long start, long end, long incr, LoopSchedule schedule, bool ordered, long* istart,
-                long* iend) {
-  return start_loop(IterationSpace::of_long(start, end, incr), schedule, ordered, istart, iend);
+                long* iend, ConstructRequests requests = {}) {
+  return start_loop(IterationSpace::of_long(start, end, incr), schedule, ordered, istart, iend,
+                    requests);
 }
 
 bool start_ull(bool up, ull start, ull end, ull incr, LoopSchedule schedule, bool ordered,
-               ull* istart, ull* iend) {
-  return start_loop(IterationSpace::of_ull(up, start, end, incr), schedule, ordered, istart, iend);
+               ull* istart, ull* iend, ConstructRequests requests = {}) {
+  return start_loop(IterationSpace::of_ull(up, start, end, incr), schedule, ordered, istart, iend,
+                    requests);
 }
 
 template <class T>
@@ -124,15 +122,13 @@ bool GOMP_loop_ordered_runtime_start(long start, long end, long incr, long* ista
 
 bool GOMP_loop_start(long start, long end, long incr, long sched, long chunk, long* istart,
                      long* iend, uintptr_t* reductions, void** mem) {
-  refuse_reductions("GOMP_loop_start", reductions, mem);
   return start_long(start, end, incr, decode_schedule(sched, chunk, "GOMP_loop_start"), false,
-                    istart, iend);
+                    istart, iend, {reductions, mem});
 }
 bool GOMP_loop_ordered_start(long start, long end, long incr, long sched, long chunk, long* istart,
                              long* iend, uintptr_t* reductions, void** mem) {
-  refuse_reductions("GOMP_loop_ordered_start", reductions, mem);
   return start_long(start, end, incr, decode_schedule(sched, chunk, "GOMP_loop_start"), true,
-                    istart, iend);
+                    istart, iend, {reductions, mem});
 }
 
 bool GOMP_loop_static_next(long* istart, long* iend) {
@@ -282,17 +278,15 @@ bool GOMP_loop_ull_ordered_runtime_start(bool up, ull start, ull end, ull incr, 
 }
 bool GOMP_loop_ull_start(bool up, ull start, ull end, ull incr, long sched, ull chunk, ull* istart,
                          ull* iend, uintptr_t* reductions, void** mem) {
-  refuse_reductions("GOMP_loop_ull_start", reductions, mem);
   return start_ull(up, start, end, incr,
                    decode_schedule(sched, static_cast<long>(chunk), "GOMP_loop_start"), false,
-                   istart, iend);
+                   istart, iend, {reductions, mem});
 }
 bool GOMP_loop_ull_ordered_start(bool up, ull start, ull end, ull incr, long sched, ull chunk,
                                  ull* istart, ull* iend, uintptr_t* reductions, void** mem) {
-  refuse_reductions("GOMP_loop_ull_ordered_start", reductions, mem);
   return start_ull(up, start, end, incr,
                    decode_schedule(sched, static_cast<long>(chunk), "GOMP_loop_start"), true,
-                   istart, iend);
+                   istart, iend, {reductions, mem});
 }
 bool GOMP_loop_ull_static_next(ull* istart, ull* iend) {
   return next_chunk(istart, iend);

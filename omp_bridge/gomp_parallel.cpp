@@ -2,6 +2,7 @@
 #include "gomp_abi.h"
 #include "loop.h"
 #include "parallel.h"
+#include "task_reduction.h"
 #include "team.h"
 #include "weft/error.h"
 
@@ -40,6 +41,34 @@ void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned
   run_parallel(fn, data, num_threads, flags);
 }
 
+// reduction(task, ...) on a parallel region: the registration's descriptor is the first word of
+// `data`; its copies exist before the threads start, and every implicit task runs in the
+// taskgroup that holds it. GCC's code combines the copies of the returned team size and then
+// unregisters.
+unsigned GOMP_parallel_reductions(void (*fn)(void*), void* data, unsigned num_threads,
+                                  unsigned flags) {
+  const int size = team_size(self(), num_threads);
+  TaskGroup group;
+  group.reductions = *static_cast<uintptr_t**>(data);
+  register_reductions(group.reductions, nullptr, nullptr, size);
+  run_parallel(fn, data, static_cast<unsigned>(size), flags, {}, &group);
+  return static_cast<unsigned>(size);
+}
+
+// The scope construct with task reductions: a worksharing construct of no work, whose first
+// thread allocates the copies. GCC's code ends it with a barrier, combines, and calls
+// GOMP_workshare_task_reduction_unregister.
+void GOMP_scope_start(uintptr_t* reductions) {
+  ThreadState& state = self();
+  const std::uint64_t index = state.context.constructs++;
+  WorkShare& ws = state.team().slots[index % kWorkShareSlots];
+  Signal& signal = state.team().signal;
+  const bool initializer = ws.enter(index, signal);
+  register_workshare_reductions(state, ws, initializer, reductions);
+  if (initializer) ws.published(signal);
+  ws.leave(state.team().size, signal);
+}
+
 void GOMP_barrier() {
   ThreadState& state = self();
   state.team().barrier.wait(state);
@@ -55,10 +84,12 @@ unsigned GOMP_sections_start(unsigned count) {
 }
 
 unsigned GOMP_sections2_start(unsigned count, uintptr_t* reductions, void** mem) {
-  if (reductions != nullptr || mem != nullptr) {
-    weft::fatal("GOMP_sections2_start: task reductions on sections are not supported by weft");
-  }
-  return GOMP_sections_start(count);
+  ThreadState& state = self();
+  const IterationSpace space = sections_space(count);
+  std::uint64_t lo = 0;
+  std::uint64_t hi = 0;
+  if (!loop_start(state, space, kOneByOne, false, &lo, &hi, {reductions, mem})) return 0;
+  return section_number(space, lo);
 }
 
 unsigned GOMP_sections_next() {

@@ -20,21 +20,30 @@ constexpr unsigned kDepend = 1U << 3;
 constexpr unsigned kPriority = 1U << 4;
 constexpr unsigned kDetach = 1U << 13;
 
+// Unfinished tasks per thread of a team beyond which a new task runs undeferred.
+constexpr int kPendingPerThread = 64;
+
 void add_edge(Task* predecessor, Task& task) {
   if (predecessor == nullptr || predecessor == &task || predecessor->finished) return;
   predecessor->successors.push_back(&task);
   task.blockers.fetch_add(1, std::memory_order_relaxed);
 }
 
+// The kinds of an omp_depend_t (GCC's gomp-constants.h).
+constexpr uintptr_t kDependIn = 1;
+constexpr uintptr_t kDependMutexInoutset = 4;
+
 // Registers `task`'s dependences among its siblings; under the team's task lock. GCC's layouts:
 // {n, n_out, addresses...} with out/inout first, or {0, n, n_out, n_mutexinoutset, n_in,
-// addresses...} in that order (mutexinoutset is ordered like inout here, which is stricter).
+// addresses..., depobjs...} in that order, where a depobj points at an omp_depend_t {address,
+// kind} (mutexinoutset is ordered like inout here, which is stricter).
 void register_dependences(Task& parent, Task& task, void** depend) {
   auto count = [](void* word) {
     return static_cast<std::size_t>(reinterpret_cast<uintptr_t>(word));
   };
   std::size_t n = count(depend[0]);
   std::size_t writers = 0;
+  std::size_t plain = n;
   void** addresses = nullptr;
   if (n != 0) {
     writers = count(depend[1]);
@@ -42,16 +51,25 @@ void register_dependences(Task& parent, Task& task, void** depend) {
   } else {
     n = count(depend[1]);
     writers = count(depend[2]) + count(depend[3]);
-    if (writers + count(depend[4]) != n) {
-      fatal("a task dependence of a kind weft does not support (depobj or inoutset)");
-    }
+    plain = writers + count(depend[4]);
     addresses = depend + 5;
   }
   for (std::size_t i = 0; i < n; ++i) {
     void* address = addresses[i];
+    bool writer = i < writers;
+    if (i >= plain) {
+      auto* object = static_cast<void**>(address);
+      const auto kind = reinterpret_cast<uintptr_t>(object[1]);
+      if (kind < kDependIn || kind > kDependMutexInoutset) {
+        fatal("a task's depend(depobj: ...) names an omp_depend_t of kind " + std::to_string(kind) +
+              ", which weft does not support (in, out, inout, " + "mutexinoutset)");
+      }
+      address = object[0];
+      writer = kind != kDependIn;
+    }
     DependenceEntry& entry = parent.depends[address];
     add_edge(entry.last_writer, task);
-    if (i < writers) {
+    if (writer) {
       for (Task* reader : entry.readers) add_edge(reader, task);
       entry.readers.clear();
       entry.last_writer = &task;
@@ -62,12 +80,19 @@ void register_dependences(Task& parent, Task& task, void** depend) {
   }
 }
 
+void set_event(Task& task, void* detach, void* data) {
+  task.detach.store(2, std::memory_order_relaxed);
+  *static_cast<Task**>(detach) = &task;
+  if (data != nullptr) *static_cast<Task**>(data) = &task;
+}
+
 // Counts `task` in as a child of the caller's current task.
 void adopt_child(ThreadState& self, Task& task) {
   Task& parent = self.task();
   task.parent = &parent;
   task.counted_in = parent.group;
   task.group = parent.group;
+  task.team = &self.team();
   if (!parent.implicit) parent.refs.fetch_add(1, std::memory_order_relaxed);
   parent.children.fetch_add(1, std::memory_order_relaxed);
   if (parent.group != nullptr) parent.group->pending.fetch_add(1, std::memory_order_relaxed);
@@ -78,10 +103,14 @@ void adopt_child(ThreadState& self, Task& task) {
 
 void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(void*, void*),
                 long arg_size, long arg_align, bool deferred, bool final, void** depend,
-                int priority, long* loop_bounds) {
+                int priority, long* loop_bounds, void* detach) {
   Team& team = self.team();
   const bool included = self.task().final;
-  if (!deferred || included || team.size == 1) {
+  // With many tasks already waiting, the team has work for every thread: running the new one
+  // at once costs a call instead of an allocation and a trip through the queue (libgomp and
+  // libomp throttle alike). Not a detached task, whose creator would wait for its event.
+  const bool throttled = detach == nullptr && team.tasks.pending() > kPendingPerThread * team.size;
+  if (!deferred || included || team.size == 1 || throttled) {
     Task task;
     task.fn = fn;
     task.final = final || included;
@@ -89,6 +118,7 @@ void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(
     // The argument block is copied when the construct has firstprivate data to construct.
     std::unique_ptr<char[]> copy;
     task.data = data;
+    if (detach != nullptr) set_event(task, detach, data);
     if (cpyfn != nullptr || loop_bounds != nullptr) {
       const auto align = static_cast<std::size_t>(std::max(1L, arg_align));
       copy.reset(new char[static_cast<std::size_t>(arg_size) + align]);
@@ -118,6 +148,7 @@ void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(
   task->fn = fn;
   task->final = final;
   task->priority = priority;
+  if (detach != nullptr) set_event(*task, detach, data);
   if (cpyfn != nullptr) {
     cpyfn(task->data, data);
   } else {
@@ -147,11 +178,9 @@ extern "C" {
 void GOMP_task(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
                long arg_align, bool if_clause, unsigned flags, void** depend, int priority,
                void* detach) {
-  if ((flags & kDetach) != 0 || detach != nullptr) {
-    weft::fatal("the detach clause of OpenMP tasks is not supported by weft");
-  }
   spawn_task(self(), fn, data, cpyfn, arg_size, arg_align, if_clause, (flags & kFinal) != 0,
-             (flags & kDepend) != 0 ? depend : nullptr, task_priority(flags, priority), nullptr);
+             (flags & kDepend) != 0 ? depend : nullptr, task_priority(flags, priority), nullptr,
+             (flags & kDetach) != 0 ? detach : nullptr);
 }
 
 void GOMP_taskwait() {
@@ -174,6 +203,7 @@ void GOMP_taskgroup_start() {
   Task& task = self().task();
   auto* group = new TaskGroup;
   group->outer = task.group;
+  if (task.group != nullptr) group->reductions = task.group->reductions;
   task.group = group;
 }
 

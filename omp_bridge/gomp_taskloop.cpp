@@ -3,7 +3,6 @@
 
 #include "gomp_abi.h"
 #include "task_scheduling.h"
-#include "weft/error.h"
 
 namespace weft::omp {
 namespace {
@@ -20,10 +19,8 @@ constexpr unsigned kStrict = 1U << 14;
 void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long arg_size,
               long arg_align, unsigned flags, unsigned long num_tasks, int priority,
               const IterationSpace& space) {
-  if ((flags & kReduction) != 0) {
-    fatal("GOMP_taskloop: reductions on taskloop are not supported by weft");
-  }
-  if (space.count == 0) return;
+  // An empty loop with reductions still registers them: GCC's code combines and unregisters.
+  if (space.count == 0 && (flags & kReduction) == 0) return;
   ThreadState& state = self();
   std::uint64_t tasks = 0;
   std::uint64_t grain = 0;
@@ -36,7 +33,15 @@ void taskloop(void (*fn)(void*), void* data, void (*cpyfn)(void*, void*), long a
         num_tasks != 0 ? num_tasks : static_cast<std::uint64_t>(state.team().size);
     tasks = std::min<std::uint64_t>(space.count, std::max<std::uint64_t>(1, wanted));
   }
-  if ((flags & kNogroup) == 0) GOMP_taskgroup_start();
+  if (space.count == 0) tasks = 0;
+  if ((flags & kNogroup) == 0) {
+    GOMP_taskgroup_start();
+    // reduction(...) on the taskloop: GCC's descriptor follows the two bounds in `data`; its
+    // tasks find their thread's copy in it, and GCC's code combines the copies after the call.
+    if ((flags & kReduction) != 0) {
+      GOMP_taskgroup_reduction_register(static_cast<uintptr_t**>(data)[2]);
+    }
+  }
   std::uint64_t lo = 0;
   for (std::uint64_t t = 0; t < tasks; ++t) {
     std::uint64_t hi = 0;

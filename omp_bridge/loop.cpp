@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cancellation.h"
+#include "task_reduction.h"
 #include "team.h"
 #include "weft/error.h"
 
@@ -100,21 +101,31 @@ void prepare_loop(ThreadState& self, WorkShare& ws, const IterationSpace& space,
 }
 
 bool loop_start(ThreadState& self, const IterationSpace& space, LoopSchedule schedule, bool ordered,
-                std::uint64_t* lo, std::uint64_t* hi) {
+                std::uint64_t* lo, std::uint64_t* hi, ConstructRequests requests) {
   return loop_start_prepared(
-      self, [&](WorkShare& ws) { prepare_loop(self, ws, space, schedule, ordered); }, lo, hi);
+      self, [&](WorkShare& ws) { prepare_loop(self, ws, space, schedule, ordered); }, lo, hi,
+      requests);
 }
 
 bool loop_start_prepared(ThreadState& self, const std::function<void(WorkShare&)>& prepare,
-                         std::uint64_t* lo, std::uint64_t* hi) {
+                         std::uint64_t* lo, std::uint64_t* hi, ConstructRequests requests) {
   const std::uint64_t index = self.context.constructs++;
   WorkShare& ws = self.team().slots[index % kWorkShareSlots];
   Signal& signal = self.team().signal;
-  if (ws.enter(index, signal)) {
+  const bool initializer = ws.enter(index, signal);
+  if (initializer) {
     prepare(ws);
-    ws.published(signal);
+    if (requests.mem != nullptr) {
+      ws.shared_memory.assign(reinterpret_cast<std::uintptr_t>(*requests.mem), std::byte{0});
+    }
   }
+  if (requests.reductions != nullptr) {
+    register_workshare_reductions(self, ws, initializer, requests.reductions);
+  }
+  if (initializer) ws.published(signal);
+  if (requests.mem != nullptr) *requests.mem = ws.shared_memory.data();
   self.context.loop = {&ws, 0, 0, 0, false};
+  if (lo == nullptr) return true;
   return loop_next(self, lo, hi);
 }
 

@@ -31,13 +31,23 @@ LoopSchedule decode_schedule(long sched, long chunk, const char* call);
 void prepare_loop(ThreadState& self, WorkShare& ws, const IterationSpace& space,
                   LoopSchedule schedule, bool ordered);
 
+// What GCC's GOMP_*_start entry points of OpenMP 5 may also ask of a construct: `reductions`,
+// its task reductions (reduction(task, ...), task_reduction.h), and `mem`, a request for *mem
+// zeroed bytes shared by the team for the construct's length (lastprivate(conditional), inscan),
+// whose address replaces *mem. Null when not asked.
+struct ConstructRequests {
+  std::uintptr_t* reductions = nullptr;
+  void** mem = nullptr;
+};
+
 // Enters the caller's next worksharing construct as a loop and takes its first chunk [lo, hi) of
-// iteration indices; false when none is left for the caller.
+// iteration indices; false when none is left for the caller. With `lo` null (GCC's way of opening
+// a construct only for `requests`), takes no chunk and returns true.
 bool loop_start(ThreadState& self, const IterationSpace& space, LoopSchedule schedule, bool ordered,
-                std::uint64_t* lo, std::uint64_t* hi);
+                std::uint64_t* lo, std::uint64_t* hi, ConstructRequests requests = {});
 // The same, with `prepare` initializing the construct in the thread that enters it first.
 bool loop_start_prepared(ThreadState& self, const std::function<void(WorkShare&)>& prepare,
-                         std::uint64_t* lo, std::uint64_t* hi);
+                         std::uint64_t* lo, std::uint64_t* hi, ConstructRequests requests = {});
 bool loop_next(ThreadState& self, std::uint64_t* lo, std::uint64_t* hi);
 // Leaves the loop; with `wait`, at the team's barrier. Returns whether the region was cancelled.
 bool loop_end(ThreadState& self, bool wait);

@@ -19,7 +19,8 @@ int team_size(ThreadState& self, unsigned requested) {
 }
 
 void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned flags,
-                  const std::function<void(ThreadState&, WorkShare&)>& first_loop) {
+                  const std::function<void(ThreadState&, WorkShare&)>& first_loop,
+                  TaskGroup* implicit_group) {
   ThreadState& self = omp::self();
   const int size = team_size(self, requested);
   const Team& outer = self.team();
@@ -29,6 +30,7 @@ void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned fl
   team.data = data;
   team.league_num = self.league_num;
   team.league_size = self.league_size;
+  team.implicit_group = implicit_group;
   if (first_loop) {
     team.slots[0].enter(0, team.signal);
     first_loop(self, team.slots[0]);

@@ -8,6 +8,7 @@
 
 namespace weft::omp {
 
+struct TaskGroup;
 class WorkShare;
 
 // The size of a team for a region asking for `requested` threads (0: nthreads-var), as OpenMP's
@@ -17,7 +18,9 @@ int team_size(ThreadState& self, unsigned requested);
 // Runs fn(data) on a new team, as GOMP_parallel does; `flags` carries the proc_bind clause.
 // `first_loop`, when given, prepares the team's first worksharing construct before the threads
 // start (combined parallel loops and sections, whose threads only call the *_next functions).
+// `implicit_group`, when given, is the taskgroup of every implicit task (task reductions).
 void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned flags,
-                  const std::function<void(ThreadState&, WorkShare&)>& first_loop = {});
+                  const std::function<void(ThreadState&, WorkShare&)>& first_loop = {},
+                  TaskGroup* implicit_group = nullptr);
 
 }  // namespace weft::omp

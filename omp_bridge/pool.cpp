@@ -69,6 +69,8 @@ int place_of(int num, int size, int first, int places, ProcBind bind) {
 }  // namespace
 
 void Pool::grow(int size, ProcBind bind) {
+  // The common case, a hot team reused as it is: nothing to look up.
+  if (bind == bind_ && static_cast<int>(workers_.size()) >= size - 1) return;
   const std::vector<int>& vps = *owner_.vps;
   if (vps.empty()) {
     fatal("an OpenMP parallel region of " + std::to_string(size) +

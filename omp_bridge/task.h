@@ -14,11 +14,15 @@
 namespace weft::omp {
 
 struct Task;
+struct Team;
 
 struct TaskGroup {
   TaskGroup* outer = nullptr;
   std::atomic<int> pending{0};         // tasks created in the group (at any depth) not finished yet
   std::atomic<bool> cancelled{false};  // its tasks not started yet will not run
+  // Task reductions visible in the group: its own registration, chained in front of those of
+  // the enclosing groups (task_reduction.h); null for none.
+  std::uintptr_t* reductions = nullptr;
 };
 
 // Dependences of a task's children on one address.
@@ -33,6 +37,7 @@ struct Task {
   Task* parent = nullptr;
   TaskGroup* group = nullptr;       // innermost taskgroup the task's new children count in
   TaskGroup* counted_in = nullptr;  // the taskgroup this task counts in
+  Team* team = nullptr;  // its creator's: whoever fulfills its detach event may be elsewhere
   int priority = 0;
   bool final = false;
   bool implicit = false;
@@ -41,6 +46,10 @@ struct Task {
   std::atomic<int> children{0};  // children not finished
   // Own execution plus one per unfinished child; the last reference frees an explicit task.
   std::atomic<int> refs{1};
+
+  // The detach clause: 2 from creation, until both the body returned and omp_fulfill_event
+  // was called, each taking one away; the task finishes when the second comes. 0 without detach.
+  std::atomic<int> detach{0};
 
   // Predecessors not finished; changed under the team's TaskQueue lock.
   std::atomic<int> blockers{0};

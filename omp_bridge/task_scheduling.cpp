@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "weft/error.h"
+
 namespace weft::omp {
 
 namespace {
@@ -71,7 +73,38 @@ void execute(ThreadState& self, Task& task) {
     wait_running_tasks(self, &task, [&] { return task.refs.load(std::memory_order_acquire) == 1; });
   }
   self.context.task = previous;
+  if (task.detach.load(std::memory_order_relaxed) != 0) {
+    if (task.allocation_align == 0) {
+      // Undeferred: its creator waits here for the event, running tasks meanwhile.
+      wait_running_tasks(self, nullptr,
+                         [&] { return task.detach.load(std::memory_order_acquire) == 1; });
+    } else if (task.detach.fetch_sub(1, std::memory_order_acq_rel) != 1) {
+      // acq_rel: whichever of this and omp_fulfill_event comes second finishes the task and
+      // must see what the other side wrote.
+      return;
+    }
+  }
   finish(self.team(), task);
+}
+
+void fulfill(Task& task) {
+  Team& team = *task.team;
+  const int parts = task.detach.load(std::memory_order_relaxed);
+  if (parts != 2 && !(parts == 1 && task.allocation_align != 0)) {
+    fatal("omp_fulfill_event: the event is not that of a detached task, or was already fulfilled");
+  }
+  if (task.allocation_align == 0) {
+    // relaxed: the creator, which waits below, sees it through the release that follows; the
+    // team cannot end before the creator goes on, and its master then waits for this count.
+    team.touching.fetch_add(1, std::memory_order_relaxed);
+    // release: what the fulfilling thread wrote, for the creator.
+    task.detach.store(1, std::memory_order_release);
+    team.signal.notify();
+    team.touching.fetch_sub(1, std::memory_order_release);
+    return;
+  }
+  // acq_rel: as in execute().
+  if (task.detach.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(team, task);
 }
 
 }  // namespace weft::omp

@@ -16,6 +16,9 @@ bool run_one_task(ThreadState& self, const Task* ancestor);
 // ready, its parent, taskgroup and team count it out.
 void execute(ThreadState& self, Task& task);
 
+// omp_fulfill_event: the detach event of `task` happened; the task finishes if its body returned.
+void fulfill(Task& task);
+
 // Returns once pred() holds, running tasks descending from `ancestor` (any task when null) in the
 // meantime.
 template <class Pred>
@@ -34,10 +37,12 @@ namespace weft::omp {
 
 // GOMP_task and GOMP_taskloop's common part: a task running fn on a copy of data (made by cpyfn
 // when given), deferred unless `deferred` is false, the caller's task is final or its team has one
-// thread. For taskloop, `loop_bounds` (two longs) overwrite the copy's first two words.
+// thread. For taskloop, `loop_bounds` (two longs) overwrite the copy's first two words. With
+// `detach` (the detach clause's event variable), the task's event handle is stored there and in
+// the first word of `data` (where GCC keeps the task's copy of the event) before the copy.
 void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(void*, void*),
                 long arg_size, long arg_align, bool deferred, bool final, void** depend,
-                int priority, long* loop_bounds);
+                int priority, long* loop_bounds, void* detach = nullptr);
 // The priority a task created with GOMP flags `flags` runs at.
 int task_priority(unsigned flags, int priority);
 

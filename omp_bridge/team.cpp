@@ -19,7 +19,7 @@ Team::Team(int size, int level, int active_level, Team* parent, int parent_num, 
 
 void enter_team(ThreadState& self, Team& team, int num, Task& implicit) {
   implicit.implicit = true;
-  implicit.group = nullptr;
+  implicit.group = team.implicit_group;
   implicit.depends.clear();
   LoopCursor loop;
   std::uint64_t constructs = 0;

@@ -54,6 +54,9 @@ struct Team {
   Pool* pool = nullptr;  // the master's workers, null for a team of one
   // Combined parallel loops and sections: construct 0 is set up before the threads start.
   bool starts_with_work_share = false;
+  // reduction(task, ...) on the region: the taskgroup of every implicit task, holding the
+  // registration (GOMP_parallel_reductions); null otherwise.
+  TaskGroup* implicit_group = nullptr;
 
   // What the team's threads wait on; notified by whoever completes a barrier, queues or
   // finishes a task, or joins.

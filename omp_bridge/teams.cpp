@@ -1,16 +1,25 @@
 // The teams construct on the host (GOMP_teams_reg): a league of initial threads, each the
-// initial thread of its own team, running the teams region; the caller runs team 0.
+// initial thread of its own team, running the teams region; the caller runs team 0. Also the
+// ICVs of teams regions without num_teams or thread_limit clauses (omp_set_num_teams,
+// omp_set_teams_thread_limit).
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <vector>
 
 #include "gomp_abi.h"
+#include "omp.h"
 #include "thread_state.h"
 #include "weft/error.h"
 #include "weft/thread.h"
 
 namespace weft::omp {
 namespace {
+
+// nteams-var and teams-thread-limit-var, 0 when unset. OpenMP keeps one of each per device, and
+// the host is weft's only device. relaxed: each is read whole and orders nothing else.
+std::atomic<int> num_teams_var{0};
+std::atomic<int> teams_thread_limit_var{0};
 
 void run_team(void (*fn)(void*), void* data, int num, int size, unsigned thread_limit) {
   ThreadState& state = self();
@@ -31,9 +40,13 @@ extern "C" {
 void GOMP_teams_reg(void (*fn)(void*), void* data, unsigned num_teams, unsigned thread_limit,
                     unsigned /*flags*/) {
   ThreadState& caller = self();
-  // By default one team per core of the rank.
-  const int size = num_teams != 0 ? static_cast<int>(num_teams)
-                                  : std::max(1, static_cast<int>(caller.vps->size()));
+  // By default nteams-var, else one team per core of the rank.
+  const int nteams = num_teams_var.load(std::memory_order_relaxed);
+  int size = num_teams != 0 ? static_cast<int>(num_teams) : nteams;
+  if (size == 0) size = std::max(1, static_cast<int>(caller.vps->size()));
+  if (thread_limit == 0) {
+    thread_limit = static_cast<unsigned>(teams_thread_limit_var.load(std::memory_order_relaxed));
+  }
   if (size > 1 && caller.vps->empty()) {
     weft::fatal("a teams construct of " + std::to_string(size) +
                 " teams needs a running weft scheduler (build the program with weftcc -fopenmp)");
@@ -56,6 +69,28 @@ void GOMP_teams_reg(void (*fn)(void*), void* data, unsigned num_teams, unsigned 
   caller.league_num = saved_num;
   caller.league_size = saved_size;
   caller.icv() = saved_icv;
+}
+
+void omp_set_num_teams(int num_teams) throw() {
+  if (num_teams < 1) {
+    weft::fatal("omp_set_num_teams(" + std::to_string(num_teams) +
+                "): expected a positive number of teams");
+  }
+  num_teams_var.store(num_teams, std::memory_order_relaxed);
+}
+int omp_get_max_teams() throw() {
+  const int nteams = num_teams_var.load(std::memory_order_relaxed);
+  return nteams != 0 ? nteams : std::max(1, static_cast<int>(self().vps->size()));
+}
+void omp_set_teams_thread_limit(int thread_limit) throw() {
+  if (thread_limit < 1) {
+    weft::fatal("omp_set_teams_thread_limit(" + std::to_string(thread_limit) +
+                "): expected a positive number of threads");
+  }
+  teams_thread_limit_var.store(thread_limit, std::memory_order_relaxed);
+}
+int omp_get_teams_thread_limit() throw() {
+  return teams_thread_limit_var.load(std::memory_order_relaxed);
 }
 
 }  // extern "C"

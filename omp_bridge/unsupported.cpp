@@ -1,6 +1,6 @@
 // Entry points of OpenMP features weft does not provide. GCC emits them for target offload, teams
-// inside target regions and task reductions; each ends the program with a message naming the
-// feature, rather than running it wrongly.
+// inside target regions and the pre-4.9 parallel ABI; each ends the program with a message naming
+// the feature, rather than running it wrongly.
 #include <string>
 
 #include "weft/error.h"
@@ -36,32 +36,11 @@ void GOMP_target_enter_exit_data() {
 void GOMP_teams4() {
   unsupported("GOMP_teams4", "the teams construct inside a target region");
 }
-void GOMP_parallel_reductions() {
-  unsupported("GOMP_parallel_reductions", "task reductions (reduction(task, ...))");
-}
-void GOMP_taskgroup_reduction_register() {
-  unsupported("GOMP_taskgroup_reduction_register", "task reductions (task_reduction)");
-}
-void GOMP_taskgroup_reduction_unregister() {
-  unsupported("GOMP_taskgroup_reduction_unregister", "task reductions (task_reduction)");
-}
-void GOMP_task_reduction_remap() {
-  unsupported("GOMP_task_reduction_remap", "task reductions (in_reduction)");
-}
-void GOMP_workshare_task_reduction_unregister() {
-  unsupported("GOMP_workshare_task_reduction_unregister", "task reductions (reduction(task, ...))");
-}
-void GOMP_scope_start() {
-  unsupported("GOMP_scope_start", "reductions on the scope construct");
-}
 void GOMP_parallel_start() {
   unsupported("GOMP_parallel_start", "the pre-GCC 4.9 parallel ABI (recompile the object)");
 }
 void GOMP_parallel_end() {
   unsupported("GOMP_parallel_end", "the pre-GCC 4.9 parallel ABI (recompile the object)");
-}
-void omp_fulfill_event() {
-  unsupported("omp_fulfill_event", "task detach events");
 }
 
 }  // extern "C"

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -43,6 +44,12 @@ class WorkShare {
   void* copy = nullptr;
   std::atomic<bool> copy_ready{false};
   std::atomic<bool> cancelled{false};
+  // Task reductions of the construct: the initializer's registration, whose copies the other
+  // threads use (task_reduction.h).
+  std::uintptr_t* task_reductions = nullptr;
+  // GCC's `mem` request (lastprivate(conditional), inscan): zeroed bytes shared by the team's
+  // threads for the construct's length. Kept across constructs so that its capacity is reused.
+  std::vector<std::byte> shared_memory;
   // Doacross loops (ordered(n)): the iteration counts of the n loops, and for each iteration of
   // the first (the one shared out) 1 + the flattened index of the inner iterations posted so far
   // (they are posted in order: one thread runs the inner loops of an outer iteration).

@@ -35,6 +35,9 @@ void Event::wait() {
 bool Event::wait_until(std::chrono::steady_clock::time_point deadline) {
   auto consume = [this] {
     if (mode_ == Mode::manual) return set_.load(std::memory_order_acquire);
+    // A load first: a spinning waiter that tried the compare-and-swap every time would keep
+    // taking the line from the thread about to set it.
+    if (!set_.load(std::memory_order_relaxed)) return false;
     bool expected = true;
     return set_.compare_exchange_strong(expected, false, std::memory_order_acquire);
   };

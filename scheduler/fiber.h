@@ -15,6 +15,7 @@
 namespace weft::detail {
 
 class PriorityQueue;
+class ThreadStorage;
 
 // The park word packs an epoch, bumped at every park, with the state of that park, so that a
 // wake-up meant for an earlier park fails its compare-and-swap.
@@ -64,6 +65,9 @@ struct Fiber {
   // this_thread::local_data(): a runtime's state for this thread, destroyed when the body returns.
   void* local_data = nullptr;
   void (*local_destroy)(void*) = nullptr;
+  // Its own blocks of the modules registered by give_each_thread_own_tls; null until it touches
+  // one, and again once its body has returned.
+  ThreadStorage* storage = nullptr;
 
   // One reference for the running thread, one for the Thread handle until join or detach.
   std::atomic<int> refs{0};

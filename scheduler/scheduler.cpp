@@ -10,6 +10,7 @@
 #include "current.h"
 #include "futex.h"
 #include "scheduler_impl.h"
+#include "thread_storage.h"
 #include "weft/error.h"
 #include "weft/placement.h"
 
@@ -45,6 +46,7 @@ void fiber_entry(detail::transfer_t from) noexcept {
     // Captured state is destroyed here, while this is still a thread that may block.
     self->body = nullptr;
     if (self->local_destroy != nullptr) self->local_destroy(self->local_data);
+    detail::release_thread_storage(*self);
   } catch (const std::exception& e) {
     fatal("thread " + std::to_string(self->id) + " (type " + std::string(to_string(self->type)) +
           (self->rank >= 0 ? ", rank " + std::to_string(self->rank) : std::string()) +

@@ -1,7 +1,8 @@
 /* Parallel regions: team sizes (OMP_NUM_THREADS, num_threads, if), thread numbers, nested
  * regions and the level/ancestor queries, hot teams reused across many regions, barriers keeping
  * phases apart, master/masked, the omp_* ICV setters and getters, memory allocators (the
- * omp_*alloc API and the allocate clause) and the teams construct on the host. */
+ * omp_*alloc API and the allocate clause), the teams construct on the host and its ICVs, and the
+ * affinity format API, and the device memory routines on the host device. */
 #include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -202,6 +203,80 @@ static void teams(void) {
   check_equal(omp_get_num_teams(), 1, "one team outside teams", __LINE__);
 }
 
+/* nteams-var and teams-thread-limit-var give a teams construct without clauses its size. */
+static void teams_icvs(void) {
+  omp_set_num_teams(3);
+  omp_set_teams_thread_limit(2);
+  check_equal(omp_get_max_teams(), 3, "omp_get_max_teams", __LINE__);
+  check_equal(omp_get_teams_thread_limit(), 2, "omp_get_teams_thread_limit", __LINE__);
+  int league = 0;
+  int limit = 0;
+#pragma omp teams
+  {
+    if (omp_get_team_num() == 0) league = omp_get_num_teams();
+      /* GCC accepts only the team queries directly inside teams. */
+#pragma omp parallel num_threads(1)
+    if (omp_get_team_num() == 0) limit = omp_get_thread_limit();
+  }
+  check_equal(league, 3, "teams without num_teams: nteams-var", __LINE__);
+  check_equal(limit, 2, "teams without thread_limit: teams-thread-limit-var", __LINE__);
+}
+
+static void affinity_format(void) {
+  char buffer[64];
+  omp_set_affinity_format("T%n/%N L%L");
+  check_equal((long)omp_get_affinity_format(buffer, sizeof buffer), 10, "format length", __LINE__);
+  check_equal(strcmp(buffer, "T%n/%N L%L"), 0, "omp_get_affinity_format", __LINE__);
+  int wrong = 0;
+#pragma omp parallel num_threads(3) reduction(+ : wrong)
+  {
+    char mine[64];
+    char expected[64];
+    omp_capture_affinity(mine, sizeof mine, NULL);
+    snprintf(expected, sizeof expected, "T%d/3 L1", omp_get_thread_num());
+    wrong += strcmp(mine, expected) != 0;
+  }
+  check_equal(wrong, 0, "omp_capture_affinity with affinity-format-var", __LINE__);
+  omp_capture_affinity(buffer, sizeof buffer, "[%0.3n][%3n][%{num_threads}][%.2a]%%");
+  check_equal(strcmp(buffer, "[000][0  ][1][-1]%"), 0, "widths, long names, %%", __LINE__);
+  char small[4];
+  const size_t needed = omp_capture_affinity(small, sizeof small, "%0.8n");
+  check_equal((long)needed, 8, "the length a cut capture needed", __LINE__);
+  check_equal(strcmp(small, "000"), 0, "a capture cut to its buffer", __LINE__);
+}
+
+static void device_memory(void) {
+  const int host = omp_get_initial_device();
+  int* block = omp_target_alloc(8 * sizeof(int), host);
+  check_equal(block != NULL, 1, "omp_target_alloc on the host", __LINE__);
+  const int source[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  memset(block, 0, 8 * sizeof(int));
+  check_equal(
+      omp_target_memcpy(block, source, 4 * sizeof(int), 2 * sizeof(int), sizeof(int), host, host),
+      0, "omp_target_memcpy", __LINE__);
+  for (int i = 0; i < 4; ++i) check_equal(block[2 + i], 1 + i, "copied with offsets", __LINE__);
+  check_equal(omp_target_is_present(block, host), 1, "host memory is present", __LINE__);
+  check_equal(omp_target_alloc(8, host + 1) == NULL, 1, "no device but the host", __LINE__);
+  check_equal(omp_target_memcpy(block, source, 4, 0, 0, host + 1, host) != 0, 1,
+              "a copy to a device that does not exist fails", __LINE__);
+  /* A 2x2 block at (1, 1) of a 3x4 array into a 2x3 array at (0, 1). */
+  const int grid[3][4] = {{0, 1, 2, 3}, {10, 11, 12, 13}, {20, 21, 22, 23}};
+  int target[2][3] = {{-1, -1, -1}, {-1, -1, -1}};
+  const size_t volume[2] = {2, 2};
+  const size_t dst_offsets[2] = {0, 1};
+  const size_t src_offsets[2] = {1, 1};
+  const size_t dst_dims[2] = {2, 3};
+  const size_t src_dims[2] = {3, 4};
+  check_equal(omp_target_memcpy_rect(target, grid, sizeof(int), 2, volume, dst_offsets, src_offsets,
+                                     dst_dims, src_dims, host, host),
+              0, "omp_target_memcpy_rect", __LINE__);
+  check_equal(target[0][0] * 1000000L + target[0][1] * 1000 + target[0][2], -1000000L + 11012,
+              "first row of the rectangle", __LINE__);
+  check_equal(target[1][0] * 1000000L + target[1][1] * 1000 + target[1][2], -1000000L + 21022,
+              "second row of the rectangle", __LINE__);
+  omp_target_free(block, host);
+}
+
 int main(void) {
   const int threads = expected_threads();
   team_sizes(threads);
@@ -211,5 +286,8 @@ int main(void) {
   icvs();
   memory();
   teams();
+  teams_icvs();
+  affinity_format();
+  device_memory();
   return omp_check_status("omp_parallel");
 }

@@ -1,5 +1,6 @@
 /* Tasks: deferred tasks from a single producer, taskwait (children only), taskgroup (all
- * descendants), dependences producing a known order, undeferred (if(0)), final and mergeable
+ * descendants), dependences producing a known order (also through depobj objects), undeferred
+ * (if(0)), final and mergeable
  * tasks, priorities, taskloop (grainsize, num_tasks, nogroup), taskyield, and cancellation when
  * the run sets OMP_CANCELLATION=true. */
 #include <omp.h>
@@ -111,6 +112,43 @@ static void dependences(void) {
     x *= 2;
   }
   check_equal(x, 10, "undeferred task after its dependence", __LINE__);
+}
+
+/* The same order through omp_depend_t objects: writers in creation order, each reader after the
+ * writer before it. */
+static void depobj_dependences(void) {
+  int log[8];
+  int logged = 0;
+  int value = 0;
+  long readers_wrong = 0;
+#pragma omp parallel
+#pragma omp single
+  {
+    omp_depend_t writer;
+    omp_depend_t reader;
+#pragma omp depobj(writer) depend(inout : value)
+#pragma omp depobj(reader) depend(in : value)
+    for (int step = 0; step < 8; ++step) {
+#pragma omp task depend(depobj : writer) shared(log, logged, value) firstprivate(step)
+      {
+        value = step + 1;
+        log[logged++] = step;
+      }
+#pragma omp task depend(depobj : reader) shared(value, readers_wrong) firstprivate(step)
+      {
+        if (value != step + 1) {
+#pragma omp atomic
+          readers_wrong++;
+        }
+      }
+    }
+#pragma omp taskwait
+#pragma omp depobj(writer) destroy
+#pragma omp depobj(reader) destroy
+  }
+  check_equal(logged, 8, "depobj writers ran", __LINE__);
+  for (int i = 0; i < logged; ++i) check_equal(log[i], i, "depobj writers in order", __LINE__);
+  check_equal(readers_wrong, 0, "depobj readers see the writer before them", __LINE__);
 }
 
 static void groups_and_waits(void) {
@@ -238,6 +276,7 @@ int main(void) {
   recursion();
   producer();
   dependences();
+  depobj_dependences();
   groups_and_waits();
   taskloops();
   cancellation();

@@ -1,7 +1,8 @@
 /* Worksharing: loops with every schedule over long and unsigned long long (increasing,
  * decreasing, empty, nowait chains), ordered loops, doacross loops (ordered(n) with sink and
  * source dependences), sections, single and copyprivate, reductions
- * (scalars and arrays), critical (named and unnamed), atomic and the lock API. */
+ * (scalars and arrays), lastprivate(conditional) and inscan reductions (memory GCC asks the
+ * runtime to share per construct), critical (named and unnamed), atomic and the lock API. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,45 @@ static void reductions(void) {
   check_equal(all, 1, "&& reduction", __LINE__);
 }
 
+/* lastprivate(conditional): the value of the last iteration that assigned, whichever thread ran
+ * it; inscan: prefix sums, inclusive and exclusive. */
+static void construct_memory(void) {
+  int last = -1;
+#pragma omp parallel for lastprivate(conditional : last) schedule(static, 7)
+  for (int i = 0; i < N; ++i) {
+    if (i % 13 == 5) last = i;
+  }
+  int expected = -1;
+  for (int i = 0; i < N; ++i) {
+    if (i % 13 == 5) expected = i;
+  }
+  check_equal(last, expected, "lastprivate(conditional)", __LINE__);
+
+  static long inclusive[N];
+  static long exclusive[N];
+  long sum = 0;
+#pragma omp parallel for reduction(inscan, + : sum)
+  for (int i = 0; i < N; ++i) {
+    sum += i;
+#pragma omp scan inclusive(sum)
+    inclusive[i] = sum;
+  }
+  long before = 0;
+#pragma omp parallel for reduction(inscan, + : before)
+  for (int i = 0; i < N; ++i) {
+    exclusive[i] = before;
+#pragma omp scan exclusive(before)
+    before += i;
+  }
+  long bad = 0;
+  for (long i = 0; i < N; ++i) {
+    bad += inclusive[i] != i * (i + 1) / 2;
+    bad += exclusive[i] != i * (i - 1) / 2;
+  }
+  check_equal(bad, 0, "inscan prefix sums", __LINE__);
+  check_equal(sum, (long)N * (N - 1) / 2, "inscan total", __LINE__);
+}
+
 static void mutual_exclusion(void) {
   long plain = 0;
   long named = 0;
@@ -310,6 +350,7 @@ int main(void) {
   doacross_loops();
   sections_and_single();
   reductions();
+  construct_memory();
   mutual_exclusion();
   return omp_check_status("omp_worksharing");
 }

@@ -15,6 +15,7 @@
 
 #include "elf_section.h"
 #include "weft/error.h"
+#include "weft/thread_storage.h"
 
 namespace weft::tools {
 
@@ -220,6 +221,12 @@ ProgramImage::Copy ProgramImage::load(int rank) const {
     throw Error(who + ": cannot locate its copy of the program (" + dl_error() + ")");
   }
   char* base = reinterpret_cast<char*>(map->l_addr);
+  // The copy's __thread variables then belong to each user thread that runs its code (OpenMP
+  // workers and the rank share cores), not to the kernel thread.
+  std::size_t tls_module = 0;
+  if (::dlinfo(handle, RTLD_DI_TLS_MODID, &tls_module) == 0 && tls_module != 0) {
+    give_each_thread_own_tls(tls_module);
+  }
 
   auto* finalizers = reinterpret_cast<Copy::Finalizer*>(base + finalizers_.address);
   if (finalizers_read_only_ && finalizers_.count > 0) {

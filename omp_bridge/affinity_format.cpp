@@ -1,0 +1,160 @@
+// OpenMP's thread affinity format (affinity-format-var, omp_capture_affinity and family): a
+// printf-like string whose fields describe the calling OpenMP thread.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "omp.h"
+#include "team.h"
+#include "thread_state.h"
+#include "weft/error.h"
+#include "weft/sync.h"
+#include "weft/this_thread.h"
+
+namespace weft::omp {
+namespace {
+
+// affinity-format-var: one per device, and the host is weft's only device.
+struct AffinityFormat {
+  weft::Mutex mutex;
+  std::string value = "level %L thread %i affinity %A";
+};
+
+AffinityFormat& affinity_format() {
+  static AffinityFormat format;
+  return format;
+}
+
+std::string current_format() {
+  AffinityFormat& format = affinity_format();
+  const std::lock_guard lock(format.mutex);
+  return format.value;
+}
+
+// The field a one-letter or {long} name stands for, for the calling thread.
+std::string field(ThreadState& self, std::string_view name, std::string_view format) {
+  const Team& team = self.team();
+  if (name == "t" || name == "team_num") return std::to_string(self.league_num);
+  if (name == "T" || name == "num_teams") return std::to_string(self.league_size);
+  if (name == "L" || name == "nesting_level") return std::to_string(team.level);
+  if (name == "n" || name == "thread_num") return std::to_string(self.num());
+  if (name == "N" || name == "num_threads") return std::to_string(team.size);
+  if (name == "a" || name == "ancestor_tnum") {
+    return std::to_string(team.parent != nullptr ? team.parent_num : -1);
+  }
+  if (name == "H" || name == "host") {
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    return host;
+  }
+  if (name == "P" || name == "process_id") return std::to_string(::getpid());
+  if (name == "i" || name == "native_thread_id") return std::to_string(this_thread::id());
+  if (name == "A" || name == "thread_affinity") {
+    std::string list;
+    for (const int vp : *self.vps) list += (list.empty() ? "" : ",") + std::to_string(vp);
+    return list;
+  }
+  fatal("OpenMP affinity format \"" + std::string(format) + "\": unknown field %" +
+        std::string(name));
+}
+
+// Expands `format`: %% is a percent sign; a field is %[0][.][width]<letter> or
+// %[0][.][width]{name}, left-justified in `width` unless `.` (right-justified, with `0`
+// zero-filled).
+std::string expand(ThreadState& self, std::string_view format) {
+  std::string out;
+  for (std::size_t at = 0; at < format.size(); ++at) {
+    if (format[at] != '%') {
+      out += format[at];
+      continue;
+    }
+    if (++at < format.size() && format[at] == '%') {
+      out += '%';
+      continue;
+    }
+    bool zero = false;
+    bool right = false;
+    if (at < format.size() && format[at] == '0') {
+      zero = true;
+      ++at;
+    }
+    if (at < format.size() && format[at] == '.') {
+      right = true;
+      ++at;
+    }
+    std::size_t width = 0;
+    while (at < format.size() && format[at] >= '0' && format[at] <= '9') {
+      width = width * 10 + static_cast<std::size_t>(format[at++] - '0');
+    }
+    std::string_view name;
+    if (at < format.size() && format[at] == '{') {
+      const std::size_t close = format.find('}', at);
+      if (close == std::string_view::npos) {
+        fatal("OpenMP affinity format \"" + std::string(format) + "\": a %{ without its }");
+      }
+      name = format.substr(at + 1, close - at - 1);
+      at = close;
+    } else if (at < format.size()) {
+      name = format.substr(at, 1);
+    } else {
+      fatal("OpenMP affinity format \"" + std::string(format) + "\": ends inside a field");
+    }
+    const std::string value = field(self, name, format);
+    const std::size_t pad = width > value.size() ? width - value.size() : 0;
+    if (right) {
+      out.append(pad, zero ? '0' : ' ');
+      out += value;
+    } else {
+      out += value;
+      out.append(pad, ' ');
+    }
+  }
+  return out;
+}
+
+// Copies `text` into `buffer` of `size` bytes, cut and NUL-terminated; returns its length.
+std::size_t copy_out(const std::string& text, char* buffer, std::size_t size) {
+  if (buffer != nullptr && size > 0) {
+    const std::size_t length = std::min(text.size(), size - 1);
+    std::memcpy(buffer, text.data(), length);
+    buffer[length] = '\0';
+  }
+  return text.size();
+}
+
+}  // namespace
+}  // namespace weft::omp
+
+using namespace weft::omp;
+
+extern "C" {
+
+void omp_set_affinity_format(const char* format) throw() {
+  AffinityFormat& affinity = affinity_format();
+  const std::lock_guard lock(affinity.mutex);
+  affinity.value = format != nullptr ? format : "";
+}
+
+std::size_t omp_get_affinity_format(char* buffer, std::size_t size) throw() {
+  return copy_out(current_format(), buffer, size);
+}
+
+// A null or empty format means affinity-format-var.
+std::size_t omp_capture_affinity(char* buffer, std::size_t size, const char* format) throw() {
+  const std::string chosen = format != nullptr && *format != '\0' ? format : current_format();
+  return copy_out(expand(self(), chosen), buffer, size);
+}
+
+void omp_display_affinity(const char* format) throw() {
+  const std::string chosen = format != nullptr && *format != '\0' ? format : current_format();
+  const std::string line = expand(self(), chosen) + "\n";
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fflush(stdout);
+}
+
+}  // extern "C"
