@@ -58,7 +58,8 @@ Manager::Manager(Scheduler& scheduler)
       idle_poll_ns_(scheduler.config().get_int("io.idle_poll_us") * 1000),
       switch_poll_ns_(scheduler.config().get_int("io.switch_poll_us") * 1000),
       timer_poll_ns_(scheduler.config().get_int("io.timer_poll_us") * 1000),
-      counters_(mode_) {
+      counters_(mode_),
+      spare_threads_(static_cast<int>(scheduler.config().get_int("io.spare_threads")), *counters_) {
   // release: a thread that finds the manager sees it constructed.
   running_manager.store(this, std::memory_order_release);
   spawn_io_threads();

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "spare_threads.h"
 #include "stats.h"
 #include "weft/detail/spin_lock.h"
 #include "weft/io.h"
@@ -81,6 +82,10 @@ class Manager final : public Scheduler::Service {
   // Parks the calling user thread until one of `fds` is ready (true) or the steady_clock
   // deadline in ns passes (false; -1 for none).
   bool wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns);
+  // Carries out body(context) on a spare kernel thread while the calling user thread is parked.
+  void run_blocking(void (*body)(void*), void* context) noexcept {
+    spare_threads_.run(body, context);
+  }
   std::uint64_t add_source(SourceSpec spec);
   void remove_source(std::uint64_t id);
   Stats stats() const;
@@ -149,6 +154,8 @@ class Manager final : public Scheduler::Service {
   std::vector<Thread> io_threads_;
 
   PublishedCounters counters_;
+  // After counters_, which its threads count into until they are joined.
+  SpareThreads spare_threads_;
 };
 
 }  // namespace weft::io::detail

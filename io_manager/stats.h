@@ -14,7 +14,7 @@ namespace weft::io::detail {
 // The file's layout. Plain lock-free atomics, so writer and reader need no lock across processes;
 // every counter is a figure of its own, read relaxed.
 struct Counters {
-  static constexpr std::uint64_t kMagic = 0x77656674696f3031;  // "weftio01"
+  static constexpr std::uint64_t kMagic = 0x77656674696f3032;  // "weftio02"
   std::atomic<std::uint64_t> magic{0};
   std::atomic<std::uint64_t> mode{0};
   std::atomic<std::uint64_t> polls{0};
@@ -26,6 +26,8 @@ struct Counters {
   std::atomic<std::uint64_t> poll_gap_ns{0};
   std::atomic<std::uint64_t> poll_gaps{0};
   std::atomic<std::uint64_t> wakeup_ns{0};
+  std::atomic<std::uint64_t> spare_calls{0};
+  std::atomic<std::uint64_t> spare_full{0};
 
   Stats summary() const noexcept;
 };
