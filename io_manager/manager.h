@@ -97,13 +97,19 @@ class Manager final : public Scheduler::Service {
   void ensure_timer();
   void ensure_blocker();
 
-  bool poll_round() noexcept;
+  // busy_core: called at a busy core's scheduling point (the switch hook), not by an idle core,
+  // a timer or an io thread.
+  bool poll_round(bool busy_core) noexcept;
   bool idle_hook() noexcept;
   bool sleep_hook() noexcept;
   void switch_hook() noexcept;
-  void hand_off() noexcept;
+  // Arms the polled sources with a descriptor, and the polled waits too when `waits`, in the
+  // spare kernel thread's set.
+  void hand_off(bool waits) noexcept;
 
   // All under lock_.
+  // True when the wait was polled and is now armed.
+  bool arm(FdWait* wait) noexcept;
   void link(FdWait* wait) noexcept;
   void unlink(FdWait* wait) noexcept;
   void complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexcept;
