@@ -44,6 +44,9 @@ namespace {
 // would block (a regular file or block device whose data must come from the disk) is read by a
 // spare kernel thread. Descriptors without RWF_NOWAIT support get the poll-then-read path.
 ssize_t read_vector(Manager& manager, int fd, const iovec* vector, int count) noexcept {
+  // Data may come between the try and the poll(2) that then says ready: one more try tells that
+  // apart from a read that must wait for the disk.
+  bool ready_once = false;
   for (;;) {
     const ssize_t got = ::preadv2(fd, vector, count, -1, RWF_NOWAIT);
     if (got >= 0) return got;
@@ -60,6 +63,10 @@ ssize_t read_vector(Manager& manager, int fd, const iovec* vector, int count) no
     pollfd entry{fd, POLLIN, 0};
     if (libc::poll(&entry, 1, 0) == 0) {
       manager.wait(&entry, 1, -1);
+      continue;
+    }
+    if (!ready_once) {
+      ready_once = true;
       continue;
     }
     return on_spare_thread(manager, [=] { return libc::readv(fd, vector, count); });
