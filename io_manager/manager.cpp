@@ -314,6 +314,10 @@ bool Manager::poll_round(bool busy_core) noexcept {
   // after a request; a longer wait is not worth a poll at every scheduling point).
   const bool ageing = busy_core && mode_ == Mode::automatic;
   const std::int64_t now = steady_now_ns();
+  // ... except once per io.timer_poll_us: when every core computes, the kernel may leave the
+  // woken spare thread waiting for a core until its next tick (4 ms on the development machine).
+  const bool armed_too = ageing && now - last_armed_poll_ns_ >= timer_poll_ns_;
+  if (armed_too) last_armed_poll_ns_ = now;
   bool progress = false;
   bool checked = false;
   bool newly_armed = false;
@@ -321,7 +325,7 @@ bool Manager::poll_round(bool busy_core) noexcept {
   round_waits_.clear();
   if (everything) {
     for (FdWait* wait = waits_; wait != nullptr; wait = wait->next) {
-      if (ageing && wait->armed) continue;
+      if (ageing && wait->armed && !armed_too) continue;
       if (ageing && now - wait->registered_ns >= idle_poll_ns_) {
         newly_armed = arm(wait) || newly_armed;
         continue;

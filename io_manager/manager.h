@@ -135,9 +135,10 @@ class Manager final : public Scheduler::Service {
   std::vector<pollfd> round_fds_;  // the polling round's descriptors
   std::vector<FdWait*> round_waits_;
   std::vector<Group*> round_groups_;
-  std::int64_t newest_polled_ns_ = 0;  // registration of the youngest polled wait
-  bool blocker_blocked_ = false;       // the spare thread is in, or heading to, its blocking call
-  bool blocker_woken_ = false;         // ... and its wake-up descriptor has been written
+  std::int64_t newest_polled_ns_ = 0;    // registration of the youngest polled wait
+  std::int64_t last_armed_poll_ns_ = 0;  // a busy core's last poll of the armed waits (auto)
+  bool blocker_blocked_ = false;         // the spare thread is in, or heading to, its blocking call
+  bool blocker_woken_ = false;           // ... and its wake-up descriptor has been written
   bool blocker_stopping_ = false;
   std::uint64_t generation_ = 0;
 
