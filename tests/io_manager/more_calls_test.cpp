@@ -1,6 +1,7 @@
 // The vectored, message and signal-mask variants of the interposed calls (readv, writev,
-// recvfrom, sendto, recvmsg, sendmsg, accept4, ppoll, pselect, epoll_pwait): on one core, a user
-// thread blocked in one of them leaves the core to the thread that unblocks it.
+// recvfrom, sendto, recvmsg, sendmsg, accept4, ppoll, pselect, epoll_pwait) and the checked ones
+// of _FORTIFY_SOURCE (__read_chk, __poll_chk): on one core, a user thread blocked in one of them
+// leaves the core to the thread that unblocks it.
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -24,6 +25,11 @@
 #include "weft/scheduler.h"
 #include "weft/this_thread.h"
 #include "weft/thread.h"
+
+// What a program built with _FORTIFY_SOURCE calls when a buffer's size is known but the length
+// is not; declared here since this test is not built with _FORTIFY_SOURCE.
+extern "C" ssize_t __read_chk(int fd, void* buffer, size_t count, size_t buffer_length);
+extern "C" int __poll_chk(pollfd* fds, nfds_t count, int timeout_ms, size_t fds_length);
 
 namespace weft {
 namespace {
@@ -287,6 +293,29 @@ TEST_P(MoreCalls, PpollPselectAndEpollPwaitTimeOutNeverEarlyAndSeeReadiness) {
       [&] { EXPECT_EQ(::write(busy[1], "3", 1), 1); },
       [&] { [[maybe_unused]] auto n = ::write(busy[1], "!", 1); });
   EXPECT_EQ(byte, '3');
+}
+
+// With _FORTIFY_SOURCE, read and poll may become __read_chk and __poll_chk, whose C library
+// versions would block the core.
+TEST_P(MoreCalls, FortifiedReadAndPollLeaveTheCore) {
+  Descriptors descriptors;
+  int fds[2];
+  descriptors.pipe(fds);
+  Scheduler scheduler(io_config(GetParam(), 1));
+  char buffer[4] = {};
+  ssize_t got = 0;
+  int ready = 0;
+  on_one_core(
+      [&] {
+        pollfd entry{fds[0], POLLIN, 0};
+        ready = __poll_chk(&entry, 1, -1, sizeof entry);
+        got = __read_chk(fds[0], buffer, 2, sizeof buffer);
+      },
+      [&] { EXPECT_EQ(::write(fds[1], "ok", 2), 2); },
+      [&] { [[maybe_unused]] auto n = ::write(fds[1], "!!", 2); });
+  EXPECT_EQ(ready, 1);
+  EXPECT_EQ(got, 2);
+  EXPECT_EQ(std::string(buffer, 2), "ok");
 }
 
 }  // namespace
