@@ -1,8 +1,8 @@
-// read, write, readv and writev as libweft defines them for every program linked with it: a user
-// thread whose descriptor is not ready waits on the I/O manager, so its core runs its other
-// threads; a read that would block on a descriptor poll(2) calls ready (a regular file whose
-// data is not in the page cache) is made by a spare kernel thread meanwhile. Every other caller
-// gets the C library's call unchanged.
+// read, readv, pread, preadv, write and writev as libweft defines them for every program linked
+// with it: a user thread whose descriptor is not ready waits on the I/O manager, so its core runs
+// its other threads; a read that would block on a descriptor poll(2) calls ready (a regular file
+// whose data is not in the page cache) is made by a spare kernel thread meanwhile. Every other
+// caller gets the C library's call unchanged.
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/uio.h>
@@ -43,17 +43,22 @@ namespace {
 // poll(2) can watch is waited for on the manager; one that poll(2) calls ready although the read
 // would block (a regular file or block device whose data must come from the disk) is read by a
 // spare kernel thread. Descriptors without RWF_NOWAIT support get the poll-then-read path.
-ssize_t read_vector(Manager& manager, int fd, const iovec* vector, int count) noexcept {
+// `offset` as preadv2 takes it: -1 for the file position (read, readv), else pread's offset.
+ssize_t read_vector(Manager& manager, int fd, const iovec* vector, int count,
+                    off_t offset) noexcept {
+  auto blocking_read = [=] {
+    return offset < 0 ? libc::readv(fd, vector, count) : libc::preadv(fd, vector, count, offset);
+  };
   // Data may come between the try and the poll(2) that then says ready: one more try tells that
   // apart from a read that must wait for the disk.
   bool ready_once = false;
   for (;;) {
-    const ssize_t got = ::preadv2(fd, vector, count, -1, RWF_NOWAIT);
+    const ssize_t got = ::preadv2(fd, vector, count, offset, RWF_NOWAIT);
     if (got >= 0) return got;
     const int error = current_errno();
     if (error == EOPNOTSUPP || error == ENOSYS || error == EINVAL) {
       await_fd(manager, fd, POLLIN);
-      return libc::readv(fd, vector, count);
+      return blocking_read();
     }
     // A non-blocking descriptor's caller expects the EAGAIN.
     if (error != EAGAIN || non_blocking(fd)) {
@@ -69,7 +74,7 @@ ssize_t read_vector(Manager& manager, int fd, const iovec* vector, int count) no
       ready_once = true;
       continue;
     }
-    return on_spare_thread(manager, [=] { return libc::readv(fd, vector, count); });
+    return on_spare_thread(manager, blocking_read);
   }
 }
 
@@ -89,13 +94,41 @@ ssize_t read(int fd, void* buffer, size_t count) {
   Manager* manager = waiting_manager();
   if (manager == nullptr || count == 0) return libc::read(fd, buffer, count);
   const iovec vector{buffer, count};
-  return read_vector(*manager, fd, &vector, 1);
+  return read_vector(*manager, fd, &vector, 1, -1);
 }
 
 ssize_t readv(int fd, const iovec* vector, int count) {
   Manager* manager = waiting_manager();
   if (manager == nullptr || count <= 0) return libc::readv(fd, vector, count);
-  return read_vector(*manager, fd, vector, count);
+  return read_vector(*manager, fd, vector, count, -1);
+}
+
+// A negative offset is the C library's error to report (preadv2 would take -1 for the file
+// position).
+ssize_t pread(int fd, void* buffer, size_t count, off_t offset) {
+  Manager* manager = waiting_manager();
+  if (manager == nullptr || count == 0 || offset < 0) {
+    return libc::pread(fd, buffer, count, offset);
+  }
+  const iovec vector{buffer, count};
+  return read_vector(*manager, fd, &vector, 1, offset);
+}
+
+ssize_t preadv(int fd, const iovec* vector, int count, off_t offset) {
+  Manager* manager = waiting_manager();
+  if (manager == nullptr || count <= 0 || offset < 0) {
+    return libc::preadv(fd, vector, count, offset);
+  }
+  return read_vector(*manager, fd, vector, count, offset);
+}
+
+// What programs built with _FILE_OFFSET_BITS=64 call (the same calls on a 64-bit system).
+ssize_t pread64(int fd, void* buffer, size_t count, off_t offset) {
+  return pread(fd, buffer, count, offset);
+}
+
+ssize_t preadv64(int fd, const iovec* vector, int count, off_t offset) {
+  return preadv(fd, vector, count, offset);
 }
 
 ssize_t write(int fd, const void* buffer, size_t count) {

@@ -1,5 +1,5 @@
-// The checked variants a program built with _FORTIFY_SOURCE calls instead of read, recv,
-// recvfrom, poll and ppoll when the buffer's size is known but the length is not (__read_chk
+// The checked variants a program built with _FORTIFY_SOURCE calls instead of read, pread,
+// recv, recvfrom, poll and ppoll when the buffer's size is known but the length is not (__read_chk
 // and the others): the C library's versions call its internal read and never reach libweft's,
 // so a user thread blocked in them would hold its core. These check the length as the C
 // library does (a bad one ends the process through __chk_fail), then make the interposed call.
@@ -18,6 +18,16 @@ extern "C" {
 ssize_t __read_chk(int fd, void* buffer, size_t count, size_t buffer_length) {
   if (count > buffer_length) __chk_fail();
   return read(fd, buffer, count);
+}
+
+ssize_t __pread_chk(int fd, void* buffer, size_t count, off_t offset, size_t buffer_length) {
+  if (count > buffer_length) __chk_fail();
+  return pread(fd, buffer, count, offset);
+}
+
+ssize_t __pread64_chk(int fd, void* buffer, size_t count, off_t offset, size_t buffer_length) {
+  if (count > buffer_length) __chk_fail();
+  return pread(fd, buffer, count, offset);
 }
 
 ssize_t __recv_chk(int fd, void* buffer, size_t length, size_t buffer_length, int flags) {

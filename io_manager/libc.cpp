@@ -50,6 +50,8 @@ std::atomic<unsigned (*)(unsigned)> sleep_fn{nullptr};
 std::atomic<int (*)(useconds_t)> usleep_fn{nullptr};
 std::atomic<ssize_t (*)(int, const iovec*, int)> readv_fn{nullptr};
 std::atomic<ssize_t (*)(int, const iovec*, int)> writev_fn{nullptr};
+std::atomic<ssize_t (*)(int, void*, size_t, off_t)> pread_fn{nullptr};
+std::atomic<ssize_t (*)(int, const iovec*, int, off_t)> preadv_fn{nullptr};
 std::atomic<ssize_t (*)(int, void*, size_t, int, sockaddr*, socklen_t*)> recvfrom_fn{nullptr};
 std::atomic<ssize_t (*)(int, const void*, size_t, int, const sockaddr*, socklen_t)> sendto_fn{
     nullptr};
@@ -113,6 +115,12 @@ int usleep(useconds_t microseconds) {
 
 ssize_t readv(int fd, const iovec* vector, int count) {
   return real(readv_fn, "readv")(fd, vector, count);
+}
+ssize_t pread(int fd, void* buffer, size_t count, off_t offset) {
+  return real(pread_fn, "pread")(fd, buffer, count, offset);
+}
+ssize_t preadv(int fd, const iovec* vector, int count, off_t offset) {
+  return real(preadv_fn, "preadv")(fd, vector, count, offset);
 }
 ssize_t writev(int fd, const iovec* vector, int count) {
   return real(writev_fn, "writev")(fd, vector, count);

@@ -28,6 +28,8 @@ int clock_nanosleep(clockid_t clock, int flags, const timespec* request, timespe
 unsigned sleep(unsigned seconds);
 int usleep(useconds_t microseconds);
 ssize_t readv(int fd, const iovec* vector, int count);
+ssize_t pread(int fd, void* buffer, size_t count, off_t offset);
+ssize_t preadv(int fd, const iovec* vector, int count, off_t offset);
 ssize_t writev(int fd, const iovec* vector, int count);
 ssize_t recvfrom(int fd, void* buffer, size_t length, int flags, sockaddr* address,
                  socklen_t* address_length);
