@@ -14,7 +14,6 @@
 #include "weft/error.h"
 #include "weft/placement.h"
 #include "weft/sync.h"
-#include "weft/this_thread.h"
 
 namespace weft::io::detail {
 
