@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "manager.h"
+#include "spare_threads.h"
 
 namespace weft::io::detail {
 
@@ -22,6 +23,17 @@ void await_fd(Manager& manager, int fd, short events) noexcept;
 
 // True when `fd` is in non-blocking mode (or unusable): the call must not wait for it.
 bool non_blocking(int fd) noexcept;
+
+// Returns call() made on a spare kernel thread while the calling user thread is parked (or on
+// this thread when every spare thread is busy); errno afterwards is the call's.
+template <class Call>
+auto on_spare_thread(Manager& manager, Call call) noexcept {
+  decltype(call()) result{};
+  auto body = [&] { result = call(); };
+  manager.run_blocking([](void* context) noexcept { (*static_cast<decltype(body)*>(context))(); },
+                       &body);
+  return result;
+}
 
 // steady_clock ns after `timeout_ms` (a poll(2) timeout), -1 for a negative one.
 std::int64_t deadline_after_ms(int timeout_ms) noexcept;

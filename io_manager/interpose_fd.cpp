@@ -1,9 +1,11 @@
-// read, write, recv, send, accept and connect as libweft defines them for every program linked
-// with it: a user thread whose descriptor is not ready waits on the I/O manager, so its core
-// runs its other threads; every other caller gets the C library's call unchanged.
+// read, readv, pread, preadv, write and writev as libweft defines them for every program linked
+// with it: a user thread whose descriptor is not ready waits on the I/O manager, so its core runs
+// its other threads; a read that would block on a descriptor poll(2) calls ready (a regular file
+// whose data is not in the page cache) is made by a spare kernel thread meanwhile. Every other
+// caller gets the C library's call unchanged.
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "blocking_call.h"
@@ -36,8 +38,44 @@ void await_fd(Manager& manager, int fd, short events) noexcept {
 
 namespace {
 
-bool would_block() noexcept {
-  return errno == EAGAIN || errno == EWOULDBLOCK;
+// A read from a user thread. The first try never blocks (RWF_NOWAIT): data, the end of the file
+// or an error is the answer at once, in one system call. When it would block: a descriptor that
+// poll(2) can watch is waited for on the manager; one that poll(2) calls ready although the read
+// would block (a regular file or block device whose data must come from the disk) is read by a
+// spare kernel thread. Descriptors without RWF_NOWAIT support get the poll-then-read path.
+// `offset` as preadv2 takes it: -1 for the file position (read, readv), else pread's offset.
+ssize_t read_vector(Manager& manager, int fd, const iovec* vector, int count,
+                    off_t offset) noexcept {
+  auto blocking_read = [=] {
+    return offset < 0 ? libc::readv(fd, vector, count) : libc::preadv(fd, vector, count, offset);
+  };
+  // Data may come between the try and the poll(2) that then says ready: one more try tells that
+  // apart from a read that must wait for the disk.
+  bool ready_once = false;
+  for (;;) {
+    const ssize_t got = ::preadv2(fd, vector, count, offset, RWF_NOWAIT);
+    if (got >= 0) return got;
+    const int error = current_errno();
+    if (error == EOPNOTSUPP || error == ENOSYS || error == EINVAL) {
+      await_fd(manager, fd, POLLIN);
+      return blocking_read();
+    }
+    // A non-blocking descriptor's caller expects the EAGAIN.
+    if (error != EAGAIN || non_blocking(fd)) {
+      set_errno(error);
+      return -1;
+    }
+    pollfd entry{fd, POLLIN, 0};
+    if (libc::poll(&entry, 1, 0) == 0) {
+      manager.wait(&entry, 1, -1);
+      continue;
+    }
+    if (!ready_once) {
+      ready_once = true;
+      continue;
+    }
+    return on_spare_thread(manager, blocking_read);
+  }
 }
 
 }  // namespace
@@ -46,17 +84,51 @@ bool would_block() noexcept {
 
 using weft::io::detail::await_fd;
 using weft::io::detail::Manager;
-using weft::io::detail::non_blocking;
+using weft::io::detail::read_vector;
 using weft::io::detail::waiting_manager;
 namespace libc = weft::io::libc;
 
 extern "C" {
 
 ssize_t read(int fd, void* buffer, size_t count) {
-  if (Manager* manager = waiting_manager(); manager != nullptr && count > 0) {
-    await_fd(*manager, fd, POLLIN);
+  Manager* manager = waiting_manager();
+  if (manager == nullptr || count == 0) return libc::read(fd, buffer, count);
+  const iovec vector{buffer, count};
+  return read_vector(*manager, fd, &vector, 1, -1);
+}
+
+ssize_t readv(int fd, const iovec* vector, int count) {
+  Manager* manager = waiting_manager();
+  if (manager == nullptr || count <= 0) return libc::readv(fd, vector, count);
+  return read_vector(*manager, fd, vector, count, -1);
+}
+
+// A negative offset is the C library's error to report (preadv2 would take -1 for the file
+// position).
+ssize_t pread(int fd, void* buffer, size_t count, off_t offset) {
+  Manager* manager = waiting_manager();
+  if (manager == nullptr || count == 0 || offset < 0) {
+    return libc::pread(fd, buffer, count, offset);
   }
-  return libc::read(fd, buffer, count);
+  const iovec vector{buffer, count};
+  return read_vector(*manager, fd, &vector, 1, offset);
+}
+
+ssize_t preadv(int fd, const iovec* vector, int count, off_t offset) {
+  Manager* manager = waiting_manager();
+  if (manager == nullptr || count <= 0 || offset < 0) {
+    return libc::preadv(fd, vector, count, offset);
+  }
+  return read_vector(*manager, fd, vector, count, offset);
+}
+
+// What programs built with _FILE_OFFSET_BITS=64 call (the same calls on a 64-bit system).
+ssize_t pread64(int fd, void* buffer, size_t count, off_t offset) {
+  return pread(fd, buffer, count, offset);
+}
+
+ssize_t preadv64(int fd, const iovec* vector, int count, off_t offset) {
+  return preadv(fd, vector, count, offset);
 }
 
 ssize_t write(int fd, const void* buffer, size_t count) {
@@ -66,73 +138,11 @@ ssize_t write(int fd, const void* buffer, size_t count) {
   return libc::write(fd, buffer, count);
 }
 
-ssize_t recv(int fd, void* buffer, size_t length, int flags) {
-  Manager* manager = waiting_manager();
-  // MSG_WAITALL wants the whole length, which a non-blocking try would cut short.
-  if (manager == nullptr || (flags & (MSG_DONTWAIT | MSG_WAITALL)) != 0) {
-    if (manager != nullptr && (flags & MSG_WAITALL) != 0) await_fd(*manager, fd, POLLIN);
-    return libc::recv(fd, buffer, length, flags);
+ssize_t writev(int fd, const iovec* vector, int count) {
+  if (Manager* manager = waiting_manager(); manager != nullptr && count > 0) {
+    await_fd(*manager, fd, POLLOUT);
   }
-  for (;;) {
-    const ssize_t got = libc::recv(fd, buffer, length, flags | MSG_DONTWAIT);
-    if (got >= 0 || !weft::io::detail::would_block() || non_blocking(fd)) return got;
-    pollfd entry{fd, POLLIN, 0};
-    manager->wait(&entry, 1, -1);
-  }
-}
-
-ssize_t send(int fd, const void* buffer, size_t length, int flags) {
-  Manager* manager = waiting_manager();
-  if (manager == nullptr || (flags & MSG_DONTWAIT) != 0 || length == 0) {
-    return libc::send(fd, buffer, length, flags);
-  }
-  // A blocking send returns once everything is queued: send what fits, wait, go on.
-  const char* bytes = static_cast<const char*>(buffer);
-  std::size_t sent = 0;
-  for (;;) {
-    const ssize_t done = libc::send(fd, bytes + sent, length - sent, flags | MSG_DONTWAIT);
-    if (done >= 0) {
-      sent += static_cast<std::size_t>(done);
-      if (sent == length) return static_cast<ssize_t>(sent);
-      continue;
-    }
-    if (!weft::io::detail::would_block() || non_blocking(fd)) {
-      return sent > 0 ? static_cast<ssize_t>(sent) : -1;
-    }
-    pollfd entry{fd, POLLOUT, 0};
-    manager->wait(&entry, 1, -1);
-  }
-}
-
-int accept(int fd, sockaddr* address, socklen_t* length) {
-  if (Manager* manager = waiting_manager()) await_fd(*manager, fd, POLLIN);
-  return libc::accept(fd, address, length);
-}
-
-int connect(int fd, const sockaddr* address, socklen_t length) {
-  Manager* manager = waiting_manager();
-  const int flags = manager != nullptr ? ::fcntl(fd, F_GETFL) : -1;
-  if (flags < 0 || (flags & O_NONBLOCK) != 0) return libc::connect(fd, address, length);
-  // Started non-blocking, then the descriptor gets its mode back at once: only the wait for the
-  // connection's outcome parks.
-  ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-  const int result = libc::connect(fd, address, length);
-  const int error = errno;
-  ::fcntl(fd, F_SETFL, flags);
-  if (result == 0 || error != EINPROGRESS) {
-    errno = error;
-    return result;
-  }
-  pollfd entry{fd, POLLOUT, 0};
-  manager->wait(&entry, 1, -1);
-  int outcome = 0;
-  socklen_t size = sizeof outcome;
-  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &outcome, &size) != 0) return -1;
-  if (outcome != 0) {
-    errno = outcome;
-    return -1;
-  }
-  return 0;
+  return libc::writev(fd, vector, count);
 }
 
 }  // extern "C"

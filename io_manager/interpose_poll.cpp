@@ -1,6 +1,8 @@
-// poll, select and epoll_wait as libweft defines them: a user thread that would block waits on
-// the I/O manager for the same descriptors (an epoll instance is itself a descriptor that is
-// readable when it has events), then asks the C library again without waiting.
+// poll, ppoll, select, pselect, epoll_wait and epoll_pwait as libweft defines them: a user thread
+// that would block waits on the I/O manager for the same descriptors (an epoll instance is
+// itself a descriptor that is readable when it has events), then asks the C library again without
+// waiting. The signal masks of ppoll, pselect and epoll_pwait are not applied: a parked thread is
+// not interrupted by signals (docs/io_manager.md, Limits).
 #include <errno.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -15,40 +17,40 @@ namespace {
 
 using weft::detail::steady_now_ns;
 using weft::io::detail::Manager;
+using weft::io::detail::set_errno;
 namespace libc = weft::io::libc;
 
 bool expired(std::int64_t deadline_ns) {
   return deadline_ns >= 0 && steady_now_ns() >= deadline_ns;
 }
 
-}  // namespace
+bool valid(const timespec* t) {
+  return t->tv_sec >= 0 && t->tv_nsec >= 0 && t->tv_nsec < 1'000'000'000;
+}
 
-extern "C" {
+bool is_zero(const timespec* t) {
+  return t != nullptr && t->tv_sec == 0 && t->tv_nsec == 0;
+}
 
-int poll(pollfd* fds, nfds_t count, int timeout_ms) {
-  Manager* manager = weft::io::detail::waiting_manager();
-  if (manager == nullptr || timeout_ms == 0) return libc::poll(fds, count, timeout_ms);
+std::int64_t deadline_after(const timespec* timeout) {
+  if (timeout == nullptr) return -1;
+  return steady_now_ns() + timeout->tv_sec * 1'000'000'000LL + timeout->tv_nsec;
+}
+
+int poll_until(Manager& manager, pollfd* fds, nfds_t count, std::int64_t deadline) {
   const int now = libc::poll(fds, count, 0);
   if (now != 0) return now;
-  const std::int64_t deadline = weft::io::detail::deadline_after_ms(timeout_ms);
   for (;;) {
-    manager->wait(fds, count, deadline);
+    manager.wait(fds, count, deadline);
     const int ready = libc::poll(fds, count, 0);
     // Woken for an event that another reader consumed first: wait again while time is left.
     if (ready != 0 || expired(deadline)) return ready;
   }
 }
 
-int select(int nfds, fd_set* read, fd_set* write, fd_set* except, timeval* timeout) {
-  Manager* manager = weft::io::detail::waiting_manager();
-  if (manager == nullptr || nfds < 0 || nfds > FD_SETSIZE ||
-      (timeout != nullptr && timeout->tv_sec == 0 && timeout->tv_usec == 0)) {
-    return libc::select(nfds, read, write, except, timeout);
-  }
-  if (timeout != nullptr && (timeout->tv_sec < 0 || timeout->tv_usec < 0)) {
-    errno = EINVAL;
-    return -1;
-  }
+// select and pselect; `left` (select's timeout) gets the time that was left, as Linux reports it.
+int select_until(Manager& manager, int nfds, fd_set* read, fd_set* write, fd_set* except,
+                 std::int64_t deadline, timeval* left) {
   fd_set asked[3];
   fd_set* sets[3] = {read, write, except};
   for (int i = 0; i < 3; ++i) {
@@ -65,26 +67,85 @@ int select(int nfds, fd_set* read, fd_set* write, fd_set* except, timeval* timeo
     if (except != nullptr && FD_ISSET(fd, &asked[2])) events |= POLLPRI;
     if (events != 0) fds.push_back({fd, events, 0});
   }
-  const std::int64_t deadline = timeout == nullptr
-                                    ? -1
-                                    : steady_now_ns() + timeout->tv_sec * 1'000'000'000LL +
-                                          static_cast<std::int64_t>(timeout->tv_usec) * 1000;
   for (;;) {
-    manager->wait(fds.data(), fds.size(), deadline);
+    manager.wait(fds.data(), fds.size(), deadline);
     for (int i = 0; i < 3; ++i) {
       if (sets[i] != nullptr) *sets[i] = asked[i];
     }
+    zero = {0, 0};
     const int ready = libc::select(nfds, read, write, except, &zero);
     if (ready != 0 || expired(deadline)) {
-      // Linux's select reports the time left through `timeout`.
-      if (timeout != nullptr) {
-        const std::int64_t left = ready != 0 ? deadline - steady_now_ns() : 0;
-        timeout->tv_sec = left > 0 ? left / 1'000'000'000 : 0;
-        timeout->tv_usec = left > 0 ? (left % 1'000'000'000) / 1000 : 0;
+      if (left != nullptr) {
+        const std::int64_t rest = ready != 0 ? deadline - steady_now_ns() : 0;
+        left->tv_sec = rest > 0 ? rest / 1'000'000'000 : 0;
+        left->tv_usec = rest > 0 ? (rest % 1'000'000'000) / 1000 : 0;
       }
       return ready;
     }
   }
+}
+
+int epoll_until(Manager& manager, int epfd, epoll_event* events, int max_events,
+                std::int64_t deadline) {
+  const int now = libc::epoll_wait(epfd, events, max_events, 0);
+  if (now != 0) return now;
+  pollfd instance{epfd, POLLIN, 0};
+  for (;;) {
+    manager.wait(&instance, 1, deadline);
+    const int ready = libc::epoll_wait(epfd, events, max_events, 0);
+    if (ready != 0 || expired(deadline)) return ready;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int poll(pollfd* fds, nfds_t count, int timeout_ms) {
+  Manager* manager = weft::io::detail::waiting_manager();
+  if (manager == nullptr || timeout_ms == 0) return libc::poll(fds, count, timeout_ms);
+  return poll_until(*manager, fds, count, weft::io::detail::deadline_after_ms(timeout_ms));
+}
+
+int ppoll(pollfd* fds, nfds_t count, const timespec* timeout, const sigset_t* mask) {
+  Manager* manager = weft::io::detail::waiting_manager();
+  if (manager == nullptr || is_zero(timeout)) return libc::ppoll(fds, count, timeout, mask);
+  if (timeout != nullptr && !valid(timeout)) {
+    set_errno(EINVAL);
+    return -1;
+  }
+  return poll_until(*manager, fds, count, deadline_after(timeout));
+}
+
+int select(int nfds, fd_set* read, fd_set* write, fd_set* except, timeval* timeout) {
+  Manager* manager = weft::io::detail::waiting_manager();
+  if (manager == nullptr || nfds < 0 || nfds > FD_SETSIZE ||
+      (timeout != nullptr && timeout->tv_sec == 0 && timeout->tv_usec == 0)) {
+    return libc::select(nfds, read, write, except, timeout);
+  }
+  if (timeout != nullptr && (timeout->tv_sec < 0 || timeout->tv_usec < 0)) {
+    set_errno(EINVAL);
+    return -1;
+  }
+  const std::int64_t deadline = timeout == nullptr
+                                    ? -1
+                                    : steady_now_ns() + timeout->tv_sec * 1'000'000'000LL +
+                                          static_cast<std::int64_t>(timeout->tv_usec) * 1000;
+  return select_until(*manager, nfds, read, write, except, deadline, timeout);
+}
+
+int pselect(int nfds, fd_set* read, fd_set* write, fd_set* except, const timespec* timeout,
+            const sigset_t* mask) {
+  Manager* manager = weft::io::detail::waiting_manager();
+  if (manager == nullptr || nfds < 0 || nfds > FD_SETSIZE || is_zero(timeout)) {
+    return libc::pselect(nfds, read, write, except, timeout, mask);
+  }
+  if (timeout != nullptr && !valid(timeout)) {
+    set_errno(EINVAL);
+    return -1;
+  }
+  // pselect leaves its timeout as it was.
+  return select_until(*manager, nfds, read, write, except, deadline_after(timeout), nullptr);
 }
 
 int epoll_wait(int epfd, epoll_event* events, int max_events, int timeout_ms) {
@@ -92,15 +153,18 @@ int epoll_wait(int epfd, epoll_event* events, int max_events, int timeout_ms) {
   if (manager == nullptr || timeout_ms == 0) {
     return libc::epoll_wait(epfd, events, max_events, timeout_ms);
   }
-  const int now = libc::epoll_wait(epfd, events, max_events, 0);
-  if (now != 0) return now;
-  const std::int64_t deadline = weft::io::detail::deadline_after_ms(timeout_ms);
-  pollfd instance{epfd, POLLIN, 0};
-  for (;;) {
-    manager->wait(&instance, 1, deadline);
-    const int ready = libc::epoll_wait(epfd, events, max_events, 0);
-    if (ready != 0 || expired(deadline)) return ready;
+  return epoll_until(*manager, epfd, events, max_events,
+                     weft::io::detail::deadline_after_ms(timeout_ms));
+}
+
+int epoll_pwait(int epfd, epoll_event* events, int max_events, int timeout_ms,
+                const sigset_t* mask) {
+  Manager* manager = weft::io::detail::waiting_manager();
+  if (manager == nullptr || timeout_ms == 0) {
+    return libc::epoll_pwait(epfd, events, max_events, timeout_ms, mask);
   }
+  return epoll_until(*manager, epfd, events, max_events,
+                     weft::io::detail::deadline_after_ms(timeout_ms));
 }
 
 }  // extern "C"

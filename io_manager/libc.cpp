@@ -48,6 +48,28 @@ std::atomic<int (*)(const timespec*, timespec*)> nanosleep_fn{nullptr};
 std::atomic<int (*)(clockid_t, int, const timespec*, timespec*)> clock_nanosleep_fn{nullptr};
 std::atomic<unsigned (*)(unsigned)> sleep_fn{nullptr};
 std::atomic<int (*)(useconds_t)> usleep_fn{nullptr};
+std::atomic<ssize_t (*)(int, const iovec*, int)> readv_fn{nullptr};
+std::atomic<ssize_t (*)(int, const iovec*, int)> writev_fn{nullptr};
+std::atomic<ssize_t (*)(int, void*, size_t, off_t)> pread_fn{nullptr};
+std::atomic<ssize_t (*)(int, const iovec*, int, off_t)> preadv_fn{nullptr};
+std::atomic<ssize_t (*)(int, void*, size_t, int, sockaddr*, socklen_t*)> recvfrom_fn{nullptr};
+std::atomic<ssize_t (*)(int, const void*, size_t, int, const sockaddr*, socklen_t)> sendto_fn{
+    nullptr};
+std::atomic<ssize_t (*)(int, msghdr*, int)> recvmsg_fn{nullptr};
+std::atomic<ssize_t (*)(int, const msghdr*, int)> sendmsg_fn{nullptr};
+std::atomic<int (*)(int, sockaddr*, socklen_t*, int)> accept4_fn{nullptr};
+std::atomic<int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*)> ppoll_fn{nullptr};
+std::atomic<int (*)(int, fd_set*, fd_set*, fd_set*, const timespec*, const sigset_t*)> pselect_fn{
+    nullptr};
+std::atomic<int (*)(int, epoll_event*, int, int, const sigset_t*)> epoll_pwait_fn{nullptr};
+std::atomic<int (*)(int, int)> flock_fn{nullptr};
+// fcntl is variadic; its third argument, when there is one, is passed as a pointer-sized value
+// (the C library reads it that way itself).
+std::atomic<int (*)(int, int, void*)> fcntl_fn{nullptr};
+std::atomic<int (*)(int, int, off_t)> lockf_fn{nullptr};
+std::atomic<pid_t (*)(pid_t, int*, int, rusage*)> wait4_fn{nullptr};
+std::atomic<pid_t (*)(pid_t, int*, int)> waitpid_fn{nullptr};
+std::atomic<int (*)(idtype_t, id_t, siginfo_t*, int)> waitid_fn{nullptr};
 
 }  // namespace
 
@@ -89,6 +111,65 @@ unsigned sleep(unsigned seconds) {
 }
 int usleep(useconds_t microseconds) {
   return real(usleep_fn, "usleep")(microseconds);
+}
+
+ssize_t readv(int fd, const iovec* vector, int count) {
+  return real(readv_fn, "readv")(fd, vector, count);
+}
+ssize_t pread(int fd, void* buffer, size_t count, off_t offset) {
+  return real(pread_fn, "pread")(fd, buffer, count, offset);
+}
+ssize_t preadv(int fd, const iovec* vector, int count, off_t offset) {
+  return real(preadv_fn, "preadv")(fd, vector, count, offset);
+}
+ssize_t writev(int fd, const iovec* vector, int count) {
+  return real(writev_fn, "writev")(fd, vector, count);
+}
+ssize_t recvfrom(int fd, void* buffer, size_t length, int flags, sockaddr* address,
+                 socklen_t* address_length) {
+  return real(recvfrom_fn, "recvfrom")(fd, buffer, length, flags, address, address_length);
+}
+ssize_t sendto(int fd, const void* buffer, size_t length, int flags, const sockaddr* address,
+               socklen_t address_length) {
+  return real(sendto_fn, "sendto")(fd, buffer, length, flags, address, address_length);
+}
+ssize_t recvmsg(int fd, msghdr* message, int flags) {
+  return real(recvmsg_fn, "recvmsg")(fd, message, flags);
+}
+ssize_t sendmsg(int fd, const msghdr* message, int flags) {
+  return real(sendmsg_fn, "sendmsg")(fd, message, flags);
+}
+int accept4(int fd, sockaddr* address, socklen_t* length, int flags) {
+  return real(accept4_fn, "accept4")(fd, address, length, flags);
+}
+int ppoll(pollfd* fds, nfds_t count, const timespec* timeout, const sigset_t* mask) {
+  return real(ppoll_fn, "ppoll")(fds, count, timeout, mask);
+}
+int pselect(int nfds, fd_set* read, fd_set* write, fd_set* except, const timespec* timeout,
+            const sigset_t* mask) {
+  return real(pselect_fn, "pselect")(nfds, read, write, except, timeout, mask);
+}
+int epoll_pwait(int epfd, epoll_event* events, int max_events, int timeout_ms,
+                const sigset_t* mask) {
+  return real(epoll_pwait_fn, "epoll_pwait")(epfd, events, max_events, timeout_ms, mask);
+}
+int flock(int fd, int operation) {
+  return real(flock_fn, "flock")(fd, operation);
+}
+int fcntl(int fd, int command, void* argument) {
+  return real(fcntl_fn, "fcntl")(fd, command, argument);
+}
+int lockf(int fd, int command, off_t length) {
+  return real(lockf_fn, "lockf")(fd, command, length);
+}
+pid_t wait4(pid_t pid, int* status, int options, rusage* usage) {
+  return real(wait4_fn, "wait4")(pid, status, options, usage);
+}
+pid_t waitpid(pid_t pid, int* status, int options) {
+  return real(waitpid_fn, "waitpid")(pid, status, options);
+}
+int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
+  return real(waitid_fn, "waitid")(type, id, info, options);
 }
 
 }  // namespace weft::io::libc

@@ -14,7 +14,6 @@
 #include "weft/error.h"
 #include "weft/placement.h"
 #include "weft/sync.h"
-#include "weft/this_thread.h"
 
 namespace weft::io::detail {
 
@@ -60,7 +59,8 @@ Manager::Manager(Scheduler& scheduler)
       idle_poll_ns_(scheduler.config().get_int("io.idle_poll_us") * 1000),
       switch_poll_ns_(scheduler.config().get_int("io.switch_poll_us") * 1000),
       timer_poll_ns_(scheduler.config().get_int("io.timer_poll_us") * 1000),
-      counters_(mode_) {
+      counters_(mode_),
+      spare_threads_(static_cast<int>(scheduler.config().get_int("io.spare_threads")), *counters_) {
   // release: a thread that finds the manager sees it constructed.
   running_manager.store(this, std::memory_order_release);
   spawn_io_threads();
@@ -137,7 +137,7 @@ void Manager::spawn_io_threads() {
     // at every 16th scheduling point, busy or not, until the manager stops.
     io_threads_.push_back(spawn(attr, [this] {
       weft::wait_until([this] { return io_threads_stop_.load(std::memory_order_acquire); },
-                       [this] { poll_round(); });
+                       [this] { poll_round(false); });
     }));
   }
 }
@@ -161,10 +161,10 @@ void Manager::ensure_timer() {
   if (timer_started_.load(std::memory_order_relaxed)) return;
   // Sources that cannot be blocked on still need idle cores to poll them in block mode.
   if (mode_ == Mode::block) {
-    hooks_.push_back(scheduler_.add_idle_hook([this] { return poll_round(); }));
+    hooks_.push_back(scheduler_.add_idle_hook([this] { return poll_round(false); }));
   }
   hooks_.push_back(scheduler_.add_timer_hook(std::chrono::nanoseconds(timer_poll_ns_),
-                                             [this] { poll_round(); }));
+                                             [this] { poll_round(false); }));
   // release: as in ensure_polling.
   timer_started_.store(true, std::memory_order_release);
 }
@@ -323,20 +323,34 @@ bool Manager::call(SourceEntry& source, const std::function<bool()>& callback) n
   }
 }
 
-bool Manager::poll_round() noexcept {
+bool Manager::poll_round(bool busy_core) noexcept {
   if (pending_.load(std::memory_order_relaxed) == 0) return false;
   // Another core polling now does this round's work.
   if (!lock_.try_lock()) return false;
   CallbackScope scope;
   // In block mode only what cannot be blocked on is polled.
   const bool everything = mode_ != Mode::block;
+  // auto, from a busy core's scheduling point: waits the spare thread watches are left to it,
+  // and a wait unanswered for io.idle_poll_us is handed to it (the event usually comes soon
+  // after a request; a longer wait is not worth a poll at every scheduling point).
+  const bool ageing = busy_core && mode_ == Mode::automatic;
   const std::int64_t now = steady_now_ns();
+  // ... except once per io.timer_poll_us: when every core computes, the kernel may leave the
+  // woken spare thread waiting for a core until its next tick (4 ms on the development machine).
+  const bool armed_too = ageing && now - last_armed_poll_ns_ >= timer_poll_ns_;
+  if (armed_too) last_armed_poll_ns_ = now;
   bool progress = false;
   bool checked = false;
+  bool newly_armed = false;
   round_fds_.clear();
   round_waits_.clear();
   if (everything) {
     for (FdWait* wait = waits_; wait != nullptr; wait = wait->next) {
+      if (ageing && wait->armed && !armed_too) continue;
+      if (ageing && now - wait->registered_ns >= idle_poll_ns_) {
+        newly_armed = arm(wait) || newly_armed;
+        continue;
+      }
       round_waits_.push_back(wait);
       for (nfds_t i = 0; i < wait->count; ++i) {
         round_fds_.push_back({wait->fds[i].fd, wait->fds[i].events, 0});
@@ -385,13 +399,17 @@ bool Manager::poll_round() noexcept {
     }
   }
   sweep_removed();
+  if (newly_armed) {
+    counters_->handoffs.fetch_add(1, std::memory_order_relaxed);
+    wake_blocker_locked();
+  }
   lock_.unlock();
   if (checked) counters_->polls.fetch_add(1, std::memory_order_relaxed);
   return progress;
 }
 
 bool Manager::idle_hook() noexcept {
-  return poll_round();
+  return poll_round(false);
 }
 
 bool Manager::sleep_hook() noexcept {
@@ -404,46 +422,41 @@ bool Manager::sleep_hook() noexcept {
     if (steady_now_ns() - newest < idle_poll_ns_) return true;
   }
   // No core polls once this one sleeps (others may sleep too): blocking takes over.
-  if (mode_ == Mode::automatic) hand_off();
+  if (mode_ == Mode::automatic) hand_off(true);
   return false;
 }
 
 void Manager::switch_hook() noexcept {
-  // auto: the processor switches into a thread (not to its idle loop, where it will poll) while
-  // no core looks for work: every core is busy, so blocking takes over (PIOMan's decision).
-  if (mode_ == Mode::automatic &&
-      polled_waits_.load(std::memory_order_relaxed) +
-              unarmed_sources_.load(std::memory_order_relaxed) !=
-          0 &&
-      scheduler_.searching_vps() == 0 && this_thread::is_weft_thread()) {
-    hand_off();
+  // auto: a scheduling point while no core looks for work: every core is busy, so the sources
+  // with a descriptor go to blocking (PIOMan's decision): their callbacks then run on the spare
+  // kernel thread as soon as the event comes, whatever the cores compute. Waits of user threads
+  // stay polled here (see poll_round): a woken thread runs at a scheduling point of its core
+  // anyway, where this hook polls before the next thread is chosen.
+  if (mode_ == Mode::automatic && unarmed_sources_.load(std::memory_order_relaxed) != 0 &&
+      scheduler_.searching_vps() == 0) {
+    hand_off(false);
   }
-  // Busy cores also poll at their switches, at most once per io.switch_poll_us: in poll mode the
-  // only detection under load; in auto a second route beside the spare kernel thread, which the
-  // kernel may leave waiting for a core until its next tick (4 ms here) when every core is busy.
+  // Busy cores poll at their scheduling points, at most once per io.switch_poll_us.
   if (pending_.load(std::memory_order_relaxed) == 0) return;
   const std::int64_t now = steady_now_ns();
   std::int64_t last = last_switch_poll_ns_.load(std::memory_order_relaxed);
   // Relaxed: the time is only a rate limit; the CAS lets one core poll per period.
   if (now - last >= switch_poll_ns_ &&
       last_switch_poll_ns_.compare_exchange_strong(last, now, std::memory_order_relaxed)) {
-    poll_round();
+    poll_round(true);
   }
 }
 
-void Manager::hand_off() noexcept {
-  if (polled_waits_.load(std::memory_order_relaxed) +
+void Manager::hand_off(bool waits) noexcept {
+  if ((waits ? polled_waits_.load(std::memory_order_relaxed) : 0) +
           unarmed_sources_.load(std::memory_order_relaxed) ==
       0) {
     return;
   }
   lock_.lock();
   bool moved = false;
-  for (FdWait* wait = waits_; wait != nullptr; wait = wait->next) {
-    if (!wait->armed) {
-      wait->armed = true;
-      moved = true;
-    }
+  if (waits) {
+    for (FdWait* wait = waits_; wait != nullptr; wait = wait->next) moved = arm(wait) || moved;
   }
   for (auto& source : sources_) {
     if (!source->armed && !source->removed && source->spec.fd >= 0) {
@@ -451,13 +464,19 @@ void Manager::hand_off() noexcept {
       moved = true;
     }
   }
-  polled_waits_.store(0, std::memory_order_relaxed);
   unarmed_sources_.store(0, std::memory_order_relaxed);
   if (moved) {
     counters_->handoffs.fetch_add(1, std::memory_order_relaxed);
     wake_blocker_locked();
   }
   lock_.unlock();
+}
+
+bool Manager::arm(FdWait* wait) noexcept {
+  if (wait->armed) return false;
+  wait->armed = true;
+  polled_waits_.fetch_sub(1, std::memory_order_relaxed);
+  return true;
 }
 
 }  // namespace weft::io::detail

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "spare_threads.h"
 #include "stats.h"
 #include "weft/detail/spin_lock.h"
 #include "weft/io.h"
@@ -84,6 +85,10 @@ class Manager final : public Scheduler::Service {
   // Parks the calling user thread until one of `fds` is ready (true) or the steady_clock
   // deadline in ns passes (false; -1 for none).
   bool wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns);
+  // Carries out body(context) on a spare kernel thread while the calling user thread is parked.
+  void run_blocking(void (*body)(void*), void* context) noexcept {
+    spare_threads_.run(body, context);
+  }
   std::uint64_t add_source(SourceSpec spec);
   void remove_source(std::uint64_t id);
   Stats stats() const;
@@ -95,13 +100,19 @@ class Manager final : public Scheduler::Service {
   void ensure_timer();
   void ensure_blocker();
 
-  bool poll_round() noexcept;
+  // busy_core: called at a busy core's scheduling point (the switch hook), not by an idle core,
+  // a timer or an io thread.
+  bool poll_round(bool busy_core) noexcept;
   bool idle_hook() noexcept;
   bool sleep_hook() noexcept;
   void switch_hook() noexcept;
-  void hand_off() noexcept;
+  // Arms the polled sources with a descriptor, and the polled waits too when `waits`, in the
+  // spare kernel thread's set.
+  void hand_off(bool waits) noexcept;
 
   // All under lock_.
+  // True when the wait was polled and is now armed.
+  bool arm(FdWait* wait) noexcept;
   void link(FdWait* wait) noexcept;
   void unlink(FdWait* wait) noexcept;
   void complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexcept;
@@ -127,9 +138,10 @@ class Manager final : public Scheduler::Service {
   std::vector<pollfd> round_fds_;  // the polling round's descriptors
   std::vector<FdWait*> round_waits_;
   std::vector<Group*> round_groups_;
-  std::int64_t newest_polled_ns_ = 0;  // registration of the youngest polled wait
-  bool blocker_blocked_ = false;       // the spare thread is in, or heading to, its blocking call
-  bool blocker_woken_ = false;         // ... and its wake-up descriptor has been written
+  std::int64_t newest_polled_ns_ = 0;    // registration of the youngest polled wait
+  std::int64_t last_armed_poll_ns_ = 0;  // a busy core's last poll of the armed waits (auto)
+  bool blocker_blocked_ = false;         // the spare thread is in, or heading to, its blocking call
+  bool blocker_woken_ = false;           // ... and its wake-up descriptor has been written
   bool blocker_stopping_ = false;
   std::uint64_t generation_ = 0;
 
@@ -152,6 +164,8 @@ class Manager final : public Scheduler::Service {
   std::vector<Thread> io_threads_;
 
   PublishedCounters counters_;
+  // After counters_, which its threads count into until they are joined.
+  SpareThreads spare_threads_;
 };
 
 }  // namespace weft::io::detail

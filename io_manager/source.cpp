@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "blocking_call.h"
 #include "libc.h"
 #include "manager.h"
 #include "park.h"
@@ -89,6 +90,14 @@ short wait_fd(int fd, short events, std::optional<std::chrono::nanoseconds> time
     if (libc::poll(&entry, 1, 0) > 0) return entry.revents;
     // Woken for an event another reader consumed first: wait again unless time is up.
     if (!ready || (deadline >= 0 && weft::detail::steady_now_ns() >= deadline)) return 0;
+  }
+}
+
+void detail::run_blocking(void (*body)(void*), void* context) noexcept {
+  if (Manager* manager = waiting_manager()) {
+    manager->run_blocking(body, context);
+  } else {
+    body(context);
   }
 }
 

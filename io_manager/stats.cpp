@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <optional>
 #include <string>
@@ -28,6 +29,25 @@ constexpr const char* kPrefix = "weft-io.";
 
 std::string shm_name(int pid) {
   return "/" + std::string(kPrefix) + std::to_string(pid);
+}
+
+// Field 22 of /proc/<pid>/stat (clock ticks from boot to the process's start), 0 when unknown.
+// The command name (field 2) may hold spaces and parentheses: fields are counted after its last
+// ')'.
+std::uint64_t start_ticks(int pid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  std::FILE* file = std::fopen(path.c_str(), "re");
+  if (file == nullptr) return 0;
+  char line[1024];
+  const std::size_t length = std::fread(line, 1, sizeof line - 1, file);
+  std::fclose(file);
+  line[length] = '\0';
+  const char* field = std::strrchr(line, ')');
+  if (field == nullptr) return 0;
+  // After ')' come field 3 (state) onwards: skip 19 fields to reach field 22.
+  for (int skipped = 0; skipped < 20 && field != nullptr; ++skipped)
+    field = std::strchr(field + 1, ' ');
+  return field != nullptr ? std::strtoull(field + 1, nullptr, 10) : 0;
 }
 
 std::uint64_t mean(std::uint64_t total, std::uint64_t count) {
@@ -63,6 +83,8 @@ Stats Counters::summary() const noexcept {
   s.wakeups = get(wakeups);
   s.mean_poll_gap_ns = mean(get(poll_gap_ns), get(poll_gaps));
   s.mean_wakeup_ns = mean(get(wakeup_ns), s.wakeups);
+  s.spare_calls = get(spare_calls);
+  s.spare_full = get(spare_full);
   return s;
 }
 
@@ -86,6 +108,7 @@ PublishedCounters::PublishedCounters(Mode mode) {
   }
   // Without /dev/shm the statistics stay readable in this process only.
   counters_->mode.store(static_cast<std::uint64_t>(mode), std::memory_order_relaxed);
+  counters_->start_ticks.store(start_ticks(::getpid()), std::memory_order_relaxed);
   // release: a reader that sees the magic word sees an initialised file.
   counters_->magic.store(Counters::kMagic, std::memory_order_release);
 }
@@ -102,16 +125,19 @@ Stats Manager::stats() const {
 
 void Manager::print_stats() const {
   const Stats s = stats();
-  std::fprintf(
-      stderr,
-      "weft: io.mode %s: io.polls %llu, io.poll_detections %llu, io.blocks %llu, "
-      "io.block_detections %llu, io.handoffs %llu, io.wakeups %llu, "
-      "io.mean_poll_gap_us %.1f, io.mean_wakeup_us %.1f\n",
-      name(s.mode), static_cast<unsigned long long>(s.polls),
-      static_cast<unsigned long long>(s.poll_detections), static_cast<unsigned long long>(s.blocks),
-      static_cast<unsigned long long>(s.block_detections),
-      static_cast<unsigned long long>(s.handoffs), static_cast<unsigned long long>(s.wakeups),
-      s.mean_poll_gap_ns / 1000.0, s.mean_wakeup_ns / 1000.0);
+  std::fprintf(stderr,
+               "weft: io.mode %s: io.polls %llu, io.poll_detections %llu, io.blocks %llu, "
+               "io.block_detections %llu, io.handoffs %llu, io.wakeups %llu, "
+               "io.mean_poll_gap_us %.1f, io.mean_wakeup_us %.1f, io.spare_calls %llu, "
+               "io.spare_full %llu\n",
+               name(s.mode), static_cast<unsigned long long>(s.polls),
+               static_cast<unsigned long long>(s.poll_detections),
+               static_cast<unsigned long long>(s.blocks),
+               static_cast<unsigned long long>(s.block_detections),
+               static_cast<unsigned long long>(s.handoffs),
+               static_cast<unsigned long long>(s.wakeups), s.mean_poll_gap_ns / 1000.0,
+               s.mean_wakeup_ns / 1000.0, static_cast<unsigned long long>(s.spare_calls),
+               static_cast<unsigned long long>(s.spare_full));
 }
 
 }  // namespace weft::io::detail
@@ -129,7 +155,8 @@ std::optional<Stats> stats_of_process(int pid) {
   const auto* counters = static_cast<const detail::Counters*>(memory);
   std::optional<Stats> stats;
   // acquire: pairs with the publisher's release of the magic word.
-  if (counters->magic.load(std::memory_order_acquire) == detail::Counters::kMagic) {
+  if (counters->magic.load(std::memory_order_acquire) == detail::Counters::kMagic &&
+      counters->start_ticks.load(std::memory_order_relaxed) == detail::start_ticks(pid)) {
     stats = counters->summary();
   }
   ::munmap(memory, sizeof(detail::Counters));

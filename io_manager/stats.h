@@ -14,9 +14,12 @@ namespace weft::io::detail {
 // The file's layout. Plain lock-free atomics, so writer and reader need no lock across processes;
 // every counter is a figure of its own, read relaxed.
 struct Counters {
-  static constexpr std::uint64_t kMagic = 0x77656674696f3031;  // "weftio01"
+  static constexpr std::uint64_t kMagic = 0x77656674696f3033;  // "weftio03"
   std::atomic<std::uint64_t> magic{0};
   std::atomic<std::uint64_t> mode{0};
+  // The publisher's start time (field 22 of /proc/<pid>/stat): a file left by a process that died
+  // is not taken for the statistics of a later process that got the same pid.
+  std::atomic<std::uint64_t> start_ticks{0};
   std::atomic<std::uint64_t> polls{0};
   std::atomic<std::uint64_t> poll_detections{0};
   std::atomic<std::uint64_t> blocks{0};
@@ -26,6 +29,8 @@ struct Counters {
   std::atomic<std::uint64_t> poll_gap_ns{0};
   std::atomic<std::uint64_t> poll_gaps{0};
   std::atomic<std::uint64_t> wakeup_ns{0};
+  std::atomic<std::uint64_t> spare_calls{0};
+  std::atomic<std::uint64_t> spare_full{0};
 
   Stats summary() const noexcept;
 };

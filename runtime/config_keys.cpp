@@ -119,6 +119,11 @@ std::vector<ConfigKey> make_keys() {
       integer_key("io.timer_poll_us", 10, 10000000, 1000,
                   "period, in microseconds, of the timer that polls what cannot be blocked on "
                   "(and everything in poll mode)"),
+      integer_key("io.spare_threads", 0, 4096, 32,
+                  "spare kernel threads that carry out the blocking calls of user threads that "
+                  "cannot become waits on the I/O manager (flock, waitpid, a read of a regular "
+                  "file missing the page cache, weft::io::blocking_call), their callers parked "
+                  "meanwhile; a call that finds them all busy blocks its core"),
       integer_key("io.threads", 0, 4096, 0,
                   "io threads that poll from their cores' scheduling points, placed like "
                   "progress threads (placement.progress)"),

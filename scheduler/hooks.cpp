@@ -8,14 +8,17 @@
 
 namespace weft::detail {
 
+Hooks::Hooks() {
+  publish_locked(std::make_unique<const List>());
+}
+
 std::uint64_t Hooks::add(std::shared_ptr<Hook> hook) {
   std::lock_guard lock(mutex_);
   hook->id = next_id_++;
   const std::uint64_t id = hook->id;
-  auto list = std::make_shared<List>(*list_);
+  auto list = std::make_unique<List>(snapshot());
   list->push_back(std::move(hook));
-  list_ = std::move(list);
-  publish_locked();
+  publish_locked(std::move(list));
   return id;
 }
 
@@ -23,15 +26,14 @@ void Hooks::remove(std::uint64_t id) {
   std::shared_ptr<Hook> removed;
   {
     std::lock_guard lock(mutex_);
-    auto list = std::make_shared<List>(*list_);
+    auto list = std::make_unique<List>(snapshot());
     auto it = std::find_if(list->begin(), list->end(), [&](const auto& h) { return h->id == id; });
     if (it == list->end()) {
       throw Error("weft::Scheduler::remove_hook: no hook has id " + std::to_string(id));
     }
     removed = *it;
     list->erase(it);
-    list_ = std::move(list);
-    publish_locked();
+    publish_locked(std::move(list));
   }
   // seq_cst with the runners' increment of `active` then read of `removed`: either a runner sees
   // the flag and skips the hook, or this loop sees it inside and waits.
@@ -39,17 +41,12 @@ void Hooks::remove(std::uint64_t id) {
   while (removed->active.load() != 0) std::this_thread::yield();
 }
 
-std::shared_ptr<const Hooks::List> Hooks::snapshot() const {
-  std::lock_guard lock(mutex_);
-  return list_;
-}
-
-void Hooks::publish_locked() {
+void Hooks::publish_locked(std::unique_ptr<const List> list) {
   int switches = 0;
   int idles = 0;
   int sleeps = 0;
   std::int64_t due = INT64_MAX;
-  for (const auto& hook : *list_) {
+  for (const auto& hook : *list) {
     switch (hook->kind) {
       case Hook::Kind::on_switch:
         ++switches;
@@ -65,6 +62,9 @@ void Hooks::publish_locked() {
         break;
     }
   }
+  // release: a processor that loads the pointer sees the list it points to.
+  current_.store(list.get(), std::memory_order_release);
+  lists_.push_back(std::move(list));
   switch_hooks_.store(switches, std::memory_order_relaxed);
   idle_hooks_.store(idles, std::memory_order_relaxed);
   sleep_hooks_.store(sleeps, std::memory_order_relaxed);
@@ -85,7 +85,7 @@ bool enter(Hook& hook, Call&& call) {
 
 bool Hooks::run_idle() noexcept {
   bool progress = false;
-  for (const auto& hook : *snapshot()) {
+  for (const auto& hook : snapshot()) {
     if (hook->kind != Hook::Kind::idle) continue;
     progress = enter(*hook, [&] { return hook->idle(); }) || progress;
   }
@@ -95,7 +95,7 @@ bool Hooks::run_idle() noexcept {
 bool Hooks::run_sleep() noexcept {
   bool keep_looking = false;
   // Every sleep hook runs, even once one asked to keep looking: each may have work to hand over.
-  for (const auto& hook : *snapshot()) {
+  for (const auto& hook : snapshot()) {
     if (hook->kind != Hook::Kind::sleep) continue;
     keep_looking = enter(*hook, [&] { return hook->idle(); }) || keep_looking;
   }
@@ -103,7 +103,7 @@ bool Hooks::run_sleep() noexcept {
 }
 
 void Hooks::run_switch() noexcept {
-  for (const auto& hook : *snapshot()) {
+  for (const auto& hook : snapshot()) {
     if (hook->kind != Hook::Kind::on_switch) continue;
     enter(*hook, [&] {
       hook->action();
@@ -114,7 +114,7 @@ void Hooks::run_switch() noexcept {
 
 void Hooks::run_timers(std::int64_t now_ns) noexcept {
   std::int64_t next = INT64_MAX;
-  for (const auto& hook : *snapshot()) {
+  for (const auto& hook : snapshot()) {
     if (hook->kind != Hook::Kind::timer) continue;
     std::int64_t due = hook->next_due_ns.load(std::memory_order_relaxed);
     // One processor wins each period; the others see the new due time.

@@ -1,8 +1,11 @@
 // The hooks the I/O manager plugs into the scheduler: idle, context switch, timer.
 //
-// Virtual processors read an immutable snapshot of the registered hooks. A hook being removed is
-// flagged first; remove() then waits until no processor is inside it, so that the caller may
-// free what the hook uses as soon as remove() returns.
+// Virtual processors read an immutable snapshot of the registered hooks, through one atomic
+// pointer: switch hooks run at every scheduling point, which must not take a lock. A replaced
+// list is kept until the Hooks object goes (hooks are added and removed a few times per run), so
+// a processor still reading it never reads freed memory. A hook being removed is flagged first;
+// remove() then waits until no processor is inside it, so that the caller may free what the hook
+// uses as soon as remove() returns.
 #pragma once
 
 #include <atomic>
@@ -31,6 +34,7 @@ class Hooks {
  public:
   using List = std::vector<std::shared_ptr<Hook>>;
 
+  Hooks();
   std::uint64_t add(std::shared_ptr<Hook> hook);
   void remove(std::uint64_t id);
 
@@ -54,11 +58,16 @@ class Hooks {
   void run_timers(std::int64_t now_ns) noexcept;
 
  private:
-  std::shared_ptr<const List> snapshot() const;
-  void publish_locked();
+  const List& snapshot() const noexcept {
+    // acquire: pairs with publish_locked's release, so the list's contents are visible.
+    return *current_.load(std::memory_order_acquire);
+  }
+  // Makes `list` the snapshot; the previous one stays in lists_.
+  void publish_locked(std::unique_ptr<const List> list);
 
-  mutable std::mutex mutex_;
-  std::shared_ptr<const List> list_ = std::make_shared<const List>();
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<const List>> lists_;  // every list published, the current last
+  std::atomic<const List*> current_{nullptr};
   std::uint64_t next_id_ = 1;
   std::atomic<int> switch_hooks_{0};
   std::atomic<int> idle_hooks_{0};

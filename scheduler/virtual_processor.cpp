@@ -313,7 +313,9 @@ void VirtualProcessor::switch_to(Fiber* next, After after) noexcept {
     // Only this kernel thread writes the counter; readers want an approximate figure.
     switches_.store(switches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
-  if (scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
+  // A user thread's scheduling points ran the hooks before choosing `next` (see
+  // run_switch_hooks); the idle loop's switch into a thread runs them here.
+  if (prev == nullptr && scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
   SwitchRecord record{prev, after};
   const transfer_t from = jump_fcontext(next != nullptr ? next->context : idle_context_, &record);
   // A free thread may resume on another processor: `this` is stale here.
@@ -352,7 +354,12 @@ void VirtualProcessor::finish_switch(transfer_t from) noexcept {
   }
 }
 
+void VirtualProcessor::run_switch_hooks() noexcept {
+  if (scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
+}
+
 void VirtualProcessor::yield_current() noexcept {
+  run_switch_hooks();
   Fiber* self = current_;
   const int floor = self->priority.load(std::memory_order_relaxed);
   if (self->placement.kind == Placement::Kind::pinned && (picks_ + 1) % kHousekeepingPeriod != 0 &&
@@ -391,10 +398,12 @@ void VirtualProcessor::yield_current() noexcept {
 }
 
 void VirtualProcessor::park_current() noexcept {
+  run_switch_hooks();
   switch_to(pick(0), After::park);
 }
 
 void VirtualProcessor::exit_current() noexcept {
+  run_switch_hooks();
   switch_to(pick(0), After::exit);
   __builtin_unreachable();
 }

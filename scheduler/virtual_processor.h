@@ -102,6 +102,10 @@ class VirtualProcessor {
   bool run_pollers() noexcept;
   bool housekeeping(bool idle) noexcept;
   void sleep() noexcept;
+  // At a user thread's scheduling point (yield, park, exit), before the next thread is chosen:
+  // a thread the hooks make runnable here (an I/O waiter whose event a poll found) can be the
+  // one chosen, instead of waiting for the next scheduling point behind a whole time slice.
+  void run_switch_hooks() noexcept;
   void switch_to(Fiber* next, After after) noexcept;
 
   Scheduler::Impl& scheduler_;

@@ -281,7 +281,8 @@ void print_io_stats(std::ostream& out, const Options& options) {
         << ", io.block_detections " << stats->block_detections << ", io.handoffs "
         << stats->handoffs << ", io.wakeups " << stats->wakeups << ", io.mean_poll_gap_us "
         << stats->mean_poll_gap_ns / 1000.0 << ", io.mean_wakeup_us "
-        << stats->mean_wakeup_ns / 1000.0 << "\n";
+        << stats->mean_wakeup_ns / 1000.0 << ", io.spare_calls " << stats->spare_calls
+        << ", io.spare_full " << stats->spare_full << "\n";
   }
 }
 

@@ -4,19 +4,24 @@
 // spare kernel thread that is none of the cores' own (PIOMan). One manager runs beside each
 // weft::Scheduler; io.mode (auto | poll | block) sets the policy.
 //
-// Blocking system calls of user threads (read, write, recv, send, accept, connect, poll, select,
-// epoll_wait and the sleeps) go through it without any program change: libweft defines them,
-// and a user thread that would block waits here instead, so its core runs its other threads.
+// Blocking system calls of user threads (read, write, the socket calls, poll, select, epoll_wait,
+// the sleeps, file locks, waits for child processes: docs/io_manager.md lists them) go through it
+// without any program change: libweft defines them, and a user thread that would block waits
+// here instead, or has a spare kernel thread make the call while it is parked, so its core runs
+// its other threads.
 #pragma once
 
 #include <poll.h>
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace weft::io {
@@ -90,6 +95,47 @@ class DirectCalls {
   bool previous_;
 };
 
+namespace detail {
+// blocking_call's engine: body(context) on a spare kernel thread while the calling user thread is
+// parked, or on the calling thread; errno after it is body's.
+void run_blocking(void (*body)(void*), void* context) noexcept;
+}  // namespace detail
+
+// Runs `call`, which may block its kernel thread for long (a system call the I/O manager cannot
+// turn into a wait: an ioctl, a lock, a slow device), so that the calling user thread's core runs
+// its other threads meanwhile: a spare kernel thread makes the call while the caller is parked
+// (PIOMan's hand-off). On any other thread, with no scheduler, or when all io.spare_threads are
+// busy, it runs on the calling thread. errno afterwards is the one `call` left; an exception
+// from `call` is rethrown here. `call` must not use weft's blocking primitives (it does not run
+// on a user thread).
+template <class Call>
+std::invoke_result_t<Call&> blocking_call(Call&& call) {
+  using Result = std::invoke_result_t<Call&>;
+  static_assert(!std::is_reference_v<Result>,
+                "weft::io::blocking_call: return a value or a pointer, not a reference");
+  struct Frame {
+    Call& call;
+    std::conditional_t<std::is_void_v<Result>, bool, std::optional<Result>> result{};
+    std::exception_ptr error;
+  } frame{call, {}, nullptr};
+  detail::run_blocking(
+      [](void* context) noexcept {
+        Frame& f = *static_cast<Frame*>(context);
+        try {
+          if constexpr (std::is_void_v<Result>) {
+            f.call();
+          } else {
+            f.result.emplace(f.call());
+          }
+        } catch (...) {
+          f.error = std::current_exception();
+        }
+      },
+      &frame);
+  if (frame.error) std::rethrow_exception(frame.error);
+  if constexpr (!std::is_void_v<Result>) return std::move(*frame.result);
+}
+
 struct Stats {
   Mode mode = Mode::automatic;
   std::uint64_t polls = 0;             // polling rounds that checked at least one pending event
@@ -103,6 +149,10 @@ struct Stats {
   std::uint64_t mean_poll_gap_ns = 0;
   // Mean time from the detection of an event to the waiting thread running again.
   std::uint64_t mean_wakeup_ns = 0;
+  // Blocking calls carried out by a spare kernel thread while their caller was parked, and those
+  // that found every spare thread busy (io.spare_threads) and blocked their core.
+  std::uint64_t spare_calls = 0;
+  std::uint64_t spare_full = 0;
 };
 
 // Statistics of the running scheduler's manager since it started. Throws weft::Error when no

@@ -62,7 +62,9 @@ class Scheduler {
   // scheduler.idle_spin_us: the I/O manager keeps idle cores polling while it has waits to
   // poll, then hands them over to blocking detection here.
   HookId add_sleep_hook(std::function<bool()> hook);
-  // Run at context switches (every switch; keep it cheap or rate-limit it inside).
+  // Run at every scheduling point of a user thread (yield, park, exit), before the next thread
+  // is chosen, so that a thread the hook makes runnable can be chosen there; and when a VP's
+  // idle loop switches into a thread. Keep it cheap or rate-limit it inside.
   HookId add_switch_hook(std::function<void()> hook);
   // Run about every `period` by some VP: at one of its scheduling points (every 16th), or woken
   // from its sleep for it.

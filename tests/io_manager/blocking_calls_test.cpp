@@ -30,34 +30,10 @@
 namespace weft {
 namespace {
 
+using testing::Descriptors;
 using testing::finishes;
 using testing::io_config;
 using Clock = std::chrono::steady_clock;
-
-class Descriptors {
- public:
-  Descriptors() = default;
-  Descriptors(const Descriptors&) = delete;
-  Descriptors& operator=(const Descriptors&) = delete;
-  ~Descriptors() {
-    for (int fd : fds_) ::close(fd);
-  }
-  void pipe(int fds[2]) {
-    ASSERT_EQ(::pipe(fds), 0);
-    fds_.insert(fds_.end(), {fds[0], fds[1]});
-  }
-  void socketpair(int fds[2]) {
-    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
-    fds_.insert(fds_.end(), {fds[0], fds[1]});
-  }
-  int adopt(int fd) {
-    fds_.push_back(fd);
-    return fd;
-  }
-
- private:
-  std::vector<int> fds_;
-};
 
 class BlockingCalls : public ::testing::TestWithParam<std::string> {};
 

@@ -3,6 +3,10 @@
 // failure.
 #pragma once
 
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -40,6 +44,32 @@ inline bool finishes(const std::function<bool()>& done, const std::function<void
   }
   return true;
 }
+
+// Descriptors closed at the end of a test.
+class Descriptors {
+ public:
+  Descriptors() = default;
+  Descriptors(const Descriptors&) = delete;
+  Descriptors& operator=(const Descriptors&) = delete;
+  ~Descriptors() {
+    for (int fd : fds_) ::close(fd);
+  }
+  void pipe(int fds[2]) {
+    ASSERT_EQ(::pipe(fds), 0);
+    fds_.insert(fds_.end(), {fds[0], fds[1]});
+  }
+  void socketpair(int fds[2]) {
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+    fds_.insert(fds_.end(), {fds[0], fds[1]});
+  }
+  int adopt(int fd) {
+    fds_.push_back(fd);
+    return fd;
+  }
+
+ private:
+  std::vector<int> fds_;
+};
 
 inline const std::vector<std::string>& io_modes() {
   static const std::vector<std::string> modes = {"auto", "poll", "block"};

@@ -1,9 +1,17 @@
 // The I/O manager's statistics: counted as events are detected, published for other processes
 // (weft-info io) while the scheduler runs, gone once it shut down.
+#include "stats.h"
+
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <new>
+#include <string>
 
 #include "io_test_util.h"
 #include "weft/io.h"
@@ -47,6 +55,36 @@ TEST(IoStats, CountedAndPublishedWhileTheSchedulerRuns) {
   EXPECT_FALSE(io::stats_of_process(-1).has_value());
   ::close(fds[0]);
   ::close(fds[1]);
+}
+
+// A file left by a process killed before its shutdown names a pid that a later process may get:
+// that process is not taken for a weft process publishing statistics.
+TEST(IoStats, AFileLeftByADeadProcessIsNotALaterProcessOfTheSamePid) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  // The file as the dead process left it: valid, but written by another process than `child`.
+  const std::string name = "/weft-io." + std::to_string(child);
+  const int fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::ftruncate(fd, sizeof(io::detail::Counters)), 0);
+  void* memory =
+      ::mmap(nullptr, sizeof(io::detail::Counters), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  ASSERT_NE(memory, MAP_FAILED);
+  auto* counters = new (memory) io::detail::Counters;
+  counters->start_ticks.store(1);
+  counters->magic.store(io::detail::Counters::kMagic);
+  EXPECT_FALSE(io::stats_of_process(child).has_value());
+  const std::vector<int> pids = io::processes_with_stats();
+  EXPECT_EQ(std::find(pids.begin(), pids.end(), child), pids.end());
+  ::munmap(memory, sizeof(io::detail::Counters));
+  ::shm_unlink(name.c_str());
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
 }
 
 }  // namespace

@@ -79,6 +79,7 @@ TEST(ConfigTest, EveryKeyHasItsDefault) {
       {"io.idle_poll_us", "500"},
       {"io.mode", "auto"},
       {"io.stats", "false"},
+      {"io.spare_threads", "32"},
       {"io.switch_poll_us", "20"},
       {"io.threads", "0"},
       {"io.timer_poll_us", "1000"},
