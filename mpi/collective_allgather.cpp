@@ -50,10 +50,7 @@ class AllgatherOp : public nbc::Sided<AllgatherSide> {
 int allgather(const collective::Start& start, MPI_Comm comm, std::string_view function,
               const void* sendbuf, int sendcount, MPI_Datatype sendtype, const Blocks& recv) {
   if (spanning::spans(comm)) {
-    const Block send =
-        sendbuf == MPI_IN_PLACE
-            ? Block{}
-            : Block{const_cast<void*>(sendbuf), static_cast<std::size_t>(sendcount), sendtype};
+    const Block send = spanning::own_block(sendbuf, sendcount, sendtype);
     return spanning::run(comm, function, start,
                          [=](int tag) { return spanning::allgather(send, recv, comm, tag); });
   }

@@ -54,9 +54,7 @@ class ScatterOp : public nbc::Sided<ScatterSide> {
 int scatter(const collective::Start& start, MPI_Comm comm, std::string_view function,
             const Blocks& send, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root) {
   if (spanning::spans(comm)) {
-    const Block recv = recvbuf == MPI_IN_PLACE
-                           ? Block{}
-                           : Block{recvbuf, static_cast<std::size_t>(recvcount), recvtype};
+    const Block recv = spanning::own_block(recvbuf, recvcount, recvtype);
     return spanning::run(comm, function, start,
                          [=](int tag) { return spanning::scatter(send, recv, root, comm, tag); });
   }

@@ -175,6 +175,11 @@ int run(MPI_Comm comm, std::string_view function, const collective::Start& start
   return MPI_SUCCESS;
 }
 
+collective::Block own_block(const void* buffer, int count, MPI_Datatype type) {
+  if (buffer == MPI_IN_PLACE) return {};
+  return {const_cast<void*>(buffer), static_cast<std::size_t>(count), type};
+}
+
 int barrier(MPI_Comm comm, int tag) {
   Exchange exchange(comm, tag);
   const int size = comm->size();

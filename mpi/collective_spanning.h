@@ -33,6 +33,10 @@ using Body = std::function<int(int tag)>;
 // request written to *start.request) and raises what it returns on `comm`.
 int run(MPI_Comm comm, std::string_view function, const collective::Start& start, Body body);
 
+// The caller's own block of a gather or scatter: `count` elements of `type` at `buffer`, or an
+// empty block (null address) for MPI_IN_PLACE.
+collective::Block own_block(const void* buffer, int count, MPI_Datatype type);
+
 int barrier(MPI_Comm comm, int tag);
 int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, int tag);
 // `send`: the caller's block (address null for MPI_IN_PLACE at the root); `recv`: the root's.

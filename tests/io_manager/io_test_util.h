@@ -4,6 +4,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -69,6 +70,24 @@ class Descriptors {
 
  private:
   std::vector<int> fds_;
+};
+
+// Two pipes for readiness checks, `quiet` that never gets data and `busy` that does, and an epoll
+// set watching `busy`.
+struct ReadinessPipes {
+  explicit ReadinessPipes(Descriptors& descriptors) {
+    descriptors.pipe(quiet);
+    descriptors.pipe(busy);
+    epoll = descriptors.adopt(::epoll_create1(EPOLL_CLOEXEC));
+    EXPECT_GE(epoll, 0);
+    epoll_event interest{};
+    interest.events = EPOLLIN;
+    interest.data.fd = busy[0];
+    EXPECT_EQ(::epoll_ctl(epoll, EPOLL_CTL_ADD, busy[0], &interest), 0);
+  }
+  int quiet[2];
+  int busy[2];
+  int epoll = -1;
 };
 
 inline const std::vector<std::string>& io_modes() {

@@ -35,6 +35,7 @@ namespace weft {
 namespace {
 
 using testing::Descriptors;
+using testing::ReadinessPipes;
 using testing::finishes;
 using testing::io_config;
 using Clock = std::chrono::steady_clock;
@@ -222,16 +223,10 @@ TEST_P(MoreCalls, Accept4AppliesItsFlags) {
 
 TEST_P(MoreCalls, PpollPselectAndEpollPwaitTimeOutNeverEarlyAndSeeReadiness) {
   Descriptors descriptors;
-  int quiet[2];
-  int busy[2];
-  descriptors.pipe(quiet);
-  descriptors.pipe(busy);
-  const int epoll = descriptors.adopt(::epoll_create1(EPOLL_CLOEXEC));
-  ASSERT_GE(epoll, 0);
-  epoll_event interest{};
-  interest.events = EPOLLIN;
-  interest.data.fd = busy[0];
-  ASSERT_EQ(::epoll_ctl(epoll, EPOLL_CTL_ADD, busy[0], &interest), 0);
+  const ReadinessPipes pipes(descriptors);
+  const int(&quiet)[2] = pipes.quiet;
+  const int(&busy)[2] = pipes.busy;
+  const int epoll = pipes.epoll;
   Scheduler scheduler(io_config(GetParam(), 1));
   std::atomic<int> early{0};
   Thread timeouts = spawn([&] {

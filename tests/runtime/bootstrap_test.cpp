@@ -18,11 +18,15 @@
 #include <vector>
 
 #include "bootstrap_protocol.h"
+#include "error_text.h"
 #include "weft/bootstrap_server.h"
 #include "weft/error.h"
 
 namespace weft {
 namespace {
+
+using testing::error_of;
+using testing::expect_contains;
 
 namespace fs = std::filesystem;
 
@@ -36,20 +40,6 @@ void set_environment(const std::vector<std::string>& entries) {
 std::unique_ptr<Bootstrap> join(const BootstrapServer& server, int process, int ranks) {
   set_environment(server.environment(process));
   return connect_bootstrap(ranks);
-}
-
-template <typename F>
-std::string error_of(F&& call) {
-  try {
-    call();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
-}
-
-void expect_contains(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' is not in: " << text;
 }
 
 // A raw connection to a socket, for peers that do not follow the protocol.

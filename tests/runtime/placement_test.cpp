@@ -13,11 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "error_text.h"
 #include "weft/error.h"
 #include "weft/topology.h"
 
 namespace weft {
 namespace {
+
+using testing::error_of;
 
 constexpr const char* kTwoNodes = "synthetic:pack:2 [numa] core:4 pu:1";
 constexpr std::array kTaskPolicies = {TaskPolicy::scatter, TaskPolicy::numa, TaskPolicy::compact};
@@ -34,15 +37,6 @@ std::vector<int> progress_of(const std::vector<TaskPlace>& places) {
   std::vector<int> cores;
   for (const TaskPlace& place : places) cores.push_back(place.progress_core);
   return cores;
-}
-
-std::string error_of(auto&& call) {
-  try {
-    call();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
 }
 
 std::string describe(const CoreLayout& layout, int tasks, int cores_per_task, TaskPolicy task,

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "error_text.h"
 #include "weft/config.h"
 #include "weft/cpu_list.h"
 #include "weft/error.h"
@@ -14,19 +15,8 @@
 namespace weft {
 namespace {
 
-template <typename F>
-std::string error_of(F&& call) {
-  try {
-    call();
-  } catch (const Error& error) {
-    return error.what();
-  }
-  return "";
-}
-
-void expect_contains(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' is not in: " << text;
-}
+using testing::error_of;
+using testing::expect_contains;
 
 TEST(CpuList, ParsesAndFormats) {
   EXPECT_EQ(parse_cpu_list("3"), (std::vector<int>{3}));
