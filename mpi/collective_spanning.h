@@ -1,11 +1,13 @@
 // Collectives on a communicator whose members live in several processes. Their buffers are not
-// all in this address space, so members cannot meet and copy between each other's buffers as in
-// collective.h: each call becomes point-to-point messages in the communicator's collective
-// context, tagged with the call's number, through the matching engine and the transport. Members
-// of one process still exchange through the engine's single copy; members elsewhere through UCX.
+// all in this address space, so the members of each process meet and copy between one another's
+// buffers as in collective.h, while one member per process, the head of its group, exchanges the
+// group's data with the other heads as point-to-point messages in the communicator's collective
+// context, tagged with the call's number, through the matching engine and the transport
+// (collective_hierarchy.cpp, collective_hierarchy_all.cpp).
 //
-// The algorithms are linear (a root sends to or receives from every member, a reduction folds
-// the contributions in rank order at one member, so non-commutative operations are honoured).
+// Scan and Exscan stay linear (each member sends its input to every later member, which folds
+// them in rank order), as do the reductions of a non-commutative operation whose processes'
+// members interleave in rank order: folding each process's members first would break rank order.
 // A nonblocking or persistent call runs the same exchange in a thread of the calling rank that
 // completes the request, so it progresses while the caller computes.
 #pragma once

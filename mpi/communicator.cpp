@@ -1,5 +1,6 @@
 #include "communicator.h"
 
+#include <map>
 #include <new>
 
 #include "error.h"
@@ -19,6 +20,22 @@ weft_mpi_comm::weft_mpi_comm(std::vector<int> world_ranks, std::uint32_t context
   const weft::mpi::World* w = weft::mpi::world();
   for (int member : members)
     spans_processes = spans_processes || (w != nullptr && !w->is_local(member));
+  if (!spans_processes) return;
+  std::map<int, int> group_of_process;
+  const int size = static_cast<int>(members.size());
+  groups.group_of.resize(members.size());
+  groups.slot_of.resize(members.size());
+  for (int r = 0; r < size; ++r) {
+    const int process = w->layout().process_of(members[r]);
+    auto [entry, added] = group_of_process.emplace(process, static_cast<int>(groups.ranks.size()));
+    if (added) groups.ranks.emplace_back();
+    std::vector<int>& ranks = groups.ranks[static_cast<std::size_t>(entry->second)];
+    groups.consecutive = groups.consecutive && (ranks.empty() || ranks.back() == r - 1);
+    groups.group_of[r] = entry->second;
+    groups.slot_of[r] = static_cast<int>(ranks.size());
+    ranks.push_back(r);
+    if (process == w->process()) groups.local = entry->second;
+  }
 }
 
 int weft_mpi_comm::rank_of(int world_rank) const {

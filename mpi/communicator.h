@@ -35,6 +35,19 @@ struct weft_mpi_comm {
   bool self = false;  // MPI_COMM_SELF
   // Some members live in other processes: collectives go through collective_spanning.h.
   bool spans_processes = false;
+  // How the members sit in processes, set when spans_processes: one group per process holding
+  // members, groups in order of their lowest comm rank, comm ranks ascending within each. A
+  // spanning collective meets within the caller's group through shared memory and crosses
+  // between groups through their leaders (the lowest comm rank of each).
+  struct Groups {
+    std::vector<std::vector<int>> ranks;  // group -> its comm ranks
+    std::vector<int> group_of;            // comm rank -> group
+    std::vector<int> slot_of;             // comm rank -> index within its group
+    int local = -1;                       // the group of this process
+    // Every group is a run of consecutive comm ranks: folding groups in order is rank order.
+    bool consecutive = true;
+  };
+  Groups groups;
   std::vector<int> members;          // comm rank -> world rank
   std::vector<int> rank_of_world;    // world rank -> comm rank, -1 for non-members
   std::vector<Local> locals;         // by comm rank (by world rank for MPI_COMM_SELF)
