@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -149,6 +150,13 @@ std::optional<Stats> stats_of_process(int pid) {
   if (pid <= 0 || ::kill(pid, 0) != 0) return std::nullopt;
   const int fd = ::shm_open(detail::shm_name(pid).c_str(), O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return std::nullopt;
+  // A file not yet sized by its process, or laid out by another build of weft, is shorter than
+  // the counters: reading past its end would raise SIGBUS.
+  struct stat file {};
+  if (::fstat(fd, &file) != 0 || file.st_size < static_cast<off_t>(sizeof(detail::Counters))) {
+    ::close(fd);
+    return std::nullopt;
+  }
   void* memory = ::mmap(nullptr, sizeof(detail::Counters), PROT_READ, MAP_SHARED, fd, 0);
   ::close(fd);
   if (memory == MAP_FAILED) return std::nullopt;
