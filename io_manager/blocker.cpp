@@ -4,6 +4,7 @@
 // through which the manager makes it rebuild the set when something is armed.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "libc.h"
@@ -43,8 +44,19 @@ void Manager::blocker_main() noexcept {
       }
     }
     bool busy = false;
+    bool in_flight = false;
     for (auto& source : sources_) {
       if (!source->armed || source->removed) continue;
+      // Work in flight that only polling completes: idle cores poll it (sleep_hook); this thread
+      // polls it every io.timer_poll_us in case every core computes, and does not spin on a
+      // core the ranks need.
+      if (source->spec.busy && call(*source, source->spec.busy)) {
+        in_flight = true;
+        if (call(*source, source->spec.poll)) {
+          counters_->block_detections.fetch_add(1, std::memory_order_relaxed);
+        }
+        continue;
+      }
       // "Busy": events came in while it was being armed; poll it now rather than block.
       if (source->spec.arm && !call(*source, source->spec.arm)) {
         busy = true;
@@ -61,7 +73,11 @@ void Manager::blocker_main() noexcept {
     blocker_blocked_ = !busy;
     lock_.unlock();
 
-    const int ready = libc::poll(fds.data(), fds.size(), busy ? 0 : -1);
+    const int timeout_ms =
+        busy        ? 0
+        : in_flight ? static_cast<int>(std::max<std::int64_t>(1, timer_poll_ns_ / 1000000))
+                    : -1;
+    const int ready = libc::poll(fds.data(), fds.size(), timeout_ms);
     if (!busy) counters_->blocks.fetch_add(1, std::memory_order_relaxed);
     if (ready <= 0) continue;
     const std::int64_t now = weft::detail::steady_now_ns();

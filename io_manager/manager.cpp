@@ -421,9 +421,27 @@ bool Manager::sleep_hook() noexcept {
     lock_.unlock();
     if (steady_now_ns() - newest < idle_poll_ns_) return true;
   }
+  // A source with work in flight completes only by being polled: this core keeps at it.
+  if (any_source_busy()) return true;
   // No core polls once this one sleeps (others may sleep too): blocking takes over.
   if (mode_ == Mode::automatic) hand_off(true);
   return false;
+}
+
+bool Manager::any_source_busy() noexcept {
+  if (pending_.load(std::memory_order_relaxed) == 0) return false;
+  // Another core holding the lock is polling the sources itself.
+  if (!lock_.try_lock()) return true;
+  CallbackScope scope;
+  bool busy = false;
+  for (auto& source : sources_) {
+    if (!source->removed && source->spec.busy && call(*source, source->spec.busy)) {
+      busy = true;
+      break;
+    }
+  }
+  lock_.unlock();
+  return busy;
 }
 
 void Manager::switch_hook() noexcept {

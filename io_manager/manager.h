@@ -105,6 +105,8 @@ class Manager final : public Scheduler::Service {
   bool poll_round(bool busy_core) noexcept;
   bool idle_hook() noexcept;
   bool sleep_hook() noexcept;
+  // Whether a source says it has work in flight (SourceSpec::busy).
+  bool any_source_busy() noexcept;
   void switch_hook() noexcept;
   // Arms the polled sources with a descriptor, and the polled waits too when `waits`, in the
   // spare kernel thread's set.

@@ -385,6 +385,8 @@ void Transport::connect(Bootstrap& bootstrap) {
   spec.poll = [this] { return progress(); };
   spec.fd = impl.events;
   spec.events = POLLIN;
+  // relaxed: a hint; a poll that finds the count stale runs one progress for nothing.
+  spec.busy = [&impl] { return impl.in_flight.load(std::memory_order_relaxed) != 0; };
   // UCX arms only a worker that progress found idle: one progress call handles a bounded number
   // of events, and arming with more queued would sleep on messages already there.
   spec.arm = [&impl] {

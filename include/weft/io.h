@@ -49,6 +49,11 @@ struct SourceSpec {
   // Called before the manager blocks on `fd`; false when events came in meanwhile (the manager
   // then polls instead of blocking). Optional.
   std::function<bool()> arm;
+  // True while the source has work that only polling completes, which no event on `fd` would
+  // announce (a transport's operations in flight): an idle core keeps polling it instead of
+  // going to sleep, and the spare kernel thread polls it only every io.timer_poll_us rather than
+  // spinning on a core the ranks need. Cheap, and called like `poll`. Optional.
+  std::function<bool()> busy;
   // Polled through this group when set.
   std::shared_ptr<Group> group;
   // The source does not need reactivity: wait for it by blocking even when cores are idle.
