@@ -48,6 +48,7 @@ Bundle::Bundle(const char* data, std::size_t received, std::size_t entries)
 }
 
 int Bundle::unpack_next(const collective::Block& to) {
+  if (next_ >= entries_) return MPI_ERR_TRUNCATE;
   std::uint64_t size = 0;
   std::memcpy(&size, data_ + next_ * sizeof size, sizeof size);
   ++next_;

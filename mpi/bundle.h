@@ -25,7 +25,8 @@ class Bundle {
   // overflowed what the receiver made room for), else MPI_SUCCESS.
   int check() const { return valid_ ? MPI_SUCCESS : MPI_ERR_TRUNCATE; }
   // Unpacks the next block into `to`: MPI_ERR_TRUNCATE when it does not fit (nothing is
-  // written then), else MPI_SUCCESS. Requires check() to succeed.
+  // written then) or when every block was unpacked already, else MPI_SUCCESS. Requires check()
+  // to succeed.
   int unpack_next(const collective::Block& to);
 
  private:

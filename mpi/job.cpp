@@ -62,7 +62,7 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
     // neither an idle core nor the spare kernel thread would see the message soon.
     for (int r = first; r < first + ranks; ++r) {
       world.rank(r).spin.set_progress(
-          [](void* t) { return static_cast<Transport*>(t)->progress(); }, transport.get());
+          [](void* t) { return static_cast<Transport*>(t)->progress_for_rank(); }, transport.get());
     }
   }
   world.start_progress(places, scheduler.num_vps());

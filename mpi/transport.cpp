@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "completion.h"
 #include "fatal.h"
 #include "weft/detail/spin_lock.h"
 #include "weft/error.h"
@@ -28,6 +29,12 @@ namespace {
 
 constexpr unsigned kMessageId = 1;
 constexpr std::string_view kAddressKey = "weft.ucx.address";
+// A worker that ranks progressed this recently counts as polled: the spare kernel thread does not
+// block on it (its wake-ups would take the worker's lock from under the ranks' polls, and a woken
+// kernel thread may wait for a core), and an idle core keeps polling it. A rank that waits or
+// tests polls far more often; one that computes longer than this between MPI calls hands the
+// worker back to blocking detection.
+constexpr std::int64_t kRanksPollNs = 1'000'000;
 
 // What travels before the data of every message.
 struct WireHeader {
@@ -144,6 +151,8 @@ struct Transport::Impl {
   // Sends and fetches UCX has not completed yet. Their completion comes from progress, which no
   // event descriptor announces: while there are some, the worker must be polled, not blocked on.
   std::atomic<int> in_flight{0};
+  // When a rank last progressed the worker itself (progress_for_rank).
+  std::atomic<std::int64_t> rank_polled_ns{0};
   // What the I/O manager blocks on: an epoll set of the worker's event descriptor and `kick`,
   // written when an operation goes in flight so that a manager blocked meanwhile re-arms, sees
   // it and polls instead.
@@ -385,8 +394,12 @@ void Transport::connect(Bootstrap& bootstrap) {
   spec.poll = [this] { return progress(); };
   spec.fd = impl.events;
   spec.events = POLLIN;
-  // relaxed: a hint; a poll that finds the count stale runs one progress for nothing.
-  spec.busy = [&impl] { return impl.in_flight.load(std::memory_order_relaxed) != 0; };
+  // relaxed: hints; a poll that finds them stale runs one progress for nothing, or blocks a
+  // little later.
+  spec.busy = [&impl] {
+    return impl.in_flight.load(std::memory_order_relaxed) != 0 ||
+           monotonic_ns() - impl.rank_polled_ns.load(std::memory_order_relaxed) < kRanksPollNs;
+  };
   // UCX arms only a worker that progress found idle: one progress call handles a bounded number
   // of events, and arming with more queued would sleep on messages already there.
   spec.arm = [&impl] {
@@ -502,6 +515,12 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
   }
   if (status == nullptr) send_done(nullptr, UCS_OK, raw);
   return {};
+}
+
+bool Transport::progress_for_rank() {
+  // relaxed: a hint for the source's busy(); see there.
+  impl_->rank_polled_ns.store(monotonic_ns(), std::memory_order_relaxed);
+  return progress();
 }
 
 bool Transport::progress() {

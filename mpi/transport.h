@@ -51,6 +51,9 @@ class Transport {
 
   // Makes progress on the worker; true when something happened. Never waits for the lock.
   bool progress();
+  // The same for a rank that waits or tests, which thereby polls the worker: while ranks do, the
+  // I/O manager's spare kernel thread leaves the worker to them instead of blocking on it.
+  bool progress_for_rank();
 
   // Receives a rendezvous message's data (`desc`: `wire_bytes` on the wire, of which `bytes`
   // are the message's) into `count` elements of `type` at `buffer` (what fits), then calls

@@ -44,7 +44,7 @@ World* world() {
 
 void after_failed_test() {
   if (current_world != nullptr && current_world->transport() != nullptr) {
-    current_world->transport()->progress();
+    current_world->transport()->progress_for_rank();
   }
   this_thread::yield();
 }
