@@ -54,9 +54,10 @@ void lock_word_slow(Word& word) {
     Word state = lock.load(std::memory_order_relaxed);
     if ((state & kLocked) == 0) continue;
     const Word desired = (state | kParked) & ~static_cast<Word>(woken ? kWoken : 0);
-    // relaxed: park() checks the word again under the bucket's mutex, which orders it.
-    if (!lock.compare_exchange_weak(state, desired, std::memory_order_relaxed,
-                                    std::memory_order_relaxed)) {
+    // relaxed: park() checks the word again under the bucket's mutex, which orders it. Not
+    // written when unchanged (a newcomer behind parked waiters): a write takes the holder's line.
+    if (desired != state && !lock.compare_exchange_weak(state, desired, std::memory_order_relaxed,
+                                                        std::memory_order_relaxed)) {
       continue;
     }
     woken = false;

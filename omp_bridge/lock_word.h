@@ -7,11 +7,11 @@
 // Why this shape. With more threads than cores, every thread that polls the word takes its cache
 // line from the holder, and every waiter woken at once (a shared Signal's notify_all) comes to
 // poll it; what goes fastest is the holder taking the lock again and again from its own cache
-// while the others sleep, and exactly one of them at a time coming to look (Go's sync.Mutex, the
-// futex mutexes of glibc and libgomp alike). weft does not preempt, so a holder that loops
-// could keep a waiter out for as long as it runs: about once a millisecond an unlock hands the
-// lock to the oldest waiter instead (parking_lot.h, WebKit's eventual fairness), which bounds the
-// wait without turning every unlock into a hand-off, whose cost is the waiter's wake-up.
+// while the others sleep, and exactly one of them at a time coming to look (Go's sync.Mutex; the
+// futex mutexes of glibc and libgomp wake one per unlock). weft does not preempt, so a holder that
+// loops could keep a waiter out for as long as it runs: about once a millisecond an unlock hands
+// the lock to the oldest waiter instead (parking_lot.h, WebKit's eventual fairness), which bounds
+// the wait without turning every unlock into a hand-off, whose cost is the waiter's wake-up.
 #pragma once
 
 #include <atomic>

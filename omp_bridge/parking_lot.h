@@ -5,10 +5,12 @@
 // makes "set the parked bit, then park" race-free against an unlock that clears it.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <mutex>
 
 #include "weft/sync.h"
+#include "weft/this_thread.h"
 
 namespace weft::omp {
 
@@ -22,8 +24,11 @@ struct ParkedWaiter {
   const void* address = nullptr;
   ParkedWaiter* next = nullptr;
   weft::ConditionVariable wake;  // the waiter's own, so that waking it wakes nobody else
-  bool woken = false;
+  bool woken = false;            // under the bucket's mutex
   bool handed_off = false;
+  // Set by the waker once it no longer touches `wake`: the waiter's frame must outlive the
+  // notification, which comes after the bucket's mutex is released.
+  std::atomic<bool> released{false};
 };
 
 // How often an unlock may hand a lock over to its oldest waiter instead of letting whoever comes
@@ -57,7 +62,12 @@ Unparked park(const void* address, Validate&& validate) {
   me.address = address;
   bucket.append(me);
   while (!me.woken) me.wake.wait(lock);
-  return me.handed_off ? Unparked::handed_off : Unparked::woken;
+  const bool handed_off = me.handed_off;
+  lock.unlock();
+  // acquire: pairs with the waker's release of `released`. The waker is a few instructions
+  // from it (its notification reached us), unless its kernel thread was descheduled.
+  while (!me.released.load(std::memory_order_acquire)) this_thread::yield();
+  return handed_off ? Unparked::handed_off : Unparked::woken;
 }
 
 struct UnparkResult {
@@ -68,25 +78,31 @@ struct UnparkResult {
 
 // Wakes the oldest waiter parked on `address`, if any. `decide(result)` runs under the bucket's
 // mutex and returns whether that waiter gets the lock handed off (it may only when result.fair).
-// The waiter's frame stays valid until the mutex is released, since it must take the mutex to
-// return.
+// The wake-up itself (which may wake a sleeping core, a system call) comes after the mutex is
+// released: held across it, the mutex would make the threads of the bucket, the woken one first,
+// queue behind the waker.
 template <class Decide>
 void unpark_one(const void* address, Decide&& decide) {
   ParkingBucket& bucket = parking_bucket(address);
-  std::lock_guard<weft::Mutex> lock(bucket.mutex);
-  UnparkResult result;
-  ParkedWaiter* waiter = bucket.take_first(address, result.more);
-  result.found = waiter != nullptr;
-  if (result.found) {
-    const auto now = std::chrono::steady_clock::now();
-    result.fair = now >= bucket.next_fair;
-    if (result.fair) bucket.next_fair = now + kFairInterval;
+  ParkedWaiter* waiter = nullptr;
+  {
+    std::lock_guard<weft::Mutex> lock(bucket.mutex);
+    UnparkResult result;
+    waiter = bucket.take_first(address, result.more);
+    result.found = waiter != nullptr;
+    if (result.found) {
+      const auto now = std::chrono::steady_clock::now();
+      result.fair = now >= bucket.next_fair;
+      if (result.fair) bucket.next_fair = now + kFairInterval;
+    }
+    const bool handoff = decide(result);
+    if (waiter == nullptr) return;
+    waiter->woken = true;
+    waiter->handed_off = handoff;
   }
-  const bool handoff = decide(result);
-  if (waiter == nullptr) return;
-  waiter->woken = true;
-  waiter->handed_off = handoff;
   waiter->wake.notify_one();
+  // release: the last touch of the waiter, whose frame may go as soon as it reads true.
+  waiter->released.store(true, std::memory_order_release);
 }
 
 }  // namespace weft::omp
