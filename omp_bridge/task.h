@@ -78,7 +78,8 @@ class TaskQueue {
   // Under lock().
   void push(Task* task);
   // Takes the highest-priority ready task (oldest first), or null. With `ancestor`, only a task
-  // descending from it (what taskwait and taskgroup may run).
+  // descending from it (what taskwait and taskgroup may run): a child of it if one is queued,
+  // else a deeper descendant.
   Task* take(const Task* ancestor);
 
   bool maybe_ready() const { return queued_.load(std::memory_order_relaxed) != 0; }
@@ -93,10 +94,18 @@ class TaskQueue {
   weft::Mutex& lock() { return lock_; }
 
  private:
+  // A queued task with what take() and push() compare, so that their scans read the vector only:
+  // following each task pointer costs a cache miss per task once the queue is long.
+  struct Entry {
+    Task* task;
+    const Task* parent;
+    int priority;
+  };
+
   weft::Mutex lock_;
   // Ready tasks from ready_[head_] on, by decreasing priority, FIFO within one. A vector, not a
   // deque: a team without tasks (most regions) then allocates nothing.
-  std::vector<Task*> ready_;
+  std::vector<Entry> ready_;
   std::size_t head_ = 0;
   // Relaxed hint read without the lock by waiters deciding whether to take the lock.
   std::atomic<int> queued_{0};
