@@ -86,13 +86,14 @@ void set_event(Task& task, void* detach, void* data) {
   if (data != nullptr) *static_cast<Task**>(data) = &task;
 }
 
-// Counts `task` in as a child of the caller's current task.
+// Makes `task` a child of the caller's current task, counted in unless task.counted is false.
 void adopt_child(ThreadState& self, Task& task) {
   Task& parent = self.task();
   task.parent = &parent;
   task.counted_in = parent.group;
   task.group = parent.group;
   task.team = &self.team();
+  if (!task.counted) return;
   if (!parent.implicit) parent.refs.fetch_add(1, std::memory_order_relaxed);
   parent.children.fetch_add(1, std::memory_order_relaxed);
   if (parent.group != nullptr) parent.group->pending.fetch_add(1, std::memory_order_relaxed);
@@ -131,6 +132,7 @@ void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(
       task.data = at;
     }
     if (loop_bounds != nullptr) std::memcpy(task.data, loop_bounds, 2 * sizeof(long));
+    task.counted = depend != nullptr || detach != nullptr;
     adopt_child(self, task);
     if (depend != nullptr) {
       {

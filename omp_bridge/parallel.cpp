@@ -52,6 +52,7 @@ void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned fl
   enter_team(self, team, 0, implicit);
   fn(data);
   master_join(self, team);
+  if (team.pool != nullptr) team.pool->keep_spin_budget(team.signal.budget_ns());
   self.context = saved;
 }
 

@@ -121,6 +121,7 @@ void Pool::start(Team& team, ProcBind bind) {
   grow(team.size, bind);
   size_ = team.size;
   team.pool = this;
+  if (spin_budget_ns_ >= 0) team.signal.set_budget_ns(spin_budget_ns_);
   for (int num = 1; num < team.size; ++num) worker(num).team = &team;
   wake(1);
   wake(2);

@@ -4,6 +4,7 @@
 // waking a large team.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -30,6 +31,8 @@ class Pool {
   void start(Team& team, ProcBind bind);
   // Wakes thread `num` of the team if it exists (the tree's edges).
   void wake(int num);
+  // The spin budget its last team's waits adapted to (signal.h), which the next team starts with.
+  void keep_spin_budget(std::int64_t budget_ns) { spin_budget_ns_ = budget_ns; }
 
  private:
   Worker& worker(int num);
@@ -39,6 +42,7 @@ class Pool {
   ProcBind bind_ = ProcBind::false_;
   std::vector<std::unique_ptr<Worker>> workers_;  // workers_[i] is thread i + 1
   int size_ = 0;                                  // of the team being started
+  std::int64_t spin_budget_ns_ = -1;              // none kept yet
 };
 
 }  // namespace weft::omp

@@ -4,7 +4,7 @@
 
 namespace weft::omp {
 
-std::chrono::nanoseconds Signal::spin_budget() {
+std::chrono::nanoseconds Signal::max_budget() {
   static const std::chrono::nanoseconds budget = [] {
     const Scheduler* scheduler = Scheduler::current();
     return std::chrono::microseconds(

@@ -45,29 +45,37 @@ void TaskQueue::push(Task* task) {
   // After the last task of equal or higher priority: FIFO within a priority. Most tasks share
   // one priority, so the search starts from the back.
   std::size_t at = ready_.size();
-  while (at > head_ && ready_[at - 1]->priority < task->priority) --at;
-  ready_.insert(ready_.begin() + static_cast<std::ptrdiff_t>(at), task);
+  while (at > head_ && ready_[at - 1].priority < task->priority) --at;
+  ready_.insert(ready_.begin() + static_cast<std::ptrdiff_t>(at),
+                Entry{task, task->parent, task->priority});
   queued_.fetch_add(1, std::memory_order_relaxed);
   pushes_.fetch_add(1, std::memory_order_relaxed);
 }
 
 Task* TaskQueue::take(const Task* ancestor) {
-  for (std::size_t at = head_; at < ready_.size(); ++at) {
-    Task* task = ready_[at];
-    if (ancestor != nullptr && !task->descends_from(ancestor)) continue;
-    if (at == head_) {
-      ++head_;
-    } else {
-      ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(at));
+  std::size_t at = head_;
+  if (ancestor != nullptr) {
+    // A child first (taskwait's case), found without leaving the vector; only then a deeper
+    // descendant, which needs each task's chain of parents.
+    while (at < ready_.size() && ready_[at].parent != ancestor) ++at;
+    if (at == ready_.size()) {
+      at = head_;
+      while (at < ready_.size() && !ready_[at].task->descends_from(ancestor)) ++at;
     }
-    if (head_ == ready_.size()) {
-      ready_.clear();
-      head_ = 0;
-    }
-    queued_.fetch_sub(1, std::memory_order_relaxed);
-    return task;
   }
-  return nullptr;
+  if (at == ready_.size()) return nullptr;
+  Task* const task = ready_[at].task;
+  if (at == head_) {
+    ++head_;
+  } else {
+    ready_.erase(ready_.begin() + static_cast<std::ptrdiff_t>(at));
+  }
+  if (head_ == ready_.size()) {
+    ready_.clear();
+    head_ = 0;
+  }
+  queued_.fetch_sub(1, std::memory_order_relaxed);
+  return task;
 }
 
 }  // namespace weft::omp

@@ -41,6 +41,10 @@ struct Task {
   int priority = 0;
   bool final = false;
   bool implicit = false;
+  // Counted in its parent's children, its taskgroup and the team's pending tasks. An undeferred
+  // task without dependences or detach is not: its creator runs it to completion before anyone
+  // could wait for it, and not counting spares it the atomics on lines the whole team shares.
+  bool counted = true;
   std::size_t allocation_align = 0;  // of allocate_task's block; 0 for a task on a stack
 
   std::atomic<int> children{0};  // children not finished
@@ -53,7 +57,8 @@ struct Task {
 
   // Predecessors not finished; changed under the team's TaskQueue lock.
   std::atomic<int> blockers{0};
-  // Under the team's TaskQueue lock.
+  // Under the team's TaskQueue lock. Set for a task with dependences only: no sibling can
+  // find another in its parent's map.
   bool finished = false;
   std::vector<Task*> successors;
   std::vector<void*> dependences;  // addresses this task is listed under in parent->depends
@@ -73,7 +78,8 @@ class TaskQueue {
   // Under lock().
   void push(Task* task);
   // Takes the highest-priority ready task (oldest first), or null. With `ancestor`, only a task
-  // descending from it (what taskwait and taskgroup may run).
+  // descending from it (what taskwait and taskgroup may run): a child of it if one is queued,
+  // else a deeper descendant.
   Task* take(const Task* ancestor);
 
   bool maybe_ready() const { return queued_.load(std::memory_order_relaxed) != 0; }
@@ -82,16 +88,24 @@ class TaskQueue {
   // Tasks created in the team and not finished.
   int pending() const { return pending_.load(std::memory_order_acquire); }
   void created() { pending_.fetch_add(1, std::memory_order_relaxed); }
-  // release: a barrier that sees 0 sees everything the tasks wrote.
-  void finished() { pending_.fetch_sub(1, std::memory_order_release); }
+  // True when it was the last. release: a barrier that sees 0 sees everything the tasks wrote.
+  bool finished() { return pending_.fetch_sub(1, std::memory_order_release) == 1; }
 
   weft::Mutex& lock() { return lock_; }
 
  private:
+  // A queued task with what take() and push() compare, so that their scans read the vector only:
+  // following each task pointer costs a cache miss per task once the queue is long.
+  struct Entry {
+    Task* task;
+    const Task* parent;
+    int priority;
+  };
+
   weft::Mutex lock_;
   // Ready tasks from ready_[head_] on, by decreasing priority, FIFO within one. A vector, not a
   // deque: a team without tasks (most regions) then allocates nothing.
-  std::vector<Task*> ready_;
+  std::vector<Entry> ready_;
   std::size_t head_ = 0;
   // Relaxed hint read without the lock by waiters deciding whether to take the lock.
   std::atomic<int> queued_{0};

@@ -9,16 +9,23 @@ namespace weft::omp {
 
 namespace {
 
+// Finishes `task`. Its teammates are woken only when it changes what one of them may wait for:
+// a successor made ready, the last child of its parent, the last task of a taskgroup or of the
+// team. Waking on every task, as the first version did, woke every sleeping thread of the team
+// per task (a Signal wakes all its sleepers), only for most of them to find nothing changed.
 void finish(Team& team, Task& task) {
   Task* parent = task.parent;
-  {
+  bool wake = false;
+  // Only a task with dependences is listed in its parent's map, so only it can have successors
+  // or be looked at by a sibling being registered: the others finish without the team's lock.
+  if (!task.dependences.empty()) {
     std::lock_guard<weft::Mutex> lock(team.tasks.lock());
     task.finished = true;
     for (Task* successor : task.successors) {
       // release: an undeferred successor waits for 0 without the lock, then runs.
-      if (successor->blockers.fetch_sub(1, std::memory_order_release) == 1 &&
-          successor->allocation_align != 0) {
-        team.tasks.push(successor);
+      if (successor->blockers.fetch_sub(1, std::memory_order_release) == 1) {
+        wake = true;
+        if (successor->allocation_align != 0) team.tasks.push(successor);
       }
     }
     task.successors.clear();
@@ -34,15 +41,18 @@ void finish(Team& team, Task& task) {
   }
   // relaxed: the master waits for 0 only after the team's pending count below reaches 0.
   team.touching.fetch_add(1, std::memory_order_relaxed);
-  // release: a waiter that sees the count drop sees what the task wrote.
-  if (task.counted_in != nullptr) task.counted_in->pending.fetch_sub(1, std::memory_order_release);
-  parent->children.fetch_sub(1, std::memory_order_release);
-  team.tasks.finished();
-  // Wakes whoever waits for the counts above or for the successors made ready.
-  team.signal.notify();
+  // release: a waiter that sees a count drop sees what the task wrote.
+  if (task.counted_in != nullptr &&
+      task.counted_in->pending.fetch_sub(1, std::memory_order_release) == 1) {
+    wake = true;
+  }
+  if (parent->children.fetch_sub(1, std::memory_order_release) == 1) wake = true;
+  if (team.tasks.finished()) wake = true;
+  // Before the wake-up: an undeferred parent waits for its references to drop to its own.
+  if (!parent->implicit) release_task(parent);
+  if (wake) team.signal.notify();
   // release: the last touch of the team; the region may end once no task is pending.
   team.touching.fetch_sub(1, std::memory_order_release);
-  if (!parent->implicit) release_task(parent);
   release_task(&task);
 }
 
@@ -73,6 +83,7 @@ void execute(ThreadState& self, Task& task) {
     wait_running_tasks(self, &task, [&] { return task.refs.load(std::memory_order_acquire) == 1; });
   }
   self.context.task = previous;
+  if (!task.counted) return;
   if (task.detach.load(std::memory_order_relaxed) != 0) {
     if (task.allocation_align == 0) {
       // Undeferred: its creator waits here for the event, running tasks meanwhile.

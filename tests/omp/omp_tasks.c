@@ -195,6 +195,51 @@ static void groups_and_waits(void) {
   check_equal(in_final, 1, "a task inside a final task is final", __LINE__);
 }
 
+/* Tasks run at once by their creator (if(0), and every thread spawning far more than the queue
+ * holds, which runs the surplus at once) are not counted anywhere, but the deferred children they
+ * create are: taskgroup and taskwait must still wait for those, and every task runs once. */
+static void undeferred_with_children(void) {
+  enum { SPAWNS = 3000 };
+  long wrong_groups = 0, wrong_taskwaits = 0, spawned = 0, threads = 0;
+#pragma omp parallel reduction(+ : wrong_groups, wrong_taskwaits)
+  {
+#pragma omp single
+    threads = omp_get_num_threads();
+    long group_children = 0;
+#pragma omp taskgroup
+    {
+#pragma omp task if (0) shared(group_children)
+      for (int i = 0; i < 4; ++i) {
+#pragma omp task shared(group_children)
+        {
+#pragma omp atomic
+          group_children++;
+        }
+      }
+    }
+    wrong_groups += __atomic_load_n(&group_children, __ATOMIC_RELAXED) != 4;
+    long children = 0;
+    for (int i = 0; i < SPAWNS; ++i) {
+#pragma omp task shared(children, spawned)
+      {
+#pragma omp task shared(spawned)
+        {
+#pragma omp atomic
+          spawned++;
+        }
+#pragma omp atomic
+        children++;
+      }
+    }
+#pragma omp taskwait
+    wrong_taskwaits += __atomic_load_n(&children, __ATOMIC_RELAXED) != SPAWNS;
+  }
+  check_equal(wrong_groups, 0, "threads whose taskgroup ended before an if(0) task's children",
+              __LINE__);
+  check_equal(wrong_taskwaits, 0, "threads whose taskwait ended before their children", __LINE__);
+  check_equal(spawned, SPAWNS * threads, "every grandchild ran by the region's end", __LINE__);
+}
+
 static void taskloops(void) {
   int hits[1000];
   memset(hits, 0, sizeof hits);
@@ -278,6 +323,7 @@ int main(void) {
   dependences();
   depobj_dependences();
   groups_and_waits();
+  undeferred_with_children();
   taskloops();
   cancellation();
   return omp_check_status("omp_tasks");
