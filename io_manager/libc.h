@@ -45,6 +45,8 @@ int pselect(int nfds, fd_set* read, fd_set* write, fd_set* except, const timespe
             const sigset_t* mask);
 int epoll_pwait(int epfd, epoll_event* events, int max_events, int timeout_ms,
                 const sigset_t* mask);
+ssize_t splice(int in, loff_t* in_offset, int out, loff_t* out_offset, size_t length,
+               unsigned flags);
 int flock(int fd, int operation);
 int fcntl(int fd, int command, void* argument);
 int lockf(int fd, int command, off_t length);

@@ -1,7 +1,7 @@
 // The vectored, message and signal-mask variants of the interposed calls (readv, writev,
-// recvfrom, sendto, recvmsg, sendmsg, recvmmsg, sendmmsg, accept4, ppoll, pselect, epoll_pwait) and
-// the checked ones of _FORTIFY_SOURCE (__read_chk, __poll_chk): on one core, a user thread blocked
-// in one of them leaves the core to the thread that unblocks it.
+// recvfrom, sendto, recvmsg, sendmsg, recvmmsg, sendmmsg, accept4, splice, ppoll, pselect,
+// epoll_pwait) and the checked ones of _FORTIFY_SOURCE (__read_chk, __poll_chk): on one core, a
+// user thread blocked in one of them leaves the core to the thread that unblocks it.
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -192,6 +192,40 @@ TEST_P(MoreCalls, RecvmmsgAndSendmmsgOnDatagrams) {
   EXPECT_EQ(got, 2);
   EXPECT_EQ(outgoing[0].msg_len, 4u);
   EXPECT_EQ(outgoing[1].msg_len, 4u);
+}
+
+// splice waits for data at its input, then for room at its output, leaving the core meanwhile.
+TEST_P(MoreCalls, SpliceWaitsForItsInputAndItsOutput) {
+  Descriptors descriptors;
+  int from[2];
+  int to[2];
+  descriptors.pipe(from);
+  descriptors.socketpair(to);
+  Scheduler scheduler(io_config(GetParam(), 1));
+  ssize_t moved = 0;
+  on_one_core([&] { moved = ::splice(from[0], nullptr, to[0], nullptr, 64, 0); },
+              [&] { EXPECT_EQ(::write(from[1], "spliced", 7), 7); },
+              [&] { [[maybe_unused]] auto n = ::write(from[1], "!", 1); });
+  EXPECT_EQ(moved, 7);
+  char buffer[8] = {};
+  EXPECT_EQ(::read(to[1], buffer, sizeof buffer), 7);
+  EXPECT_EQ(std::string(buffer, 7), "spliced");
+
+  // The output full: the splice waits until the other thread drains it.
+  const int fill = ::fcntl(to[0], F_GETFL);
+  ASSERT_EQ(::fcntl(to[0], F_SETFL, fill | O_NONBLOCK), 0);
+  const std::vector<char> block(4096, 'f');
+  while (::write(to[0], block.data(), block.size()) > 0) {
+  }
+  ASSERT_EQ(::fcntl(to[0], F_SETFL, fill), 0);
+  EXPECT_EQ(::write(from[1], "more", 4), 4);
+  const auto drain = [&] {
+    std::vector<char> sink(1 << 16);
+    while (::recv(to[1], sink.data(), sink.size(), MSG_DONTWAIT) > 0) {
+    }
+  };
+  on_one_core([&] { moved = ::splice(from[0], nullptr, to[0], nullptr, 64, 0); }, drain, drain);
+  EXPECT_EQ(moved, 4);
 }
 
 // A message larger than the socket's buffer, with a descriptor passed along: sendmsg must queue
