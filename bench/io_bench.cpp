@@ -15,7 +15,9 @@
 //   RATIO io_rtt_[delayed_]load<load>/<mode> weft/pthread <weft's median round trip / the peer's>
 //   CHECK io_[delayed_]auto_latency ...   CHECK io_[delayed_]auto_slowdown ...   (the issue's
 //   targets, met or not); CHECK io_[delayed_]auto_cpu_slowdown: the slowdown per CPU second
-//   (see Figures), which a machine shared with other users disturbs less.
+//   (see Figures), which a machine shared with other users disturbs less. The table also gives
+//   the CPU time each round trip costs beyond the computation's own (Figures): the slowdown is
+//   that cost times the rate of round trips, which differs between runtimes.
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -104,19 +106,24 @@ pid_t start_echo_server(int fd, std::initializer_list<int> others, int delay_us)
   ::_exit(0);
 }
 
-// Round trips until kRoundTrips or kPingPongTime; returns their median in microseconds.
-double ping_pong(int fd) {
+struct PingPong {
+  double median_us = NAN;
+  std::size_t round_trips = 0;
+};
+
+// Round trips until kRoundTrips or kPingPongTime: their median in microseconds and their count.
+PingPong ping_pong(int fd) {
   std::vector<double> samples;
   samples.reserve(kRoundTrips);
   const auto end = Clock::now() + kPingPongTime;
   for (std::uint64_t i = 0; i < kRoundTrips && Clock::now() < end; ++i) {
     const auto start = Clock::now();
     std::uint64_t value = i;
-    if (::write(fd, &value, sizeof value) != sizeof value) return NAN;
-    if (::read(fd, &value, sizeof value) != sizeof value || value != i + 1) return NAN;
+    if (::write(fd, &value, sizeof value) != sizeof value) return {};
+    if (::read(fd, &value, sizeof value) != sizeof value || value != i + 1) return {};
     samples.push_back(elapsed_us(start));
   }
-  return median(std::move(samples));
+  return {median(samples), samples.size()};
 }
 
 struct Figures {
@@ -127,6 +134,10 @@ struct Figures {
   // too, the wall-clock rates rise and fall with their load; this ratio much less. On a machine
   // of its own, whose cores this program keeps busy, the two would agree.
   double cpu_slowdown_percent = 0;
+  // CPU time of this process and the echo process per round trip, beyond what the computation
+  // used (its slices at its rate alone): what one round trip costs, whatever the number of round
+  // trips a runtime makes in the window. Unloaded, the whole CPU time per round trip.
+  double cpu_us_per_round_trip = 0;
 };
 
 // CPU seconds used so far by this process (every thread) and the echo process.
@@ -146,9 +157,16 @@ Figures measure(int threads, clockid_t echo_clock, SpawnComputer spawn_computer,
                 RunPinger run_pinger) {
   Figures figures;
   std::vector<double> rtts;
+  std::vector<double> costs;
   if (threads == 0) {
-    for (int round = 0; round < kRounds; ++round) rtts.push_back(run_pinger());
+    for (int round = 0; round < kRounds; ++round) {
+      const double cpu = cpu_seconds(echo_clock);
+      const PingPong run = run_pinger();
+      rtts.push_back(run.median_us);
+      costs.push_back((cpu_seconds(echo_clock) - cpu) * 1e6 / run.round_trips);
+    }
     figures.rtt_us = median(rtts);
+    figures.cpu_us_per_round_trip = median(costs);
     return figures;
   }
   std::atomic<std::uint64_t> slices{0};
@@ -170,16 +188,20 @@ Figures measure(int threads, clockid_t echo_clock, SpawnComputer spawn_computer,
     before = slices.load();
     start = Clock::now();
     cpu = cpu_seconds(echo_clock);
-    rtts.push_back(run_pinger());
+    const PingPong run = run_pinger();
+    rtts.push_back(run.median_us);
     done = slices.load() - before;
     during.push_back(done / elapsed_us(start));
-    during_cpu.push_back(done / (cpu_seconds(echo_clock) - cpu));
+    const double used = cpu_seconds(echo_clock) - cpu;
+    during_cpu.push_back(done / used);
+    costs.push_back((used - done / alone_cpu.back()) * 1e6 / run.round_trips);
   }
   stop.store(true);
   for (auto& thread : computers) thread.join();
   figures.rtt_us = median(rtts);
   figures.slowdown_percent = (median(alone) / median(during) - 1) * 100;
   figures.cpu_slowdown_percent = (median(alone_cpu) / median(during_cpu) - 1) * 100;
+  figures.cpu_us_per_round_trip = median(costs);
   return figures;
 }
 
@@ -205,7 +227,7 @@ Figures measure_weft(const char* mode, int load, int fd, clockid_t echo_clock) {
     return computers;
   };
   auto run_pinger = [&] {
-    double rtt = 0;
+    PingPong rtt;
     weft::ThreadAttr attr;
     attr.type = weft::ThreadType::io;
     attr.placement = weft::Placement::pinned(0);
@@ -230,7 +252,7 @@ Figures measure_pthread(int load, int cores, int fd, clockid_t echo_clock) {
     return computers;
   };
   auto run_pinger = [&] {
-    double rtt = 0;
+    PingPong rtt;
     std::thread([&] { rtt = ping_pong(fd); }).join();
     return rtt;
   };
@@ -268,13 +290,15 @@ void print_table(const Table& table, int cores, const char* title, const char* t
       "%s: 8-byte round trip with an external process over a socket pair, median in us; %d "
       "cores, computing threads in %d us slices\n\n",
       title, cores, kSliceUs);
-  std::printf("%-10s %9s %9s %9s %9s %11s | %-27s | %s\n", "load/core", "poll", "block", "auto",
-              "pthread", "auto/pthrd", "slowdown %: poll block auto pthread",
-              "per CPU second: poll block auto pthread");
+  std::printf("%-10s %9s %9s %9s %9s %11s | %-27s | %-27s | %s\n", "load/core", "poll", "block",
+              "auto", "pthread", "auto/pthrd", "CPU us per round trip: poll block auto pthread",
+              "slowdown %: poll block auto pthread", "per CPU second: poll block auto pthread");
   for (std::size_t l = 0; l < std::size(kLoads); ++l) {
-    std::printf("%-10d %9.1f %9.1f %9.1f %9.1f %11.2f |", kLoads[l], table.weft[0][l].rtt_us,
-                table.weft[1][l].rtt_us, table.weft[2][l].rtt_us, table.peer[l].rtt_us,
-                table.weft[2][l].rtt_us / table.peer[l].rtt_us);
+    std::printf("%-10d %9.1f %9.1f %9.1f %9.1f %11.2f | %6.1f %6.1f %6.1f %6.1f |", kLoads[l],
+                table.weft[0][l].rtt_us, table.weft[1][l].rtt_us, table.weft[2][l].rtt_us,
+                table.peer[l].rtt_us, table.weft[2][l].rtt_us / table.peer[l].rtt_us,
+                table.weft[0][l].cpu_us_per_round_trip, table.weft[1][l].cpu_us_per_round_trip,
+                table.weft[2][l].cpu_us_per_round_trip, table.peer[l].cpu_us_per_round_trip);
     if (kLoads[l] == 0) {
       std::printf("  -\n");
     } else {

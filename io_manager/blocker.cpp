@@ -1,10 +1,12 @@
 // The spare kernel thread: none of the cores' own, it blocks in poll(2) on every armed wait and
 // source, so that an event wakes it (the kernel preempts a computation for it briefly), it runs
 // the completion and wakes the waiting user thread. One descriptor of its set is an eventfd
-// through which the manager makes it rebuild the set when something is armed.
+// through which the manager makes it rebuild the set when something is armed. It blocks every
+// signal but while waits of ppoll, pselect or epoll_pwait are armed: its poll(2) then lets
+// through the signals all their masks leave unblocked, and a caught one ends them with EINTR.
+#include <errno.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "libc.h"
@@ -18,6 +20,17 @@ void Manager::wake_blocker_locked() noexcept {
   blocker_woken_ = true;
   const std::uint64_t one = 1;
   [[maybe_unused]] const ssize_t wrote = libc::write(wake_fd_, &one, sizeof one);
+}
+
+void Manager::interrupt_locked(SignalBits blocked, std::int64_t now_ns) noexcept {
+  for (FdWait* wait = waits_; wait != nullptr;) {
+    FdWait* next = wait->next;
+    if (wait->masked && (wait->blocked_signals & ~blocked) == 0) {
+      wait->interrupted = true;
+      complete(wait, true, now_ns);
+    }
+    wait = next;
+  }
 }
 
 void Manager::blocker_main() noexcept {
@@ -43,6 +56,17 @@ void Manager::blocker_main() noexcept {
         fds.push_back({wait->fds[i].fd, wait->fds[i].events, 0});
       }
     }
+    // The masked waits' signals are let through only when every such wait leaves them
+    // unblocked: a caught signal then interrupts them all (interrupt_locked).
+    bool masked = false;
+    SignalBits blocked = 0;
+    for (FdWait* wait = waits_; wait != nullptr; wait = wait->next) {
+      if (wait->armed && wait->masked) {
+        masked = true;
+        blocked |= wait->blocked_signals;
+      }
+    }
+    const sigset_t mask = signal_set(blocked);
     bool busy = false;
     bool in_flight = false;
     for (auto& source : sources_) {
@@ -73,12 +97,19 @@ void Manager::blocker_main() noexcept {
     blocker_blocked_ = !busy;
     lock_.unlock();
 
-    const int timeout_ms =
-        busy        ? 0
-        : in_flight ? static_cast<int>(std::max<std::int64_t>(1, timer_poll_ns_ / 1000000))
-                    : -1;
-    const int ready = libc::poll(fds.data(), fds.size(), timeout_ms);
+    const timespec period{timer_poll_ns_ / 1'000'000'000, timer_poll_ns_ % 1'000'000'000};
+    const timespec zero{0, 0};
+    const timespec* timeout = busy ? &zero : in_flight ? &period : nullptr;
+    const int ready = libc::ppoll(fds.data(), fds.size(), timeout, masked ? &mask : nullptr);
+    const bool caught = ready < 0 && errno == EINTR;
     if (!busy) counters_->blocks.fetch_add(1, std::memory_order_relaxed);
+    if (caught && masked) {
+      lock_.lock();
+      blocker_blocked_ = false;
+      interrupt_locked(blocked, weft::detail::steady_now_ns());
+      lock_.unlock();
+      continue;
+    }
     if (ready <= 0) continue;
     const std::int64_t now = weft::detail::steady_now_ns();
     lock_.lock();

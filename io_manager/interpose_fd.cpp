@@ -1,7 +1,7 @@
-// read, readv, pread, preadv, write and writev as libweft defines them for every program linked
-// with it: a user thread whose descriptor is not ready waits on the I/O manager, so its core runs
-// its other threads; a read that would block on a descriptor poll(2) calls ready (a regular file
-// whose data is not in the page cache) is made by a spare kernel thread meanwhile. Every other
+// read, readv, pread, preadv, write, writev and splice as libweft defines them for every program
+// linked with it: a user thread whose descriptor is not ready waits on the I/O manager, so its core
+// runs its other threads; a read that would block on a descriptor poll(2) calls ready (a regular
+// file whose data is not in the page cache) is made by a spare kernel thread meanwhile. Every other
 // caller gets the C library's call unchanged.
 #include <errno.h>
 #include <fcntl.h>
@@ -83,8 +83,11 @@ ssize_t read_vector(Manager& manager, int fd, const iovec* vector, int count,
 }  // namespace weft::io::detail
 
 using weft::io::detail::await_fd;
+using weft::io::detail::current_errno;
 using weft::io::detail::Manager;
+using weft::io::detail::non_blocking;
 using weft::io::detail::read_vector;
+using weft::io::detail::set_errno;
 using weft::io::detail::waiting_manager;
 namespace libc = weft::io::libc;
 
@@ -143,6 +146,30 @@ ssize_t writev(int fd, const iovec* vector, int count) {
     await_fd(*manager, fd, POLLOUT);
   }
   return libc::writev(fd, vector, count);
+}
+
+// Waits until the input has data and the output room (an end that is bad, in error or
+// non-blocking is not waited for), then moves with SPLICE_F_NONBLOCK; a race lost to another
+// reader or writer waits again. The flag alone would not do: it spares only the pipe ends, a
+// socket end may still block. A caller's own SPLICE_F_NONBLOCK goes to the C library.
+ssize_t splice(int in, loff_t* in_offset, int out, loff_t* out_offset, size_t length,
+               unsigned flags) {
+  Manager* manager = waiting_manager();
+  if (manager == nullptr || length == 0 || (flags & SPLICE_F_NONBLOCK) != 0) {
+    return libc::splice(in, in_offset, out, out_offset, length, flags);
+  }
+  for (;;) {
+    await_fd(*manager, in, POLLIN);
+    await_fd(*manager, out, POLLOUT);
+    const ssize_t moved =
+        libc::splice(in, in_offset, out, out_offset, length, flags | SPLICE_F_NONBLOCK);
+    if (moved >= 0 || current_errno() != EAGAIN) return moved;
+    // A non-blocking end's caller expects the EAGAIN.
+    if (non_blocking(in) || non_blocking(out)) {
+      set_errno(EAGAIN);
+      return -1;
+    }
+  }
 }
 
 }  // extern "C"

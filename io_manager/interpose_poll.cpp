@@ -1,8 +1,10 @@
 // poll, ppoll, select, pselect, epoll_wait and epoll_pwait as libweft defines them: a user thread
 // that would block waits on the I/O manager for the same descriptors (an epoll instance is
 // itself a descriptor that is readable when it has events), then asks the C library again without
-// waiting. The signal masks of ppoll, pselect and epoll_pwait are not applied: a parked thread is
-// not interrupted by signals (docs/io_manager.md, Limits).
+// waiting. The signal mask of ppoll, pselect and epoll_pwait applies to every check made on the
+// caller's core (the C library's call with a zero timeout) and to the wait, which the spare
+// kernel thread blocks on with the mask applied; a caught signal ends the call with EINTR
+// (docs/io_manager.md, Signal masks).
 #include <errno.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
@@ -18,6 +20,7 @@ namespace {
 using weft::detail::steady_now_ns;
 using weft::io::detail::Manager;
 using weft::io::detail::set_errno;
+using weft::io::detail::WaitEnd;
 namespace libc = weft::io::libc;
 
 bool expired(std::int64_t deadline_ns) {
@@ -37,12 +40,24 @@ std::int64_t deadline_after(const timespec* timeout) {
   return steady_now_ns() + timeout->tv_sec * 1'000'000'000LL + timeout->tv_nsec;
 }
 
-int poll_until(Manager& manager, pollfd* fds, nfds_t count, std::int64_t deadline) {
-  const int now = libc::poll(fds, count, 0);
+// A wait that a caught signal ended: the call's answer.
+int interrupted() {
+  set_errno(EINTR);
+  return -1;
+}
+
+// The checks below go through the masked calls even without a mask (the same system calls as
+// poll, select and epoll_wait then): with one, a signal pending for the caller's core or the
+// process that the mask leaves unblocked is caught there, on the caller's stack, and answered
+// with EINTR, as the C library's call would.
+int poll_until(Manager& manager, pollfd* fds, nfds_t count, std::int64_t deadline,
+               const sigset_t* mask) {
+  const timespec zero{0, 0};
+  const int now = libc::ppoll(fds, count, &zero, mask);
   if (now != 0) return now;
   for (;;) {
-    manager.wait(fds, count, deadline);
-    const int ready = libc::poll(fds, count, 0);
+    if (manager.wait(fds, count, deadline, mask) == WaitEnd::interrupted) return interrupted();
+    const int ready = libc::ppoll(fds, count, &zero, mask);
     // Woken for an event that another reader consumed first: wait again while time is left.
     if (ready != 0 || expired(deadline)) return ready;
   }
@@ -50,14 +65,14 @@ int poll_until(Manager& manager, pollfd* fds, nfds_t count, std::int64_t deadlin
 
 // select and pselect; `left` (select's timeout) gets the time that was left, as Linux reports it.
 int select_until(Manager& manager, int nfds, fd_set* read, fd_set* write, fd_set* except,
-                 std::int64_t deadline, timeval* left) {
+                 std::int64_t deadline, timeval* left, const sigset_t* mask) {
   fd_set asked[3];
   fd_set* sets[3] = {read, write, except};
   for (int i = 0; i < 3; ++i) {
     if (sets[i] != nullptr) asked[i] = *sets[i];
   }
-  timeval zero{0, 0};
-  const int now = libc::select(nfds, read, write, except, &zero);
+  const timespec zero{0, 0};
+  const int now = libc::pselect(nfds, read, write, except, &zero, mask);
   if (now != 0) return now;
   std::vector<pollfd> fds;
   for (int fd = 0; fd < nfds; ++fd) {
@@ -68,12 +83,13 @@ int select_until(Manager& manager, int nfds, fd_set* read, fd_set* write, fd_set
     if (events != 0) fds.push_back({fd, events, 0});
   }
   for (;;) {
-    manager.wait(fds.data(), fds.size(), deadline);
+    const WaitEnd end = manager.wait(fds.data(), fds.size(), deadline, mask);
     for (int i = 0; i < 3; ++i) {
       if (sets[i] != nullptr) *sets[i] = asked[i];
     }
-    zero = {0, 0};
-    const int ready = libc::select(nfds, read, write, except, &zero);
+    // Linux leaves the sets as they were when the call is interrupted.
+    if (end == WaitEnd::interrupted) return interrupted();
+    const int ready = libc::pselect(nfds, read, write, except, &zero, mask);
     if (ready != 0 || expired(deadline)) {
       if (left != nullptr) {
         const std::int64_t rest = ready != 0 ? deadline - steady_now_ns() : 0;
@@ -86,13 +102,13 @@ int select_until(Manager& manager, int nfds, fd_set* read, fd_set* write, fd_set
 }
 
 int epoll_until(Manager& manager, int epfd, epoll_event* events, int max_events,
-                std::int64_t deadline) {
-  const int now = libc::epoll_wait(epfd, events, max_events, 0);
+                std::int64_t deadline, const sigset_t* mask) {
+  const int now = libc::epoll_pwait(epfd, events, max_events, 0, mask);
   if (now != 0) return now;
   pollfd instance{epfd, POLLIN, 0};
   for (;;) {
-    manager.wait(&instance, 1, deadline);
-    const int ready = libc::epoll_wait(epfd, events, max_events, 0);
+    if (manager.wait(&instance, 1, deadline, mask) == WaitEnd::interrupted) return interrupted();
+    const int ready = libc::epoll_pwait(epfd, events, max_events, 0, mask);
     if (ready != 0 || expired(deadline)) return ready;
   }
 }
@@ -104,7 +120,7 @@ extern "C" {
 int poll(pollfd* fds, nfds_t count, int timeout_ms) {
   Manager* manager = weft::io::detail::waiting_manager();
   if (manager == nullptr || timeout_ms == 0) return libc::poll(fds, count, timeout_ms);
-  return poll_until(*manager, fds, count, weft::io::detail::deadline_after_ms(timeout_ms));
+  return poll_until(*manager, fds, count, weft::io::detail::deadline_after_ms(timeout_ms), nullptr);
 }
 
 int ppoll(pollfd* fds, nfds_t count, const timespec* timeout, const sigset_t* mask) {
@@ -114,7 +130,7 @@ int ppoll(pollfd* fds, nfds_t count, const timespec* timeout, const sigset_t* ma
     set_errno(EINVAL);
     return -1;
   }
-  return poll_until(*manager, fds, count, deadline_after(timeout));
+  return poll_until(*manager, fds, count, deadline_after(timeout), mask);
 }
 
 int select(int nfds, fd_set* read, fd_set* write, fd_set* except, timeval* timeout) {
@@ -131,7 +147,7 @@ int select(int nfds, fd_set* read, fd_set* write, fd_set* except, timeval* timeo
                                     ? -1
                                     : steady_now_ns() + timeout->tv_sec * 1'000'000'000LL +
                                           static_cast<std::int64_t>(timeout->tv_usec) * 1000;
-  return select_until(*manager, nfds, read, write, except, deadline, timeout);
+  return select_until(*manager, nfds, read, write, except, deadline, timeout, nullptr);
 }
 
 int pselect(int nfds, fd_set* read, fd_set* write, fd_set* except, const timespec* timeout,
@@ -145,7 +161,7 @@ int pselect(int nfds, fd_set* read, fd_set* write, fd_set* except, const timespe
     return -1;
   }
   // pselect leaves its timeout as it was.
-  return select_until(*manager, nfds, read, write, except, deadline_after(timeout), nullptr);
+  return select_until(*manager, nfds, read, write, except, deadline_after(timeout), nullptr, mask);
 }
 
 int epoll_wait(int epfd, epoll_event* events, int max_events, int timeout_ms) {
@@ -154,7 +170,7 @@ int epoll_wait(int epfd, epoll_event* events, int max_events, int timeout_ms) {
     return libc::epoll_wait(epfd, events, max_events, timeout_ms);
   }
   return epoll_until(*manager, epfd, events, max_events,
-                     weft::io::detail::deadline_after_ms(timeout_ms));
+                     weft::io::detail::deadline_after_ms(timeout_ms), nullptr);
 }
 
 int epoll_pwait(int epfd, epoll_event* events, int max_events, int timeout_ms,
@@ -164,7 +180,7 @@ int epoll_pwait(int epfd, epoll_event* events, int max_events, int timeout_ms,
     return libc::epoll_pwait(epfd, events, max_events, timeout_ms, mask);
   }
   return epoll_until(*manager, epfd, events, max_events,
-                     weft::io::detail::deadline_after_ms(timeout_ms));
+                     weft::io::detail::deadline_after_ms(timeout_ms), mask);
 }
 
 }  // extern "C"

@@ -58,6 +58,9 @@ std::atomic<ssize_t (*)(int, const void*, size_t, int, const sockaddr*, socklen_
 std::atomic<ssize_t (*)(int, msghdr*, int)> recvmsg_fn{nullptr};
 std::atomic<ssize_t (*)(int, const msghdr*, int)> sendmsg_fn{nullptr};
 std::atomic<int (*)(int, sockaddr*, socklen_t*, int)> accept4_fn{nullptr};
+std::atomic<ssize_t (*)(int, loff_t*, int, loff_t*, size_t, unsigned)> splice_fn{nullptr};
+std::atomic<int (*)(int, mmsghdr*, unsigned, int, timespec*)> recvmmsg_fn{nullptr};
+std::atomic<int (*)(int, mmsghdr*, unsigned, int)> sendmmsg_fn{nullptr};
 std::atomic<int (*)(pollfd*, nfds_t, const timespec*, const sigset_t*)> ppoll_fn{nullptr};
 std::atomic<int (*)(int, fd_set*, fd_set*, fd_set*, const timespec*, const sigset_t*)> pselect_fn{
     nullptr};
@@ -139,6 +142,12 @@ ssize_t recvmsg(int fd, msghdr* message, int flags) {
 ssize_t sendmsg(int fd, const msghdr* message, int flags) {
   return real(sendmsg_fn, "sendmsg")(fd, message, flags);
 }
+int recvmmsg(int fd, mmsghdr* vector, unsigned count, int flags, timespec* timeout) {
+  return real(recvmmsg_fn, "recvmmsg")(fd, vector, count, flags, timeout);
+}
+int sendmmsg(int fd, mmsghdr* vector, unsigned count, int flags) {
+  return real(sendmmsg_fn, "sendmmsg")(fd, vector, count, flags);
+}
 int accept4(int fd, sockaddr* address, socklen_t* length, int flags) {
   return real(accept4_fn, "accept4")(fd, address, length, flags);
 }
@@ -152,6 +161,10 @@ int pselect(int nfds, fd_set* read, fd_set* write, fd_set* except, const timespe
 int epoll_pwait(int epfd, epoll_event* events, int max_events, int timeout_ms,
                 const sigset_t* mask) {
   return real(epoll_pwait_fn, "epoll_pwait")(epfd, events, max_events, timeout_ms, mask);
+}
+ssize_t splice(int in, loff_t* in_offset, int out, loff_t* out_offset, size_t length,
+               unsigned flags) {
+  return real(splice_fn, "splice")(in, in_offset, out, out_offset, length, flags);
 }
 int flock(int fd, int operation) {
   return real(flock_fn, "flock")(fd, operation);

@@ -37,12 +37,16 @@ ssize_t sendto(int fd, const void* buffer, size_t length, int flags, const socka
                socklen_t address_length);
 ssize_t recvmsg(int fd, msghdr* message, int flags);
 ssize_t sendmsg(int fd, const msghdr* message, int flags);
+int recvmmsg(int fd, mmsghdr* vector, unsigned count, int flags, timespec* timeout);
+int sendmmsg(int fd, mmsghdr* vector, unsigned count, int flags);
 int accept4(int fd, sockaddr* address, socklen_t* length, int flags);
 int ppoll(pollfd* fds, nfds_t count, const timespec* timeout, const sigset_t* mask);
 int pselect(int nfds, fd_set* read, fd_set* write, fd_set* except, const timespec* timeout,
             const sigset_t* mask);
 int epoll_pwait(int epfd, epoll_event* events, int max_events, int timeout_ms,
                 const sigset_t* mask);
+ssize_t splice(int in, loff_t* in_offset, int out, loff_t* out_offset, size_t length,
+               unsigned flags);
 int flock(int fd, int operation);
 int fcntl(int fd, int command, void* argument);
 int lockf(int fd, int command, off_t length);

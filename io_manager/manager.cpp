@@ -175,7 +175,12 @@ void Manager::ensure_blocker() {
   if (blocker_started_.load(std::memory_order_relaxed)) return;
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) fatal("I/O manager: eventfd for the spare kernel thread failed");
-  blocker_ = std::thread([this] { blocker_main(); });
+  {
+    // The spare thread takes no signal but those the masks of ppoll, pselect and epoll_pwait let
+    // through while it waits for them: a signal the program blocks stays pending for the wait.
+    const AsyncSignalsBlocked blocked;
+    blocker_ = std::thread([this] { blocker_main(); });
+  }
   // release: as in ensure_polling.
   blocker_started_.store(true, std::memory_order_release);
 }
@@ -198,6 +203,9 @@ void Manager::unlink(FdWait* wait) noexcept {
   if (wait->next != nullptr) wait->next->prev = wait->prev;
   pending_.fetch_sub(1, std::memory_order_relaxed);
   if (!wait->armed) polled_waits_.fetch_sub(1, std::memory_order_relaxed);
+  // The spare thread still unblocks the signals this wait let through: it rebuilds its set, so
+  // that a signal the program blocks again is not caught there for nobody.
+  if (wait->masked) wake_blocker_locked();
 }
 
 void Manager::complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexcept {
@@ -215,23 +223,28 @@ void Manager::complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexc
   weft::detail::unpark(wait->fiber, wait->epoch);
 }
 
-bool Manager::wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns) {
+WaitEnd Manager::wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns,
+                      const sigset_t* mask) {
   weft::detail::Fiber* self = weft::detail::current_fiber();
-  if (mode_ == Mode::block) {
-    ensure_blocker();
-  } else {
+  if (mode_ != Mode::block) {
     ensure_polling();
     if (mode_ == Mode::poll) ensure_timer();
-    if (mode_ == Mode::automatic) ensure_blocker();
   }
+  if (mode_ != Mode::poll || mask != nullptr) ensure_blocker();
   FdWait wait;
   wait.fds = fds;
   wait.count = count;
   wait.fiber = self;
   wait.registered_ns = wait.last_miss_ns = steady_now_ns();
+  if (mask != nullptr) {
+    wait.masked = true;
+    wait.blocked_signals = signal_bits(*mask);
+  }
   // Polled first (unless the mode is block): the core that parks us is about to look for work
   // and poll. The switch and sleep hooks hand the wait to the spare thread when no core polls.
-  wait.armed = mode_ == Mode::block;
+  // A masked wait is armed at once in every mode: only a kernel thread blocked in the kernel
+  // with the mask applied can take a signal for it; idle cores poll it too.
+  wait.armed = mode_ == Mode::block || wait.masked;
   lock_.lock();
   wait.epoch = weft::detail::prepare_park(self);
   link(&wait);
@@ -254,12 +267,11 @@ bool Manager::wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns) {
   lock_.lock();
   if (!wait.done) unlink(&wait);
   lock_.unlock();
-  if (wait.done) {
-    counters_->wakeups.fetch_add(1, std::memory_order_relaxed);
-    counters_->wakeup_ns.fetch_add(static_cast<std::uint64_t>(steady_now_ns() - wait.detected_ns),
-                                   std::memory_order_relaxed);
-  }
-  return wait.done;
+  if (!wait.done) return WaitEnd::timed_out;
+  counters_->wakeups.fetch_add(1, std::memory_order_relaxed);
+  counters_->wakeup_ns.fetch_add(static_cast<std::uint64_t>(steady_now_ns() - wait.detected_ns),
+                                 std::memory_order_relaxed);
+  return wait.interrupted ? WaitEnd::interrupted : WaitEnd::ready;
 }
 
 std::uint64_t Manager::add_source(SourceSpec spec) {

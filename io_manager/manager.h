@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "signal_mask.h"
 #include "spare_threads.h"
 #include "stats.h"
 #include "weft/detail/spin_lock.h"
@@ -46,7 +47,15 @@ struct FdWait {
   std::int64_t registered_ns = 0;
   std::int64_t last_miss_ns = 0;  // last poll that found nothing
   std::int64_t detected_ns = 0;
+  // The wait of a ppoll, pselect or epoll_pwait with a mask: the signals it leaves blocked. Such
+  // a wait is always in the spare kernel thread's set, whose poll(2) applies the mask.
+  bool masked = false;
+  SignalBits blocked_signals = 0;
+  bool interrupted = false;  // a caught signal ended it
 };
+
+// How a wait ended.
+enum class WaitEnd : std::uint8_t { ready, timed_out, interrupted };
 
 struct SourceEntry {
   std::uint64_t id = 0;
@@ -82,9 +91,11 @@ class Manager final : public Scheduler::Service {
   static bool bypassed() noexcept;
 
   Mode mode() const noexcept { return mode_; }
-  // Parks the calling user thread until one of `fds` is ready (true) or the steady_clock
-  // deadline in ns passes (false; -1 for none).
-  bool wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns);
+  // Parks the calling user thread until one of `fds` is ready, the steady_clock deadline in ns
+  // passes (-1 for none) or, with a `mask`, a signal that the mask leaves unblocked is caught
+  // (docs/io_manager.md, Signal masks).
+  WaitEnd wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns,
+               const sigset_t* mask = nullptr);
   // Carries out body(context) on a spare kernel thread while the calling user thread is parked.
   void run_blocking(void (*body)(void*), void* context) noexcept {
     spare_threads_.run(body, context);
@@ -121,6 +132,10 @@ class Manager final : public Scheduler::Service {
   bool call(SourceEntry& source, const std::function<bool()>& callback) noexcept;
   void sweep_removed() noexcept;
   void wake_blocker_locked() noexcept;
+  // The spare thread caught a signal while it blocked only `blocked` (the union of the armed
+  // waits' masks): ends with EINTR every masked wait whose mask is within `blocked`, since the
+  // caught signal, not in `blocked`, is one such a wait leaves unblocked.
+  void interrupt_locked(SignalBits blocked, std::int64_t now_ns) noexcept;
 
   void blocker_main() noexcept;
   void spawn_io_threads();

@@ -85,7 +85,7 @@ short wait_fd(int fd, short events, std::optional<std::chrono::nanoseconds> time
   if (libc::poll(&entry, 1, 0) > 0) return entry.revents;
   const std::int64_t deadline = timeout ? weft::detail::steady_now_ns() + timeout->count() : -1;
   for (;;) {
-    const bool ready = manager->wait(&entry, 1, deadline);
+    const bool ready = manager->wait(&entry, 1, deadline) == detail::WaitEnd::ready;
     entry.revents = 0;
     if (libc::poll(&entry, 1, 0) > 0) return entry.revents;
     // Woken for an event another reader consumed first: wait again unless time is up.

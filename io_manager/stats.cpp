@@ -3,6 +3,7 @@
 #include "stats.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -28,8 +29,13 @@ static_assert(std::atomic<std::uint64_t>::is_always_lock_free,
 
 constexpr const char* kPrefix = "weft-io.";
 
+// Appended piece by piece: GCC 12 at -O3 takes `"/" + std::string(...) + ...` for an overlapping
+// copy and warns (-Wrestrict) falsely.
 std::string shm_name(int pid) {
-  return "/" + std::string(kPrefix) + std::to_string(pid);
+  std::string name = "/";
+  name += kPrefix;
+  name += std::to_string(pid);
+  return name;
 }
 
 // Field 22 of /proc/<pid>/stat (clock ticks from boot to the process's start), 0 when unknown.
@@ -49,6 +55,70 @@ std::uint64_t start_ticks(int pid) {
   for (int skipped = 0; skipped < 20 && field != nullptr; ++skipped)
     field = std::strchr(field + 1, ' ');
   return field != nullptr ? std::strtoull(field + 1, nullptr, 10) : 0;
+}
+
+// The published file of a process, mapped read-only: null when there is none, or when it is
+// shorter than the counters (its publisher is still making it: reading past its end would raise
+// SIGBUS).
+class MappedCounters {
+ public:
+  explicit MappedCounters(int pid) {
+    const int fd = ::shm_open(shm_name(pid).c_str(), O_RDONLY | O_CLOEXEC, 0);
+    if (fd < 0) return;
+    struct stat status {};
+    if (::fstat(fd, &status) == 0 && status.st_size >= static_cast<off_t>(sizeof(Counters))) {
+      void* memory = ::mmap(nullptr, sizeof(Counters), PROT_READ, MAP_SHARED, fd, 0);
+      if (memory != MAP_FAILED) counters_ = static_cast<const Counters*>(memory);
+    }
+    ::close(fd);
+  }
+  ~MappedCounters() {
+    if (counters_ != nullptr) ::munmap(const_cast<Counters*>(counters_), sizeof(Counters));
+  }
+  MappedCounters(const MappedCounters&) = delete;
+  MappedCounters& operator=(const MappedCounters&) = delete;
+
+  // The counters once their publisher has initialised them, else null.
+  const Counters* published() const noexcept {
+    // acquire: pairs with the publisher's release of the magic word.
+    return counters_ != nullptr &&
+                   counters_->magic.load(std::memory_order_acquire) == Counters::kMagic
+               ? counters_
+               : nullptr;
+  }
+
+ private:
+  const Counters* counters_ = nullptr;
+};
+
+// True when the file of `pid` was left by a process that is gone: no process has the pid, or the
+// one that has it started after the file's publisher. A file whose publisher has not written its
+// magic word yet is not judged.
+bool left_by_dead_process(int pid) {
+  if (::kill(pid, 0) != 0) return errno == ESRCH;
+  const MappedCounters file(pid);
+  const Counters* counters = file.published();
+  return counters != nullptr &&
+         counters->start_ticks.load(std::memory_order_relaxed) != start_ticks(pid);
+}
+
+// Removes the files of processes killed before their shutdown, which nothing else removes (on
+// the shared development machine hundreds had piled up from killed test runs). Files of other
+// users' processes stay: their pids answer EPERM, and unlinking them would fail anyway.
+void remove_stale_files() {
+  DIR* directory = ::opendir("/dev/shm");
+  if (directory == nullptr) return;
+  const std::string prefix = kPrefix;
+  const int self = ::getpid();
+  std::vector<int> stale;
+  while (const dirent* entry = ::readdir(directory)) {
+    const std::string file = entry->d_name;
+    if (file.rfind(prefix, 0) != 0) continue;
+    const int pid = std::atoi(file.c_str() + prefix.size());
+    if (pid > 0 && pid != self && left_by_dead_process(pid)) stale.push_back(pid);
+  }
+  ::closedir(directory);
+  for (int pid : stale) ::shm_unlink(shm_name(pid).c_str());
 }
 
 std::uint64_t mean(std::uint64_t total, std::uint64_t count) {
@@ -90,6 +160,7 @@ Stats Counters::summary() const noexcept {
 }
 
 PublishedCounters::PublishedCounters(Mode mode) {
+  remove_stale_files();
   // One file per process: a second scheduler of the process (after the first shut down) takes
   // the name over.
   const std::string name = shm_name(::getpid());
@@ -148,27 +219,13 @@ namespace weft::io {
 std::optional<Stats> stats_of_process(int pid) {
   // A file left by a process that died is not a running job.
   if (pid <= 0 || ::kill(pid, 0) != 0) return std::nullopt;
-  const int fd = ::shm_open(detail::shm_name(pid).c_str(), O_RDONLY | O_CLOEXEC, 0);
-  if (fd < 0) return std::nullopt;
-  // A file not yet sized by its process, or laid out by another build of weft, is shorter than
-  // the counters: reading past its end would raise SIGBUS.
-  struct stat file {};
-  if (::fstat(fd, &file) != 0 || file.st_size < static_cast<off_t>(sizeof(detail::Counters))) {
-    ::close(fd);
+  const detail::MappedCounters file(pid);
+  const detail::Counters* counters = file.published();
+  if (counters == nullptr ||
+      counters->start_ticks.load(std::memory_order_relaxed) != detail::start_ticks(pid)) {
     return std::nullopt;
   }
-  void* memory = ::mmap(nullptr, sizeof(detail::Counters), PROT_READ, MAP_SHARED, fd, 0);
-  ::close(fd);
-  if (memory == MAP_FAILED) return std::nullopt;
-  const auto* counters = static_cast<const detail::Counters*>(memory);
-  std::optional<Stats> stats;
-  // acquire: pairs with the publisher's release of the magic word.
-  if (counters->magic.load(std::memory_order_acquire) == detail::Counters::kMagic &&
-      counters->start_ticks.load(std::memory_order_relaxed) == detail::start_ticks(pid)) {
-    stats = counters->summary();
-  }
-  ::munmap(memory, sizeof(detail::Counters));
-  return stats;
+  return counters->summary();
 }
 
 std::vector<int> processes_with_stats() {

@@ -1,7 +1,7 @@
 // The vectored, message and signal-mask variants of the interposed calls (readv, writev,
-// recvfrom, sendto, recvmsg, sendmsg, accept4, ppoll, pselect, epoll_pwait) and the checked ones
-// of _FORTIFY_SOURCE (__read_chk, __poll_chk): on one core, a user thread blocked in one of them
-// leaves the core to the thread that unblocks it.
+// recvfrom, sendto, recvmsg, sendmsg, recvmmsg, sendmmsg, accept4, splice, ppoll, pselect,
+// epoll_pwait) and the checked ones of _FORTIFY_SOURCE (__read_chk, __poll_chk): on one core, a
+// user thread blocked in one of them leaves the core to the thread that unblocks it.
 #include <errno.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -35,9 +35,9 @@ namespace weft {
 namespace {
 
 using testing::Descriptors;
-using testing::ReadinessPipes;
 using testing::finishes;
 using testing::io_config;
+using testing::ReadinessPipes;
 using Clock = std::chrono::steady_clock;
 
 class MoreCalls : public ::testing::TestWithParam<std::string> {};
@@ -120,6 +120,112 @@ TEST_P(MoreCalls, RecvfromAndSendtoOnDatagrams) {
   EXPECT_EQ(got, 8);
   EXPECT_EQ(std::string(buffer, 8), "datagram");
   EXPECT_LE(from_length, sizeof from);
+}
+
+// recvmmsg waits until every slot is filled (one with MSG_WAITFORONE) and sendmmsg until every
+// message is queued, leaving the core to the thread that sends or drains meanwhile.
+TEST_P(MoreCalls, RecvmmsgAndSendmmsgOnDatagrams) {
+  Descriptors descriptors;
+  int fds[2];
+  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, fds), 0);
+  descriptors.adopt(fds[0]);
+  descriptors.adopt(fds[1]);
+  Scheduler scheduler(io_config(GetParam(), 1));
+  char buffers[3][8] = {};
+  iovec vectors[3];
+  mmsghdr messages[3] = {};
+  for (int i = 0; i < 3; ++i) {
+    vectors[i] = {buffers[i], sizeof buffers[i]};
+    messages[i].msg_hdr.msg_iov = &vectors[i];
+    messages[i].msg_hdr.msg_iovlen = 1;
+  }
+  const auto rescue = [&] {
+    for (int i = 0; i < 3; ++i) [[maybe_unused]] auto n = ::send(fds[1], "!", 1, 0);
+  };
+  int got = 0;
+  on_one_core([&] { got = ::recvmmsg(fds[0], messages, 3, 0, nullptr); },
+              [&] {
+                EXPECT_EQ(::send(fds[1], "one", 3, 0), 3);
+                for (int i = 0; i < 20; ++i) this_thread::yield();
+                EXPECT_EQ(::send(fds[1], "two", 3, 0), 3);
+                EXPECT_EQ(::send(fds[1], "three", 5, 0), 5);
+              },
+              rescue);
+  EXPECT_EQ(got, 3);
+  EXPECT_EQ(std::string(buffers[0], messages[0].msg_len), "one");
+  EXPECT_EQ(std::string(buffers[2], messages[2].msg_len), "three");
+
+  on_one_core([&] { got = ::recvmmsg(fds[0], messages, 3, MSG_WAITFORONE, nullptr); },
+              [&] { EXPECT_EQ(::send(fds[1], "four", 4, 0), 4); }, rescue);
+  EXPECT_EQ(got, 1);
+  EXPECT_EQ(std::string(buffers[0], messages[0].msg_len), "four");
+
+  Thread timed = spawn([&] {
+    timespec five_ms{0, 5'000'000};
+    errno = 0;
+    EXPECT_EQ(::recvmmsg(fds[0], messages, 3, 0, &five_ms), -1);
+    EXPECT_EQ(errno, EAGAIN);
+  });
+  timed.join();
+
+  // The receiver's queue full: sendmmsg waits for room, which the other thread makes.
+  while (::send(fds[1], "fill", 4, MSG_DONTWAIT) == 4) {
+  }
+  char payload[2][4] = {{'a', 'b', 'c', 'd'}, {'e', 'f', 'g', 'h'}};
+  iovec out[2] = {{payload[0], 4}, {payload[1], 4}};
+  mmsghdr outgoing[2] = {};
+  for (int i = 0; i < 2; ++i) {
+    outgoing[i].msg_hdr.msg_iov = &out[i];
+    outgoing[i].msg_hdr.msg_iovlen = 1;
+  }
+  on_one_core([&] { got = ::sendmmsg(fds[1], outgoing, 2, 0); },
+              [&] {
+                char drain[8];
+                while (::recv(fds[0], drain, sizeof drain, MSG_DONTWAIT) > 0) {
+                }
+              },
+              [&] {
+                char drain[8];
+                while (::recv(fds[0], drain, sizeof drain, MSG_DONTWAIT) > 0) {
+                }
+              });
+  EXPECT_EQ(got, 2);
+  EXPECT_EQ(outgoing[0].msg_len, 4u);
+  EXPECT_EQ(outgoing[1].msg_len, 4u);
+}
+
+// splice waits for data at its input, then for room at its output, leaving the core meanwhile.
+TEST_P(MoreCalls, SpliceWaitsForItsInputAndItsOutput) {
+  Descriptors descriptors;
+  int from[2];
+  int to[2];
+  descriptors.pipe(from);
+  descriptors.socketpair(to);
+  Scheduler scheduler(io_config(GetParam(), 1));
+  ssize_t moved = 0;
+  on_one_core([&] { moved = ::splice(from[0], nullptr, to[0], nullptr, 64, 0); },
+              [&] { EXPECT_EQ(::write(from[1], "spliced", 7), 7); },
+              [&] { [[maybe_unused]] auto n = ::write(from[1], "!", 1); });
+  EXPECT_EQ(moved, 7);
+  char buffer[8] = {};
+  EXPECT_EQ(::read(to[1], buffer, sizeof buffer), 7);
+  EXPECT_EQ(std::string(buffer, 7), "spliced");
+
+  // The output full: the splice waits until the other thread drains it.
+  const int fill = ::fcntl(to[0], F_GETFL);
+  ASSERT_EQ(::fcntl(to[0], F_SETFL, fill | O_NONBLOCK), 0);
+  const std::vector<char> block(4096, 'f');
+  while (::write(to[0], block.data(), block.size()) > 0) {
+  }
+  ASSERT_EQ(::fcntl(to[0], F_SETFL, fill), 0);
+  EXPECT_EQ(::write(from[1], "more", 4), 4);
+  const auto drain = [&] {
+    std::vector<char> sink(1 << 16);
+    while (::recv(to[1], sink.data(), sink.size(), MSG_DONTWAIT) > 0) {
+    }
+  };
+  on_one_core([&] { moved = ::splice(from[0], nullptr, to[0], nullptr, 64, 0); }, drain, drain);
+  EXPECT_EQ(moved, 4);
 }
 
 // A message larger than the socket's buffer, with a descriptor passed along: sendmsg must queue
