@@ -250,10 +250,13 @@ int allgather(const collective::Block& send, const collective::Blocks& recv, MPI
   const int me = exchange.me();
   const collective::Block mine = recv.at(me);
   const int rc = send.address != nullptr ? copy_block(send, mine) : MPI_SUCCESS;
+  // What the caller passed goes out, not its copy in its own block: a send larger than the
+  // blocks then truncates at every reader, as in one process, instead of at the sender only.
+  const collective::Block outgoing = send.address != nullptr ? send : mine;
   for (int r = 0; r < comm->size(); ++r) {
     if (r == me) continue;
     exchange.receive(r, recv.at(r));
-    exchange.send(r, mine);
+    exchange.send(r, outgoing);
   }
   return first_failure(exchange.wait(), rc);
 }
