@@ -2,6 +2,7 @@
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <ucp/api/ucp.h>
 #include <unistd.h>
 
@@ -157,6 +158,12 @@ struct Transport::Impl {
   // written when an operation goes in flight so that a manager blocked meanwhile re-arms, sees
   // it and polls instead.
   int kick = -1;
+  // In the same set, a timer that expires every kWatchdogMs: a blocked manager re-arms and polls
+  // at least that often. Without it, jobs spread over processes hung now and then with every
+  // process blocked on an armed worker while one of them had UCX work pending that its event
+  // descriptor never announced (waking that process's manager by hand let the job finish); the
+  // missed event is not found (docs/mpi-processes.md, "Who progresses the worker").
+  int watchdog = -1;
   int events = -1;
   std::optional<io::Source> source;
 
@@ -377,11 +384,19 @@ void Transport::connect(Bootstrap& bootstrap) {
   int worker_fd = -1;
   check("ucp_worker_get_efd", ucp_worker_get_efd(impl.worker, &worker_fd));
   impl.kick = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  impl.watchdog = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
   impl.events = ::epoll_create1(EPOLL_CLOEXEC);
-  if (impl.kick < 0 || impl.events < 0) {
+  if (impl.kick < 0 || impl.watchdog < 0 || impl.events < 0) {
     throw Error(std::string("the UCX event set could not be made: ") + std::strerror(errno));
   }
-  for (int fd : {worker_fd, impl.kick}) {
+  constexpr long kWatchdogMs = 20;
+  itimerspec period{};
+  period.it_interval.tv_nsec = kWatchdogMs * 1'000'000;
+  period.it_value = period.it_interval;
+  if (::timerfd_settime(impl.watchdog, 0, &period, nullptr) != 0) {
+    throw Error(std::string("the UCX watchdog timer could not be set: ") + std::strerror(errno));
+  }
+  for (int fd : {worker_fd, impl.kick, impl.watchdog}) {
     epoll_event event{};
     event.events = EPOLLIN;
     event.data.fd = fd;
@@ -407,6 +422,7 @@ void Transport::connect(Bootstrap& bootstrap) {
     if (!serialized.owns()) return false;
     std::uint64_t kicks = 0;
     [[maybe_unused]] const ssize_t got = ::read(impl.kick, &kicks, sizeof kicks);
+    [[maybe_unused]] const ssize_t expired = ::read(impl.watchdog, &kicks, sizeof kicks);
     return impl.in_flight.load(std::memory_order_relaxed) == 0 && impl.progress_locked() == 0 &&
            ucp_worker_arm(impl.worker) == UCS_OK;
   };
@@ -450,6 +466,7 @@ Transport::~Transport() {
   ucp_cleanup(impl.context);
   if (impl.events >= 0) ::close(impl.events);
   if (impl.kick >= 0) ::close(impl.kick);
+  if (impl.watchdog >= 0) ::close(impl.watchdog);
 }
 
 std::string Transport::send(Request& send, int dest_world_rank, const Envelope& envelope) {

@@ -80,6 +80,8 @@ TEST(Attribute, PredefinedOnWorldOnly) {
 }
 
 TEST(Attribute, ValuesArePerRankUnderOneKeyval) {
+  WEFT_ONE_PROCESS_ONLY(
+      "keyvals are process-wide: the keyval that rank 0 makes exists in rank 0's process only");
   int keyval = MPI_KEYVAL_INVALID;
   EXPECT_EQ(run_ranks(8, 2,
                       [&keyval](int rank) {

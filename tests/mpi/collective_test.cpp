@@ -11,13 +11,14 @@ namespace {
 
 class Collective : public ::testing::TestWithParam<Shape> {};
 
+// The count of arrivals is shared by every rank, in whichever process it runs.
 TEST_P(Collective, BarrierLetsNobodyPassBeforeEveryoneArrived) {
-  std::atomic<int> arrived{0};
+  weft::testing::Shared<std::atomic<int>> arrived(0);
   run_ranks(GetParam(), [&](int, int size) {
     for (int round = 1; round <= 20; ++round) {
-      arrived.fetch_add(1);
+      arrived->fetch_add(1);
       MPI_Barrier(MPI_COMM_WORLD);
-      EXPECT_EQ(arrived.load(), round * size) << "round " << round;
+      EXPECT_EQ(arrived->load(), round * size) << "round " << round;
       // A second barrier keeps the next round's arrivals out of this round's check.
       MPI_Barrier(MPI_COMM_WORLD);
     }

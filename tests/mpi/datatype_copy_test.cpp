@@ -210,7 +210,7 @@ TEST(PackCalls, RoundTripThroughOneBuffer) {
 }
 
 TEST(Messages, AVectorArrivesAsAnIndexedType) {
-  std::atomic<int> checked{0};
+  weft::testing::Shared<std::atomic<int>> checked(0);
   const int status = run_ranks(2, 2, [&](int rank) {
     if (rank == 0) {
       MPI_Datatype vector;
@@ -234,10 +234,10 @@ TEST(Messages, AVectorArrivesAsAnIndexedType) {
     MPI_Get_count(&st, indexed, &count);
     EXPECT_EQ(count, 1);
     MPI_Type_free(&indexed);
-    checked.fetch_add(1);
+    checked->fetch_add(1);
   });
   EXPECT_EQ(status, 0);
-  EXPECT_EQ(checked.load(), 1);
+  EXPECT_EQ(checked->load(), 1);
 }
 
 TEST(Errors, ArgumentsAreCheckedWithTheirClass) {

@@ -11,41 +11,39 @@
 
 namespace {
 
-using weft::testing::job_config;
-
 TEST(Environment, InitialisationStateAndThreadLevels) {
-  EXPECT_EQ(
-      weft::mpi::run_job(job_config(3, 2),
-                         [](int rank) {
-                           int flag = 1;
-                           MPI_Initialized(&flag);
-                           EXPECT_FALSE(flag);
-                           int provided = -1;
-                           MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-                           EXPECT_EQ(provided, MPI_THREAD_MULTIPLE);
-                           MPI_Initialized(&flag);
-                           EXPECT_TRUE(flag);
-                           MPI_Finalized(&flag);
-                           EXPECT_FALSE(flag);
-                           MPI_Is_thread_main(&flag);
-                           EXPECT_TRUE(flag);
-                           weft::ThreadAttr attr;
-                           attr.rank = rank;
-                           int helper_main = 1;
-                           weft::spawn(attr, [&] { MPI_Is_thread_main(&helper_main); }).join();
-                           EXPECT_FALSE(helper_main);
-                           MPI_Finalize();
-                           MPI_Finalized(&flag);
-                           EXPECT_TRUE(flag);
-                           MPI_Initialized(&flag);
-                           EXPECT_TRUE(flag);  // stays true after MPI_Finalize
-                           return 0;
-                         }),
-      0);
+  EXPECT_EQ(weft::testing::run_test_job(
+                3, 2,
+                [](int rank) {
+                  int flag = 1;
+                  MPI_Initialized(&flag);
+                  EXPECT_FALSE(flag);
+                  int provided = -1;
+                  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+                  EXPECT_EQ(provided, MPI_THREAD_MULTIPLE);
+                  MPI_Initialized(&flag);
+                  EXPECT_TRUE(flag);
+                  MPI_Finalized(&flag);
+                  EXPECT_FALSE(flag);
+                  MPI_Is_thread_main(&flag);
+                  EXPECT_TRUE(flag);
+                  weft::ThreadAttr attr;
+                  attr.rank = rank;
+                  int helper_main = 1;
+                  weft::spawn(attr, [&] { MPI_Is_thread_main(&helper_main); }).join();
+                  EXPECT_FALSE(helper_main);
+                  MPI_Finalize();
+                  MPI_Finalized(&flag);
+                  EXPECT_TRUE(flag);
+                  MPI_Initialized(&flag);
+                  EXPECT_TRUE(flag);  // stays true after MPI_Finalize
+                  return 0;
+                }),
+            0);
 }
 
 TEST(Environment, SizesRanksNamesAndClocks) {
-  std::atomic<int> ranks_seen{0};
+  weft::testing::Shared<std::atomic<int>> ranks_seen(0);
   EXPECT_EQ(weft::testing::run_ranks(6, 1,
                                      [&](int rank) {
                                        int size = 0, me = -1;
@@ -73,10 +71,10 @@ TEST(Environment, SizesRanksNamesAndClocks) {
                                        EXPECT_LE(before, MPI_Wtime());
                                        EXPECT_GT(MPI_Wtick(), 0.0);
                                        EXPECT_EQ(MPI_Pcontrol(1), MPI_SUCCESS);
-                                       ranks_seen.fetch_add(1);
+                                       ranks_seen->fetch_add(1);
                                      }),
             0);
-  EXPECT_EQ(ranks_seen.load(), 6);
+  EXPECT_EQ(ranks_seen->load(), 6);
 }
 
 // Placement: more cores per rank than a NUMA node has cannot run.

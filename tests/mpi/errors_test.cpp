@@ -10,6 +10,7 @@
 namespace {
 
 using weft::testing::errors_return;
+using weft::testing::exit_with;
 using weft::testing::job_config;
 using weft::testing::run_ranks;
 
@@ -134,25 +135,26 @@ class ErrorsDeath : public ::testing::Test {
 };
 
 TEST_F(ErrorsDeath, TheDefaultHandlerEndsTheJobWithAClearMessage) {
-  EXPECT_EXIT(run_ranks(8, 2,
-                        [](int rank) {
-                          int v = 0;
-                          if (rank == 1) MPI_Send(&v, 1, MPI_INT, 17, 0, MPI_COMM_WORLD);
-                        }),
+  EXPECT_EXIT(exit_with(run_ranks(8, 2,
+                                  [](int rank) {
+                                    int v = 0;
+                                    if (rank == 1) MPI_Send(&v, 1, MPI_INT, 17, 0, MPI_COMM_WORLD);
+                                  })),
               ::testing::ExitedWithCode(1),
               "weft: MPI_Send \\(rank 1\\): MPI_ERR_RANK: dest = 17, expected 0\\.\\.7 "
               "\\(MPI_COMM_WORLD has 8 ranks\\) or MPI_PROC_NULL");
 }
 
 TEST_F(ErrorsDeath, TruncationIsFatalByDefault) {
-  EXPECT_EXIT(run_ranks(2, 1,
-                        [](int rank) {
-                          int v[2] = {1, 2};
-                          if (rank == 0) MPI_Send(v, 2, MPI_INT, 1, 9, MPI_COMM_WORLD);
-                          if (rank == 1) {
-                            MPI_Recv(v, 1, MPI_INT, 0, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                          }
-                        }),
+  EXPECT_EXIT(exit_with(run_ranks(2, 1,
+                                  [](int rank) {
+                                    int v[2] = {1, 2};
+                                    if (rank == 0) MPI_Send(v, 2, MPI_INT, 1, 9, MPI_COMM_WORLD);
+                                    if (rank == 1) {
+                                      MPI_Recv(v, 1, MPI_INT, 0, 9, MPI_COMM_WORLD,
+                                               MPI_STATUS_IGNORE);
+                                    }
+                                  })),
               ::testing::ExitedWithCode(1),
               "MPI_Recv \\(rank 1\\): MPI_ERR_TRUNCATE: the message from rank 0 with tag 9 is "
               "larger than the receive buffer");
@@ -183,17 +185,21 @@ TEST_F(ErrorsDeath, MpiBeforeInitOrAfterFinalizeIsFatal) {
 }
 
 TEST_F(ErrorsDeath, AbortEndsTheJobWithItsCode) {
-  EXPECT_EXIT(run_ranks(4, 2,
-                        [](int rank) {
-                          if (rank == 2) MPI_Abort(MPI_COMM_WORLD, 3);
-                          int v = 0;
-                          // The others wait for a message that never comes.
-                          MPI_Recv(&v, 1, MPI_INT, 2, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                        }),
+  EXPECT_EXIT(exit_with(run_ranks(4, 2,
+                                  [](int rank) {
+                                    if (rank == 2) MPI_Abort(MPI_COMM_WORLD, 3);
+                                    int v = 0;
+                                    // The others wait for a message that never comes.
+                                    MPI_Recv(&v, 1, MPI_INT, 2, 0, MPI_COMM_WORLD,
+                                             MPI_STATUS_IGNORE);
+                                  })),
               ::testing::ExitedWithCode(3),
               "weft: MPI_Abort called by rank 2 on MPI_COMM_WORLD with code 3");
   // A code of 0 (or one whose low byte is 0) still says failure.
-  EXPECT_EXIT(run_ranks(1, 1, [](int) { MPI_Abort(MPI_COMM_SELF, 256); }),
+  EXPECT_EXIT(exit_with(run_ranks(2, 1,
+                                  [](int rank) {
+                                    if (rank == 0) MPI_Abort(MPI_COMM_SELF, 256);
+                                  })),
               ::testing::ExitedWithCode(1),
               "weft: MPI_Abort called by rank 0 on MPI_COMM_SELF with code 256");
 }

@@ -12,13 +12,14 @@
 namespace {
 
 using weft::testing::run_ranks;
+using weft::testing::Shared;
 
 // (ranks, virtual processors)
 class Ring : public ::testing::TestWithParam<std::tuple<int, int>> {};
 
 TEST_P(Ring, EveryRankExchangesWithBothNeighbours) {
   const auto [ranks, vps] = GetParam();
-  std::atomic<int> checked{0};
+  Shared<std::atomic<int>> checked(0);
   const int status = run_ranks(ranks, vps, [&, ranks = ranks](int rank) {
     int size = 0, me = -1;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -43,10 +44,12 @@ TEST_P(Ring, EveryRankExchangesWithBothNeighbours) {
       MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
       EXPECT_EQ(in.back(), right);
     }
-    checked.fetch_add(1);
+    checked->fetch_add(1);
   });
   EXPECT_EQ(status, 0);
-  EXPECT_EQ(checked.load(), ranks);
+  if (!IsSkipped()) {
+    EXPECT_EQ(checked->load(), ranks);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Jobs, Ring,
@@ -115,8 +118,11 @@ TEST(P2p, SendrecvReplaceSwapsBuffersAlongARing) {
             0);
 }
 
+// In one process, the job's status is its first rank's non-zero status; spread over processes,
+// the status of the failed process of lowest index, which is that process's first (rank 2's in
+// every layout of 4 ranks: ranks 2 and 3 share a process, or rank 2's comes first).
 TEST(P2p, RunJobReturnsTheFirstNonZeroRankStatus) {
-  const int status = weft::mpi::run_job(weft::testing::job_config(4, 2), [](int rank) {
+  const int status = weft::testing::run_test_job(4, 2, [](int rank) {
     MPI_Init(nullptr, nullptr);
     MPI_Finalize();
     return rank >= 2 ? rank * 10 : 0;
@@ -126,17 +132,17 @@ TEST(P2p, RunJobReturnsTheFirstNonZeroRankStatus) {
 
 // A rank may leave while others still receive the eager messages it sent.
 TEST(P2p, EagerMessagesOutliveTheirFinalizedSender) {
-  std::atomic<bool> sender_done{false};
+  Shared<std::atomic<bool>> sender_done(false);
   EXPECT_EQ(run_ranks(2, 1,
                       [&](int rank) {
                         if (rank == 0) {
                           for (int i = 0; i < 50; ++i) {
                             MPI_Send(&i, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
                           }
-                          sender_done = true;
+                          *sender_done = true;
                           return;
                         }
-                        while (!sender_done.load()) weft::this_thread::yield();
+                        while (!sender_done->load()) weft::this_thread::yield();
                         for (int i = 0; i < 50; ++i) {
                           int value = -1;
                           MPI_Recv(&value, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);

@@ -12,6 +12,7 @@ namespace {
 
 using weft::testing::errors_return;
 using weft::testing::run_ranks;
+using weft::testing::Shared;
 
 void await(const std::atomic<int>& value, int at_least) {
   while (value.load() < at_least) weft::this_thread::yield();
@@ -20,12 +21,12 @@ void await(const std::atomic<int>& value, int at_least) {
 class Wait : public ::testing::TestWithParam<int> {};  // virtual processors
 
 TEST_P(Wait, WaitAndTestOnSingleRequests) {
-  std::atomic<int> step{0};
+  Shared<std::atomic<int>> step(0);
   EXPECT_EQ(run_ranks(2, GetParam(),
                       [&](int rank) {
                         int value = 0;
                         if (rank == 0) {
-                          await(step, 1);
+                          await(*step, 1);
                           value = 11;
                           MPI_Send(&value, 1, MPI_INT, 1, 4, MPI_COMM_WORLD);
                           return;
@@ -38,7 +39,7 @@ TEST_P(Wait, WaitAndTestOnSingleRequests) {
                         EXPECT_FALSE(flag);
                         MPI_Request_get_status(request, &flag, &status);
                         EXPECT_FALSE(flag);
-                        step = 1;
+                        *step = 1;
                         do {
                           MPI_Request_get_status(request, &flag, &status);
                         } while (!flag);
@@ -60,7 +61,7 @@ TEST_P(Wait, WaitAndTestOnSingleRequests) {
 
 TEST_P(Wait, AnySomeAndAllForms) {
   constexpr int kRequests = 6;
-  std::atomic<int> released{0};
+  Shared<std::atomic<int>> released(0);
   EXPECT_EQ(
       run_ranks(
           2, GetParam(),
@@ -69,7 +70,7 @@ TEST_P(Wait, AnySomeAndAllForms) {
             if (rank == 0) {
               // Releases the messages one by one, in reverse order of index.
               for (int i = kRequests - 1; i >= 0; --i) {
-                await(released, kRequests - i);
+                await(*released, kRequests - i);
                 values[i] = i;
                 MPI_Send(&values[i], 1, MPI_INT, 1, i, MPI_COMM_WORLD);
               }
@@ -89,28 +90,28 @@ TEST_P(Wait, AnySomeAndAllForms) {
             EXPECT_EQ(outcount, 0);
             MPI_Testall(kRequests, requests.data(), &flag, MPI_STATUSES_IGNORE);
             EXPECT_FALSE(flag);
-            released = 1;  // index 5
+            *released = 1;  // index 5
             MPI_Status status;
             MPI_Waitany(kRequests, requests.data(), &index, &status);
             EXPECT_EQ(index, 5);
             EXPECT_EQ(status.MPI_TAG, 5);
             EXPECT_EQ(requests[5], MPI_REQUEST_NULL);
-            released = 2;  // index 4
+            *released = 2;  // index 4
             MPI_Waitsome(kRequests, requests.data(), &outcount, indices.data(), statuses.data());
             EXPECT_EQ(outcount, 1);
             EXPECT_EQ(indices[0], 4);
             EXPECT_EQ(statuses[0].MPI_TAG, 4);
-            released = 3;  // index 3
+            *released = 3;  // index 3
             do {
               MPI_Testany(kRequests, requests.data(), &index, &flag, &status);
             } while (!flag);
             EXPECT_EQ(index, 3);
-            released = 4;  // index 2
+            *released = 4;  // index 2
             do {
               MPI_Testsome(kRequests, requests.data(), &outcount, indices.data(), statuses.data());
             } while (outcount == 0);
             EXPECT_EQ(indices[0], 2);
-            released = kRequests;
+            *released = kRequests;
             MPI_Waitall(kRequests, requests.data(), statuses.data());
             EXPECT_EQ(statuses[0].MPI_TAG, 0);
             EXPECT_EQ(statuses[5].MPI_SOURCE, MPI_ANY_SOURCE);  // null: empty
