@@ -1,5 +1,6 @@
 #include "bundle.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "datatype.h"
@@ -34,8 +35,11 @@ std::size_t Bundle::capacity(const std::vector<collective::Block>& blocks) {
 }
 
 Bundle::Bundle(const char* data, std::size_t received, std::size_t entries)
-    : data_(data), entries_(entries), offset_(header_bytes(entries)) {
-  if (received < offset_) return;
+    : data_(data), received_(received), entries_(entries), offset_(header_bytes(entries)) {
+  if (received < offset_) {
+    entries_ = 0;
+    return;
+  }
   // The sender's buffer came from a vector of char: copy the sizes out rather than assume they
   // are aligned where the receive put them.
   std::size_t total = offset_;
@@ -44,7 +48,7 @@ Bundle::Bundle(const char* data, std::size_t received, std::size_t entries)
     std::memcpy(&size, data + i * sizeof size, sizeof size);
     total += size;
   }
-  valid_ = total == received;
+  whole_ = total == received;
 }
 
 int Bundle::unpack_next(const collective::Block& to) {
@@ -53,10 +57,12 @@ int Bundle::unpack_next(const collective::Block& to) {
   std::memcpy(&size, data_ + next_ * sizeof size, sizeof size);
   ++next_;
   const char* in = data_ + offset_;
+  const std::size_t there =
+      offset_ < received_ ? std::min<std::size_t>(size, received_ - offset_) : 0;
   offset_ += size;
-  if (size > to.bytes()) return MPI_ERR_TRUNCATE;
-  if (size > 0) unpack(in, size, to.address, to.count, *to.type);
-  return MPI_SUCCESS;
+  const std::size_t fits = std::min(there, to.bytes());
+  if (fits > 0) unpack(in, fits, to.address, to.count, *to.type);
+  return fits == size ? MPI_SUCCESS : MPI_ERR_TRUNCATE;
 }
 
 }  // namespace weft::mpi::spanning

@@ -86,9 +86,11 @@ int fold_group(GroupMeeting& group, const Contribution& mine, void* partial, MPI
 constexpr std::size_t kEveryHeadBytes = 64 * 1024;
 
 // The heads turn their groups' partial results into the whole reduction, in `output` at every
-// head.
-int combine_heads(MPI_Comm comm, const GroupMeeting& group, int tag, const void* partial,
-                  void* output, std::size_t count, MPI_Datatype type, MPI_Op op) {
+// head. A head whose group failed (`failure`) still sends, an empty message, so that every other
+// head learns of it as a mismatch instead of waiting for ever; output is then left alone.
+int combine_heads(MPI_Comm comm, const GroupMeeting& group, int tag, int failure,
+                  const void* partial, void* output, std::size_t count, MPI_Datatype type,
+                  MPI_Op op) {
   const int groups = group.count();
   const int g = group.group();
   const std::size_t bytes = count * type->size();
@@ -97,39 +99,53 @@ int combine_heads(MPI_Comm comm, const GroupMeeting& group, int tag, const void*
   std::vector<const void*> inputs(static_cast<std::size_t>(groups), partial);
   std::vector<std::size_t> receipts(static_cast<std::size_t>(groups));
   const bool every_head = groups == 2 || bytes <= kEveryHeadBytes;
+  const std::size_t sent = failure == MPI_SUCCESS ? count : 0;
   if (every_head || g == 0) {
     for (int h = 0; h < groups; ++h) {
       if (h == g) continue;
       received.emplace_back(count, *type);
       inputs[h] = received.back().data();
       receipts[h] = exchange.receive(group.head(h), received.back().data(), count, type);
-      if (every_head) exchange.send(group.head(h), partial, count, type);
+      if (every_head) exchange.send(group.head(h), partial, sent, type);
     }
   } else {
-    exchange.send(group.head(0), partial, count, type);
+    exchange.send(group.head(0), partial, sent, type);
   }
-  int rc = exchange.wait();
+  int rc = first_failure(failure, exchange.wait());
   if (every_head || g == 0) {
     for (int h = 0; h < groups && rc == MPI_SUCCESS; ++h) {
       if (h != g) rc = check_received(exchange, receipts[h], bytes);
     }
-    if (rc != MPI_SUCCESS) return rc;
-    collective::fold(
-        groups, [&](int h) { return inputs[static_cast<std::size_t>(h)]; }, count, type, op,
-        output);
+    if (rc == MPI_SUCCESS) {
+      collective::fold(
+          groups, [&](int h) { return inputs[static_cast<std::size_t>(h)]; }, count, type, op,
+          output);
+    }
   }
-  if (every_head) return MPI_SUCCESS;
-  // The result goes from group 0's head down a binomial tree of the heads.
+  if (every_head) return rc;
+  // The result goes from group 0's head down a binomial tree of the heads; a failure goes down
+  // as an empty message.
   const Tree tree = tree_of(g, 0, groups);
   if (tree.parent >= 0) {
-    const std::size_t receipt = exchange.receive(group.head(tree.parent), output, count, type);
-    rc = exchange.wait();
-    if (rc == MPI_SUCCESS) rc = check_received(exchange, receipt, bytes);
-    if (rc != MPI_SUCCESS) return rc;
+    // Received apart from output: a failed head must leave its members' buffers alone.
+    Scratch result(count, *type);
+    const std::size_t receipt =
+        exchange.receive(group.head(tree.parent), result.data(), count, type);
+    rc = first_failure(rc, exchange.wait());
+    rc = first_failure(rc, check_received(exchange, receipt, bytes));
+    if (rc == MPI_SUCCESS) copy(result.data(), count, *type, output, count, *type);
   }
-  for (int child : tree.children) exchange.send(group.head(child), output, count, type);
-  return exchange.wait();
+  for (int child : tree.children) {
+    exchange.send(group.head(child), output, rc == MPI_SUCCESS ? count : 0, type);
+  }
+  return first_failure(rc, exchange.wait());
 }
+
+// A member's side of a broadcast: its buffer, and at the head how many bytes arrived there.
+struct BcastSide {
+  Block block;
+  std::size_t arrived;
+};
 
 // A member's side of a gather.
 struct GatherSide {
@@ -161,27 +177,52 @@ int barrier(MPI_Comm comm, int tag) {
 
 int bcast(void* buffer, int count, MPI_Datatype type, int root, MPI_Comm comm, int tag) {
   GroupMeeting group(comm, tag);
-  const Block mine{buffer, static_cast<std::size_t>(count), type};
+  BcastSide mine{{buffer, static_cast<std::size_t>(count), type}, 0};
+  mine.arrived = mine.block.bytes();
   group.publish(&mine);
   const int g = group.group();
   const int head = group.head(g, root);
   std::optional<Exchange> exchange;
+  std::vector<char> cut;
   if (group.me() == head) {
     exchange.emplace(comm, tag);
     const Tree tree = tree_of(g, group.groups().group_of[root], group.count());
     int rc = MPI_SUCCESS;
     if (tree.parent >= 0) {
-      exchange->receive(group.head(tree.parent, root), mine);
+      const std::size_t receipt = exchange->receive(group.head(tree.parent, root), mine.block);
       rc = exchange->wait();
+      mine.arrived = exchange->received(receipt);
+      // Members must agree on the signature: less data than the buffer is a mismatch too.
+      if (rc == MPI_SUCCESS && mine.arrived != mine.block.bytes()) rc = MPI_ERR_TRUNCATE;
     }
-    if (rc == MPI_SUCCESS) {
-      for (int child : tree.children) exchange->send(group.head(child, root), mine);
+    // What arrived goes on down the tree, and after a mismatch one byte more than that: no
+    // member's buffer then matches it, so each receiver writes what fits and reports the
+    // mismatch instead of waiting for ever or taking the cut data for whole.
+    if (rc != MPI_SUCCESS && !tree.children.empty()) {
+      cut.resize(mine.block.bytes() + 1);
+      pack(mine.block.address, mine.block.count, *mine.block.type, cut.data());
+      cut.resize(mine.arrived + 1);
+    }
+    for (int child : tree.children) {
+      if (rc == MPI_SUCCESS) {
+        exchange->send(group.head(child, root), mine.block);
+      } else {
+        exchange->send(group.head(child, root), cut.data(), cut.size(), MPI_BYTE);
+      }
     }
     group.tell(rc);
   }
   group.phase();
   int rc = group.told();
-  if (group.me() != head && rc == MPI_SUCCESS) rc = copy_block(group.of<Block>(head), mine);
+  if (group.me() != head) {
+    const BcastSide& source = group.of<BcastSide>(head);
+    const Block& from = source.block;
+    const Block& to = mine.block;
+    const std::size_t fits = std::min(source.arrived, to.bytes());
+    if (fits > 0)
+      copy_range(from.address, from.count, *from.type, to.address, to.count, *to.type, 0, fits);
+    if (source.arrived != to.bytes()) rc = MPI_ERR_TRUNCATE;
+  }
   // Nobody reads the head's buffer past this phase.
   group.phase();
   if (exchange) rc = first_failure(rc, exchange->wait());
@@ -232,14 +273,14 @@ int gather(const Block& send, const Blocks& recv, int root, MPI_Comm comm, int t
   group.phase();
   int rc = send.address != nullptr ? copy_block(send, recv.at(me)) : MPI_SUCCESS;
   rc = first_failure(exchange.wait(), rc);
-  for (int h = 0; h < groups && rc == MPI_SUCCESS; ++h) {
+  // A bundle cut short by a member's oversized block still holds the blocks before it, and what
+  // fits of that one: they are written, as a receive writes what fits.
+  for (int h = 0; h < groups; ++h) {
     if (h == g) continue;
     const std::vector<int>& ranks = group.ranks_of(h);
     Bundle bundle(incoming[h].data(), exchange.received(receipts[h]), ranks.size());
-    rc = bundle.check();
-    for (std::size_t i = 0; i < ranks.size() && rc == MPI_SUCCESS; ++i) {
-      rc = bundle.unpack_next(recv.at(ranks[i]));
-    }
+    rc = first_failure(rc, bundle.check());
+    for (int r : ranks) rc = first_failure(rc, bundle.unpack_next(recv.at(r)));
   }
   group.phase();
   return first_failure(rc, side.failure.get());
@@ -284,15 +325,16 @@ int scatter(const Blocks& send, const Block& recv, int root, MPI_Comm comm, int 
     std::vector<char> incoming(Bundle::capacity(blocks));
     Exchange exchange(comm, tag);
     const std::size_t receipt = exchange.receive(root, incoming.data(), incoming.size(), MPI_BYTE);
-    int rc = exchange.wait();
+    // A bundle cut short by an oversized block fails only the members whose blocks did not
+    // arrive whole or fit; the others get theirs.
+    const int rc = exchange.wait();
     Bundle bundle(incoming.data(), exchange.received(receipt), ranks.size());
-    if (rc == MPI_SUCCESS) rc = bundle.check();
-    for (std::size_t i = 0; i < ranks.size() && rc == MPI_SUCCESS; ++i) {
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
       if (int unpacked = bundle.unpack_next(blocks[i]); unpacked != MPI_SUCCESS) {
         group.of<ScatterSide>(ranks[i]).failure.report(unpacked);
       }
     }
-    group.tell(rc);
+    group.tell(rc == MPI_ERR_TRUNCATE ? MPI_SUCCESS : rc);
   }
   group.phase();
   return first_failure(group.told(), side.failure.get());
@@ -325,7 +367,8 @@ int reduce_in_groups(const void* input, void* output, std::size_t count, MPI_Dat
   Scratch partial(me == group.head(g, root) ? count : 0, *type);
   if (me == group.head(g, root)) {
     rc = fold_group(group, mine, partial.data(), op);
-    if (me != root && rc == MPI_SUCCESS) exchange.send(root, partial.data(), count, type);
+    // A failed group sends nothing, which the root takes for a mismatch.
+    if (me != root) exchange.send(root, partial.data(), rc == MPI_SUCCESS ? count : 0, type);
     group.tell(rc);
   }
   // The members' inputs are folded: they may go.
@@ -356,9 +399,8 @@ int allreduce_in_groups(const void* input, void* output, std::size_t count, MPI_
   const bool serial = at_head.bytes() * group.ranks().size() <= collective::kSerialCopyBytes;
   if (me == head) {
     Scratch partial(count, *type);
-    int rc = fold_group(group, mine, partial.data(), op);
-    if (rc == MPI_SUCCESS)
-      rc = combine_heads(comm, group, tag, partial.data(), output, count, type, op);
+    const int folded = fold_group(group, mine, partial.data(), op);
+    int rc = combine_heads(comm, group, tag, folded, partial.data(), output, count, type, op);
     if (rc == MPI_SUCCESS && serial) {
       for (int r : group.ranks()) {
         if (r != me) copy(output, count, *type, group.of<Contribution>(r).output, count, *type);

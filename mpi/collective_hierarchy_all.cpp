@@ -57,7 +57,8 @@ int exchange_contributions(MPI_Comm comm, int tag, GroupMeeting& group, const Bl
   for (int h = 0; h < group.count(); ++h) {
     if (h != group.group()) side.received[h] = exchange.received(receipts[h]);
   }
-  return rc;
+  // A bundle cut short by an oversized block: each member finds out what it lacks as it unpacks.
+  return rc == MPI_ERR_TRUNCATE ? MPI_SUCCESS : rc;
 }
 
 // The head's exchange of an alltoall: to each other group the blocks its members send to that
@@ -84,15 +85,15 @@ int exchange_blocks(MPI_Comm comm, int tag, GroupMeeting& group) {
     outgoing.push_back(Bundle::pack(out));
     exchange.send(group.head(h), outgoing.back().data(), outgoing.back().size(), MPI_BYTE);
   }
-  int rc = exchange.wait();
-  for (int h = 0; h < group.count() && rc == MPI_SUCCESS; ++h) {
+  // A bundle cut short by an oversized block fails only the members whose blocks did not
+  // arrive whole or fit; the others get theirs.
+  const int rc = exchange.wait();
+  for (int h = 0; h < group.count(); ++h) {
     if (h == group.group()) continue;
     const std::vector<int>& theirs = group.ranks_of(h);
     Bundle bundle(incoming[h].data(), exchange.received(receipts[h]), theirs.size() * ours.size());
-    rc = bundle.check();
     for (int i : theirs) {
       for (int j : ours) {
-        if (rc != MPI_SUCCESS) break;
         const AlltoallSide& side = group.of<AlltoallSide>(j);
         if (int unpacked = bundle.unpack_next(side.recv->at(i)); unpacked != MPI_SUCCESS) {
           side.failure.report(unpacked);
@@ -100,7 +101,7 @@ int exchange_blocks(MPI_Comm comm, int tag, GroupMeeting& group) {
       }
     }
   }
-  return rc;
+  return rc == MPI_ERR_TRUNCATE ? MPI_SUCCESS : rc;
 }
 
 }  // namespace
@@ -126,11 +127,8 @@ int allgather(const Block& send, const Blocks& recv, MPI_Comm comm, int tag) {
       if (h == group.group()) continue;
       const std::vector<int>& ranks = group.ranks_of(h);
       Bundle bundle(at_head.incoming[h].data(), at_head.received[h], ranks.size());
-      int unpacked = bundle.check();
-      for (std::size_t i = 0; i < ranks.size() && unpacked == MPI_SUCCESS; ++i) {
-        unpacked = bundle.unpack_next(recv.at(ranks[i]));
-      }
-      rc = first_failure(rc, unpacked);
+      rc = first_failure(rc, bundle.check());
+      for (int r : ranks) rc = first_failure(rc, bundle.unpack_next(recv.at(r)));
     }
   }
   // Nobody reads another member's contribution or the head's bundles past this phase.

@@ -66,10 +66,11 @@ int reduce_everywhere(const void* input, void* output, std::size_t count, MPI_Da
     return allreduce_in_groups(input, output, count, type, op, comm, tag);
   }
   // Groups interleave in rank order and `op` does not commute: one member folds everything.
-  if (int rc = reduce_into(input, output, count, type, op, 0, comm, tag); rc != MPI_SUCCESS) {
-    return rc;
-  }
-  return bcast(output, static_cast<int>(count), type, 0, comm, tag);
+  const int rc = reduce_into(input, output, count, type, op, 0, comm, tag);
+  // Every member takes part in the broadcast, also when the fold failed at member 0: it then
+  // broadcasts nothing, which every member reports as a mismatch instead of waiting for ever.
+  const bool failed = comm->my_rank() == 0 && rc != MPI_SUCCESS;
+  return first_failure(rc, bcast(output, failed ? 0 : static_cast<int>(count), type, 0, comm, tag));
 }
 
 }  // namespace
@@ -84,6 +85,12 @@ int tag_of(std::uint64_t number, std::uint64_t start) {
   return static_cast<int>((number * kStarts + start) & 0x3fffffff);
 }
 
+std::string_view failure_text(int rc) {
+  return rc == MPI_ERR_TRUNCATE ? "the members' data and the buffers that receive it differ in "
+                                  "size, expected matching type signatures"
+                                : "the exchange between processes failed";
+}
+
 int run(MPI_Comm comm, std::string_view function, const collective::Start& start, Body body) {
   if (!start.blocking()) {
     if (int rc = start.check(comm, function); rc != MPI_SUCCESS) return rc;
@@ -92,13 +99,10 @@ int run(MPI_Comm comm, std::string_view function, const collective::Start& start
   if (start.blocking()) {
     const int rc = body(tag_of(number, 0));
     if (rc == MPI_SUCCESS) return rc;
-    return raise(comm, function, rc,
-                 rc == MPI_ERR_TRUNCATE
-                     ? "the members' data and the buffers that receive it differ in size, "
-                       "expected matching type signatures"
-                     : "the exchange between processes failed");
+    return raise(comm, function, rc, failure_text(rc));
   }
   Request* request = nbc::new_request(comm);
+  request->spanning_call = function;
   // The exchange runs in a thread of the rank: the caller goes on while it progresses.
   auto launch = [body](Request& r, int tag) {
     ThreadAttr attr;

@@ -31,6 +31,9 @@ int tag_of(std::uint64_t number, std::uint64_t start);
 // One call's exchange as a function of its message tag; returns an MPI error class.
 using Body = std::function<int(int tag)>;
 
+// Why a collective between processes failed with error class `rc`, for its message.
+std::string_view failure_text(int rc);
+
 // Runs `body` for the caller's next collective call on `comm` (blocking: now; else through a
 // request written to *start.request) and raises what it returns on `comm`.
 int run(MPI_Comm comm, std::string_view function, const collective::Start& start, Body body);

@@ -21,6 +21,7 @@ void prepare(Request& request, RequestKind kind, SendMode mode, const void* buff
   request.owner = caller.world_rank;
   request.source = caller.comm_rank;
   request.status = MPI_Status{};
+  request.spanning_call = {};
 }
 
 void finish(Request& request) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string_view>
 
 #include "caller.h"
 #include "communicator.h"
@@ -72,6 +73,8 @@ struct alignas(64) weft_mpi_request {
   // what MPI_Start does (join the next instance of its series and arrive in it).
   std::shared_ptr<weft::mpi::nbc::Instance> collective;
   std::function<void(weft_mpi_request&)> restart;
+  // A collective between processes (no instance): the call's name, for its failure's message.
+  std::string_view spanning_call;
 
   bool matches(const weft::mpi::Envelope& envelope) const {
     return weft::mpi::Pattern{context, peer, tag}.matches(envelope);

@@ -2,6 +2,7 @@
 #include <string>
 #include <vector>
 
+#include "collective_spanning.h"
 #include "error.h"
 #include "nbc.h"
 #include "p2p.h"
@@ -44,6 +45,7 @@ int finish_one(std::string_view function, MPI_Request* handle, MPI_Status* statu
   const MPI_Comm comm = (*handle)->comm;
   // A collective's reason lives in its instance, which the collect may release.
   std::shared_ptr<weft::mpi::nbc::Instance> collective = (*handle)->collective;
+  const std::string_view spanning_call = (*handle)->spanning_call;
   MPI_Status local;
   const int rc = weft::mpi::collect(handle, &local);
   if (status != MPI_STATUS_IGNORE) *status = local;
@@ -52,6 +54,11 @@ int finish_one(std::string_view function, MPI_Request* handle, MPI_Status* statu
     return weft::mpi::raise(
         comm, function, rc,
         std::string(collective->function()) + ": " + collective->failure(comm->my_rank()));
+  }
+  if (!spanning_call.empty()) {
+    return weft::mpi::raise(
+        comm, function, rc,
+        std::string(spanning_call) + ": " + std::string(weft::mpi::spanning::failure_text(rc)));
   }
   return weft::mpi::raise_status_error(comm, function, local, rc);
 }

@@ -357,6 +357,21 @@ TEST_P(Hierarchy, TruncationReachesTheMemberWithTheSmallBuffer) {
     if (w.rank == root) {
       EXPECT_EQ(MPI_ERR_TRUNCATE, rc);
     }
+    // Counts that disagree fail every member of an Allreduce, which writes nothing, whichever
+    // way the heads combine (every head to every head, or a reduction then a tree beyond
+    // 64 KiB), and fail a Reduce at its root; nobody waits for ever.
+    for (std::size_t count : {std::size_t{2}, std::size_t{20000}}) {
+      const std::vector<int> in(count, 1);
+      std::vector<int> out(count, -1);
+      const int n = static_cast<int>(w.rank == w.size - 1 ? count - 1 : count);
+      EXPECT_EQ(MPI_ERR_TRUNCATE, MPI_Allreduce(in.data(), out.data(), n, MPI_INT, MPI_SUM, comm))
+          << "count " << count;
+      EXPECT_EQ(-1, out[0]);
+      const int at_root = MPI_Reduce(in.data(), out.data(), n, MPI_INT, MPI_SUM, 0, comm);
+      if (w.rank == 0) {
+        EXPECT_EQ(MPI_ERR_TRUNCATE, at_root) << "count " << count;
+      }
+    }
     int sum = 0;
     ASSERT_EQ(MPI_SUCCESS, MPI_Allreduce(&w.rank, &sum, 1, MPI_INT, MPI_SUM, comm));
     EXPECT_EQ(w.size * (w.size - 1) / 2, sum);
