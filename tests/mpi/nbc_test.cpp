@@ -337,8 +337,9 @@ class NbcDeath : public ::testing::Test {
 
 TEST_F(NbcDeath, ABlockingCallMatchedWithANonblockingOneEndsTheJob) {
   if (weft::testing::test_processes() > 1) {
-    GTEST_SKIP() << "bug between processes (collective_spanning.cpp): a blocking collective "
-                    "matched with a nonblocking one is not detected; both complete";
+    GTEST_SKIP() << "not detected between processes (docs/mpi-processes.md, Tests): a blocking "
+                    "collective matched with a nonblocking one in another process meets it only "
+                    "through messages, which do not say which kind sent them; both complete";
   }
   EXPECT_EXIT(
       weft::testing::exit_with(weft::testing::run_ranks(2, 1,
