@@ -57,36 +57,6 @@ TEST(IoStats, CountedAndPublishedWhileTheSchedulerRuns) {
   ::close(fds[1]);
 }
 
-// A file left by a process killed before its shutdown names a pid that a later process may get:
-// that process is not taken for a weft process publishing statistics.
-TEST(IoStats, AFileLeftByADeadProcessIsNotALaterProcessOfTheSamePid) {
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    ::pause();
-    ::_exit(0);
-  }
-  // The file as the dead process left it: valid, but written by another process than `child`.
-  const std::string name = "/weft-io." + std::to_string(child);
-  const int fd = ::shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::ftruncate(fd, sizeof(io::detail::Counters)), 0);
-  void* memory =
-      ::mmap(nullptr, sizeof(io::detail::Counters), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  ::close(fd);
-  ASSERT_NE(memory, MAP_FAILED);
-  auto* counters = new (memory) io::detail::Counters;
-  counters->start_ticks.store(1);
-  counters->magic.store(io::detail::Counters::kMagic);
-  EXPECT_FALSE(io::stats_of_process(child).has_value());
-  const std::vector<int> pids = io::processes_with_stats();
-  EXPECT_EQ(std::find(pids.begin(), pids.end(), child), pids.end());
-  ::munmap(memory, sizeof(io::detail::Counters));
-  ::shm_unlink(name.c_str());
-  ::kill(child, SIGKILL);
-  ::waitpid(child, nullptr, 0);
-}
-
 // Writes a valid statistics file for `pid`, as a publisher that started at `ticks` leaves it.
 void leave_file(int pid, std::uint64_t ticks) {
   const std::string name = "/weft-io." + std::to_string(pid);
@@ -101,6 +71,25 @@ void leave_file(int pid, std::uint64_t ticks) {
   counters->start_ticks.store(ticks);
   counters->magic.store(io::detail::Counters::kMagic);
   ::munmap(memory, sizeof(io::detail::Counters));
+}
+
+// A file left by a process killed before its shutdown names a pid that a later process may get:
+// that process is not taken for a weft process publishing statistics.
+TEST(IoStats, AFileLeftByADeadProcessIsNotALaterProcessOfTheSamePid) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::pause();
+    ::_exit(0);
+  }
+  // The file as the dead process left it: valid, but written by another process than `child`.
+  leave_file(child, 1);
+  EXPECT_FALSE(io::stats_of_process(child).has_value());
+  const std::vector<int> pids = io::processes_with_stats();
+  EXPECT_EQ(std::find(pids.begin(), pids.end(), child), pids.end());
+  ::shm_unlink(("/weft-io." + std::to_string(child)).c_str());
+  ::kill(child, SIGKILL);
+  ::waitpid(child, nullptr, 0);
 }
 
 bool file_exists(int pid) {
