@@ -6,6 +6,7 @@
 // pair of heads instead of one per pair of members.
 #include "collective_hierarchy.h"
 
+#include <algorithm>
 #include <deque>
 #include <optional>
 #include <vector>
