@@ -31,9 +31,10 @@ namespace weft {
 namespace {
 
 using testing::Descriptors;
-using testing::ReadinessPipes;
 using testing::finishes;
 using testing::io_config;
+using testing::Listener;
+using testing::ReadinessPipes;
 using Clock = std::chrono::steady_clock;
 
 class BlockingCalls : public ::testing::TestWithParam<std::string> {};
@@ -289,16 +290,11 @@ TEST_P(BlockingCalls, PollSelectAndEpollTimeOutNeverEarlyAndSeeReadiness) {
 
 TEST_P(BlockingCalls, AcceptAndConnectOnOneCore) {
   Descriptors descriptors;
-  const int listener = descriptors.adopt(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  ASSERT_GE(listener, 0);
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  // Abstract name: nothing on the file system to clean up.
-  const std::string name = "weft-io-test-" + std::to_string(::getpid()) + "-" + GetParam();
-  std::copy(name.begin(), name.end(), address.sun_path + 1);
-  const auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
-  ASSERT_EQ(::listen(listener, 4), 0);
+  const Listener listening(descriptors,
+                           "weft-io-test-" + std::to_string(::getpid()) + "-" + GetParam());
+  ASSERT_GE(listening.fd, 0);
+  ASSERT_FALSE(HasFailure()) << "the listening socket could not be bound";
+  const int listener = listening.fd;
   Scheduler scheduler(io_config(GetParam(), 1));
   std::atomic<bool> accepting{false};
   std::atomic<bool> done{false};
@@ -316,7 +312,7 @@ TEST_P(BlockingCalls, AcceptAndConnectOnOneCore) {
     while (!accepting.load()) this_thread::yield();
     for (int i = 0; i < 10; ++i) this_thread::yield();
     const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), length), 0);
+    EXPECT_EQ(listening.connect(fd), 0);
     EXPECT_EQ(::write(fd, "c", 1), 1);
     ::close(fd);
   });

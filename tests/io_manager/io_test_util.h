@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <thread>
@@ -70,6 +73,26 @@ class Descriptors {
 
  private:
   std::vector<int> fds_;
+};
+
+// A Unix stream socket listening on the abstract name `name` (nothing on the file system to clean
+// up), and the address a client connects to.
+struct Listener {
+  Listener(Descriptors& descriptors, const std::string& name) {
+    fd = descriptors.adopt(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    EXPECT_GE(fd, 0);
+    address.sun_family = AF_UNIX;
+    std::copy(name.begin(), name.end(), address.sun_path + 1);
+    length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+    EXPECT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&address), length), 0);
+    EXPECT_EQ(::listen(fd, 4), 0);
+  }
+  int connect(int client) const {
+    return ::connect(client, reinterpret_cast<const sockaddr*>(&address), length);
+  }
+  int fd = -1;
+  sockaddr_un address{};
+  socklen_t length = 0;
 };
 
 // Two pipes for readiness checks, `quiet` that never gets data and `busy` that does, and an epoll

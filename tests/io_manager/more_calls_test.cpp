@@ -37,6 +37,7 @@ namespace {
 using testing::Descriptors;
 using testing::finishes;
 using testing::io_config;
+using testing::Listener;
 using testing::ReadinessPipes;
 using Clock = std::chrono::steady_clock;
 
@@ -301,15 +302,11 @@ TEST_P(MoreCalls, SendmsgLargerThanTheBufferAndRecvmsgWithADescriptor) {
 
 TEST_P(MoreCalls, Accept4AppliesItsFlags) {
   Descriptors descriptors;
-  const int listener = descriptors.adopt(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  ASSERT_GE(listener, 0);
-  sockaddr_un address{};
-  address.sun_family = AF_UNIX;
-  const std::string name = "weft-io-accept4-" + std::to_string(::getpid()) + "-" + GetParam();
-  std::copy(name.begin(), name.end(), address.sun_path + 1);
-  const auto length = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
-  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&address), length), 0);
-  ASSERT_EQ(::listen(listener, 4), 0);
+  const Listener listening(descriptors,
+                           "weft-io-accept4-" + std::to_string(::getpid()) + "-" + GetParam());
+  ASSERT_GE(listening.fd, 0);
+  ASSERT_FALSE(HasFailure()) << "the listening socket could not be bound";
+  const int listener = listening.fd;
   Scheduler scheduler(io_config(GetParam(), 1));
   int accepted = -1;
   int client = -1;
@@ -317,7 +314,7 @@ TEST_P(MoreCalls, Accept4AppliesItsFlags) {
       [&] { accepted = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK); },
       [&] {
         client = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        EXPECT_EQ(::connect(client, reinterpret_cast<sockaddr*>(&address), length), 0);
+        EXPECT_EQ(listening.connect(client), 0);
       },
       [] {});
   ASSERT_GE(accepted, 0);
