@@ -80,6 +80,12 @@ class Completion {
 // ended sooner than the ceiling raises it to twice that wait: spinning that long would have been
 // cheaper than parking, and without it a run of long waits (large messages) would leave the
 // budget at zero for the short ones that follow.
+//
+// A spin yields to the core's other threads. When a yield keeps the rank away longer than a park
+// and its wake-up cost, those threads compute (they reach a scheduling point only at the end of a
+// time slice): the spin then ends, and the next kSkippedSpins waits park at once, because a
+// spinning thread is queued behind every computing thread's slice while a parked one is run at
+// the first scheduling point after its wake-up. The wait after them probes with a spin again.
 class SpinBudget {
  public:
   void set_limit(std::int64_t limit_ns) noexcept;
@@ -98,11 +104,16 @@ class SpinBudget {
   }
 
  private:
+  // A park followed by its wake-up costs about 1-2 us.
+  static constexpr std::int64_t kYieldAwayNs = 3'000;
+  static constexpr int kSkippedSpins = 16;
   bool keep_spinning(std::int64_t start_ns) noexcept;
   void succeeded() noexcept;
   std::int64_t limit_ns_ = 0;
   // relaxed: a heuristic shared by the rank's threads; a lost update costs nothing.
   std::atomic<std::int64_t> budget_ns_{0};
+  // relaxed, like budget_ns_.
+  std::atomic<int> spins_to_skip_{0};
   bool (*progress_)(void*) = nullptr;
   void* progress_context_ = nullptr;
 };
@@ -112,15 +123,35 @@ std::int64_t monotonic_ns() noexcept;
 template <class Pred>
 bool SpinBudget::spin_until(Pred&& pred) noexcept {
   std::int64_t start = 0;  // read only once the first rounds failed: most waits end sooner
+  // When the clock was last read, 0 when rounds that yielded to nobody ran since (their time
+  // must not count as time away).
+  std::int64_t last_read = 0;
   for (unsigned round = 1;; ++round) {
     if (progress_ != nullptr) progress_(progress_context_);
     if (pred()) {
       succeeded();
       return true;
     }
+    if (round == 1) {
+      const int skip = spins_to_skip_.load(std::memory_order_relaxed);
+      if (skip > 0) {
+        spins_to_skip_.store(skip - 1, std::memory_order_relaxed);
+        return false;
+      }
+      last_read = monotonic_ns();
+    }
     // A yield costs less than a pause instruction when the core has nothing else to run, and
     // when it has, the awaited event often depends on that other thread (ranks share cores).
-    this_thread::yield();
+    if (this_thread::yield()) {
+      const std::int64_t now = monotonic_ns();
+      if (last_read != 0 && now - last_read > kYieldAwayNs) {
+        spins_to_skip_.store(kSkippedSpins, std::memory_order_relaxed);
+        return false;
+      }
+      last_read = now;
+    } else {
+      last_read = 0;
+    }
     if (round % 16 == 0) {
       if (start == 0) {
         start = monotonic_ns();

@@ -60,6 +60,11 @@ struct Fiber {
   std::atomic<PriorityQueue*> queue{nullptr};
   // Link of the lock-free inbox of a virtual processor.
   Fiber* inbox_next = nullptr;
+  // Set by a wake-up before it queues the fiber (the queue's publication orders it), cleared by
+  // the processor that queues it: a woken pinned thread goes ahead of threads that yielded.
+  bool woken = false;
+  // Queued by push_front: its pick is not a turn of the threads queued behind it.
+  bool ahead = false;
 
   std::function<void()> body;
   // this_thread::local_data(): a runtime's state for this thread, destroyed when the body returns.

@@ -38,6 +38,7 @@ bool unpark(Fiber* fiber, std::uint64_t epoch) noexcept {
       case ParkState::parked:
         if (fiber->park.compare_exchange_weak(word, park_word(epoch, ParkState::running),
                                               std::memory_order_acq_rel)) {
+          fiber->woken = true;
           running_scheduler()->make_runnable(fiber);
           return true;
         }

@@ -30,6 +30,7 @@ class PriorityQueue {
     const int level = fiber->priority.load(std::memory_order_relaxed);
     Level& l = levels_[level];
     fiber->level = level;
+    fiber->ahead = false;
     fiber->next = nullptr;
     fiber->prev = l.tail;
     if (l.tail != nullptr) {
@@ -38,6 +39,25 @@ class PriorityQueue {
       l.head = fiber;
     }
     l.tail = fiber;
+    mask_ |= 1u << level;
+    ++size_;
+    fiber->queue.store(this, std::memory_order_relaxed);
+  }
+
+  // Ahead of its level's queued fibers: a thread woken from a wait (see VirtualProcessor::queue_ready).
+  void push_front(Fiber* fiber) noexcept {
+    const int level = fiber->priority.load(std::memory_order_relaxed);
+    Level& l = levels_[level];
+    fiber->level = level;
+    fiber->ahead = true;
+    fiber->prev = nullptr;
+    fiber->next = l.head;
+    if (l.head != nullptr) {
+      l.head->prev = fiber;
+    } else {
+      l.tail = fiber;
+    }
+    l.head = fiber;
     mask_ |= 1u << level;
     ++size_;
     fiber->queue.store(this, std::memory_order_relaxed);

@@ -191,13 +191,13 @@ void set_local_data(void* data, void (*destroy)(void*)) {
   }
 }
 
-void yield() {
+bool yield() {
   detail::VirtualProcessor* vp = detail::current_vp();
   if (vp == nullptr || vp->current() == nullptr) {
     std::this_thread::yield();
-    return;
+    return false;
   }
-  vp->yield_current();
+  return vp->yield_current();
 }
 
 void sleep_until(std::chrono::steady_clock::time_point deadline) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <exception>
 #include <string>
+#include <utility>
 
 #include "crash_handler.h"
 #include "current.h"
@@ -158,7 +159,7 @@ void VirtualProcessor::notify() noexcept {
 
 void VirtualProcessor::push_pinned(Fiber* fiber) noexcept {
   if (current_vp() == this) {
-    ready_.push_back(fiber);
+    queue_ready(fiber);
     return;
   }
   Fiber* head = inbox_.load(std::memory_order_relaxed);
@@ -187,9 +188,24 @@ void VirtualProcessor::drain_inbox() noexcept {
   }
   while (reversed != nullptr) {
     Fiber* next = reversed->inbox_next;
-    ready_.push_back(reversed);
+    queue_ready(reversed);
     reversed = next;
   }
+}
+
+void VirtualProcessor::queue_ready(Fiber* fiber) noexcept {
+  if (std::exchange(fiber->woken, false) && wake_ahead_budget_ > 0) {
+    --wake_ahead_budget_;
+    ready_.push_front(fiber);
+  } else {
+    ready_.push_back(fiber);
+  }
+}
+
+Fiber* VirtualProcessor::pop_ready(int level) noexcept {
+  Fiber* fiber = ready_.pop_front(level);
+  if (fiber != nullptr && !fiber->ahead) wake_ahead_budget_ = kWakeAheadLimit;
+  return fiber;
 }
 
 Fiber* VirtualProcessor::pick(int floor) noexcept {
@@ -227,7 +243,7 @@ Fiber* VirtualProcessor::pop_at(int level) noexcept {
     Fiber* fiber = nullptr;
     switch ((first + i) % 3) {
       case 0:
-        fiber = ready_.pop_front(level);
+        fiber = pop_ready(level);
         break;
       case 1:
         if (shared_.mask_hint() & (1u << level)) fiber = shared_.pop_level(level);
@@ -344,6 +360,7 @@ void VirtualProcessor::finish_switch(transfer_t from) noexcept {
                                                std::memory_order_acq_rel)) {
         // Woken while switching out (state `pending`): the wake-up left the requeue to us.
         fiber->park.store(park_word(epoch, ParkState::running), std::memory_order_relaxed);
+        fiber->woken = true;
         scheduler_.make_runnable(fiber);
       }
       break;
@@ -358,7 +375,7 @@ void VirtualProcessor::run_switch_hooks() noexcept {
   if (scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
 }
 
-void VirtualProcessor::yield_current() noexcept {
+bool VirtualProcessor::yield_current() noexcept {
   run_switch_hooks();
   Fiber* self = current_;
   const int floor = self->priority.load(std::memory_order_relaxed);
@@ -374,19 +391,19 @@ void VirtualProcessor::yield_current() noexcept {
       // otherwise a thread alone on its processor, yielding in a loop, would keep the timers,
       // timer hooks and pollers of the processor from ever running.
       ++picks_;
-      return;
+      return false;
     }
     const int top = top_level(mask);
     if (top >= floor && (mask & ((1u << top) - 1)) == 0) {
       ++picks_;
-      Fiber* next = ready_.pop_front(top);
+      Fiber* next = pop_ready(top);
       ready_.push_back(self);
       switch_to(next, After::nothing);
-      return;
+      return true;
     }
   }
   Fiber* next = pick(floor);
-  if (next == nullptr) return;
+  if (next == nullptr) return false;
   if (self->placement.kind == Placement::Kind::pinned) {
     // Safe before the switch: only this kernel thread takes fibers out of ready_, and it cannot
     // resume `self` before the switch below has saved its context.
@@ -395,6 +412,7 @@ void VirtualProcessor::yield_current() noexcept {
   } else {
     switch_to(next, After::requeue);
   }
+  return true;
 }
 
 void VirtualProcessor::park_current() noexcept {

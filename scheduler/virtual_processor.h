@@ -68,7 +68,8 @@ class VirtualProcessor {
   Scheduler::VpStats stats() const;
 
   // The owning kernel thread, on behalf of its running user thread.
-  void yield_current() noexcept;
+  // True when another thread ran before the caller resumed.
+  bool yield_current() noexcept;
   void park_current() noexcept;
   [[noreturn]] void exit_current() noexcept;
   void add_poller(PollWaiter* waiter) noexcept;
@@ -97,6 +98,10 @@ class VirtualProcessor {
   void idle_loop();
   Fiber* pick(int floor) noexcept;
   Fiber* pop_at(int level) noexcept;
+  // The pinned queue's push and pop: a woken thread goes ahead of yielded ones within a budget
+  // (kWakeAheadLimit) that each turn of a thread queued behind refills.
+  void queue_ready(Fiber* fiber) noexcept;
+  Fiber* pop_ready(int level) noexcept;
   void drain_inbox() noexcept;
   Fiber* steal() noexcept;
   bool run_pollers() noexcept;
@@ -125,6 +130,12 @@ class VirtualProcessor {
   std::uint32_t bypassed_[kPriorityLevels] = {};
   unsigned rotation_ = 0;
   std::uint64_t picks_ = 0;
+  // Woken pinned threads queued ahead of yielded ones between two turns of a yielded one: a
+  // thread that a message or a lock wakes runs at the next scheduling point instead of behind
+  // every computing thread's time slice, and threads that wake each other in turn (a ping-pong on
+  // one core) cannot keep the yielded ones from running.
+  static constexpr int kWakeAheadLimit = 4;
+  int wake_ahead_budget_ = kWakeAheadLimit;
 
   TimerHeap timers_;
   PollWaiter* pollers_ = nullptr;

@@ -2,9 +2,11 @@
 
 #include <atomic>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "test_config.h"
+#include "weft/detail/wait_list.h"
 #include "weft/error.h"
 #include "weft/scheduler.h"
 #include "weft/sync.h"
@@ -199,6 +201,106 @@ TEST(Priority, BoostedThreadOvertakesQueuedOnes) {
   });
   blocker.join();
   EXPECT_EQ(order, (std::vector<char>{'p', 'P', 'm', 'l'}));
+}
+
+// A thread woken from a wait runs at the next scheduling point, before threads that yielded:
+// otherwise a rank whose message arrived would wait behind every computing rank's time slice.
+TEST(Priority, WokenThreadRunsBeforeYieldedOnes) {
+  Scheduler scheduler(one_vp());
+  std::vector<char> order;
+  detail::WaitList event;
+  bool set = false;  // guarded by event.lock
+  std::atomic<bool> stop{false};
+  Thread blocker = spawn(at(kMaxPriority), [&] {
+    auto computing = [&](char name) {
+      return [&order, &stop, name] {
+        while (!stop.load()) {
+          order.push_back(name);
+          this_thread::yield();
+        }
+      };
+    };
+    Thread waker = spawn(at(3), [&] {
+      order.push_back('z');
+      this_thread::yield();
+      order.push_back('z');
+      this_thread::yield();
+      event.lock.lock();
+      set = true;
+      detail::WaiterChain woken = event.take_all();
+      event.lock.unlock();
+      woken.deliver();
+      order.push_back('e');
+      this_thread::yield();
+    });
+    Thread waiter = spawn(at(3), [&] {
+      event.lock.lock();
+      while (!set) {
+        event.wait();
+        event.lock.lock();
+      }
+      event.lock.unlock();
+      order.push_back('W');
+      stop.store(true);
+    });
+    Thread a = spawn(at(3), computing('a'));
+    Thread b = spawn(at(3), computing('b'));
+    waker.join();
+    waiter.join();
+    a.join();
+    b.join();
+  });
+  blocker.join();
+  // z; the waiter parks; a b; z; a b; the waker wakes the waiter, which runs next.
+  ASSERT_GE(order.size(), 8u);
+  EXPECT_EQ(std::string(order.begin(), order.begin() + 8), "zabzabeW");
+}
+
+// Threads that wake each other in turn and park (a ping-pong on one core) go ahead of yielded
+// threads only a few times in a row: the yielded ones still get turns.
+TEST(Priority, WakeUpsInTurnDoNotStarveYieldedThreads) {
+  Scheduler scheduler(one_vp());
+  constexpr int kRounds = 1000;
+  detail::WaitList baton;
+  int turn = 0;  // guarded by baton.lock
+  std::atomic<bool> stop{false};
+  std::atomic<bool> playing{false};
+  std::atomic<long> turns_while_playing{0};
+  Thread blocker = spawn(at(kMaxPriority), [&] {
+    Thread yielding = spawn(at(3), [&] {
+      while (!stop.load()) {
+        if (playing.load()) turns_while_playing.fetch_add(1);
+        this_thread::yield();
+      }
+    });
+    auto player = [&](int me) {
+      return [&, me] {
+        playing.store(true);
+        for (int i = 0; i < kRounds; ++i) {
+          baton.lock.lock();
+          while (turn != me) {
+            baton.wait();
+            baton.lock.lock();
+          }
+          turn = 1 - me;
+          detail::WaiterChain woken = baton.take_all();
+          baton.lock.unlock();
+          woken.deliver();
+        }
+      };
+    };
+    Thread first = spawn(at(3), player(0));
+    Thread second = spawn(at(3), player(1));
+    first.join();
+    second.join();
+    stop.store(true);
+    yielding.join();
+  });
+  blocker.join();
+  // Each player wakes the other 1000 times; at most kWakeAheadLimit (4) wake-ups in a row go
+  // ahead, so the yielding thread runs about once every 5 of them. Without that limit it would not
+  // run at all until the players finish.
+  EXPECT_GE(turns_while_playing.load(), 2 * kRounds / 10);
 }
 
 }  // namespace
