@@ -44,7 +44,8 @@ class PriorityQueue {
     fiber->queue.store(this, std::memory_order_relaxed);
   }
 
-  // Ahead of its level's queued fibers: a thread woken from a wait (see VirtualProcessor::queue_ready).
+  // Ahead of its level's queued fibers: a thread woken from a wait (see
+  // VirtualProcessor::queue_ready).
   void push_front(Fiber* fiber) noexcept {
     const int level = fiber->priority.load(std::memory_order_relaxed);
     Level& l = levels_[level];
