@@ -9,6 +9,7 @@
 #include "nbc.h"
 #include "op.h"
 #include "spanning_exchange.h"
+#include "weft/this_thread.h"
 #include "weft/thread.h"
 #include "world.h"
 
@@ -103,11 +104,14 @@ int run(MPI_Comm comm, std::string_view function, const collective::Start& start
   }
   Request* request = nbc::new_request(comm);
   request->spanning_call = function;
-  // The exchange runs in a thread of the rank: the caller goes on while it progresses.
+  // The exchange runs in a thread of the rank, on the rank's core. It starts at once, so that
+  // its first messages leave during the call, and the caller goes on when it waits.
   auto launch = [body](Request& r, int tag) {
     ThreadAttr attr;
     attr.type = ThreadType::mpi_task;
     attr.rank = r.owner;
+    attr.placement = Placement::pinned(this_thread::vp());
+    attr.run_at_once = true;
     spawn(attr, [body, &r, tag] {
       r.status.MPI_ERROR = body(tag);
       finish(r);

@@ -55,7 +55,16 @@ Thread spawn(const ThreadAttr& attr, std::function<void()> body) {
   Scheduler::Impl& scheduler = scheduler_or_throw("weft::spawn");
   if (!body) throw Error("weft::spawn: the thread body is empty; expected a callable");
   detail::Fiber* fiber = scheduler.new_fiber(attr, std::move(body));
-  scheduler.make_runnable(fiber);
+  detail::VirtualProcessor* vp = detail::current_vp();
+  const bool here =
+      vp != nullptr && vp->current() != nullptr &&
+      (attr.placement.kind == Placement::Kind::free ||
+       (attr.placement.kind == Placement::Kind::pinned && attr.placement.index == vp->index()));
+  if (attr.run_at_once && here) {
+    vp->run_now(fiber);
+  } else {
+    scheduler.make_runnable(fiber);
+  }
   return Thread(fiber);
 }
 

@@ -415,6 +415,17 @@ bool VirtualProcessor::yield_current() noexcept {
   return true;
 }
 
+void VirtualProcessor::run_now(Fiber* fiber) noexcept {
+  Fiber* self = current_;
+  if (self->placement.kind == Placement::Kind::pinned) {
+    // As in yield_current: only this kernel thread takes fibers out of ready_.
+    ready_.push_front(self);
+    switch_to(fiber, After::nothing);
+  } else {
+    switch_to(fiber, After::requeue);
+  }
+}
+
 void VirtualProcessor::park_current() noexcept {
   run_switch_hooks();
   switch_to(pick(0), After::park);

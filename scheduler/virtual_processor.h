@@ -70,6 +70,9 @@ class VirtualProcessor {
   // The owning kernel thread, on behalf of its running user thread.
   // True when another thread ran before the caller resumed.
   bool yield_current() noexcept;
+  // Switches to `fiber`, a thread this processor may run that is in no queue; the caller is
+  // queued to resume first (ThreadAttr::run_at_once).
+  void run_now(Fiber* fiber) noexcept;
   void park_current() noexcept;
   [[noreturn]] void exit_current() noexcept;
   void add_poller(PollWaiter* waiter) noexcept;

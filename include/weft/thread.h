@@ -34,6 +34,11 @@ struct ThreadAttr {
   Placement placement;
   std::size_t stack_size = 0;  // bytes; 0 for stack.<type>
   int rank = -1;               // MPI rank named in diagnostics, -1 for none
+  // Work-first spawn, for a helper the caller needs started before it goes on (the exchange of a
+  // nonblocking collective): when spawned by a weft thread and placed where that thread's
+  // processor may run it (free, or pinned to that processor), the new thread runs at once and the
+  // caller resumes first when it stops. Otherwise the thread is queued as usual.
+  bool run_at_once = false;
 };
 
 // Owns a spawned thread until it is joined or detached, like std::thread: destroying a joinable

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "test_config.h"
@@ -95,6 +96,42 @@ TEST(Thread, IdentityOfTheCallingThread) {
   EXPECT_EQ(seen_type, ThreadType::progress);
   EXPECT_EQ(seen_rank, 7);
   EXPECT_EQ(seen_priority, scheduler.config().priority(ThreadType::progress));
+}
+
+// A work-first spawn runs the new thread before the caller goes on, and the caller resumes first
+// when the new thread stops, ahead of threads queued before.
+TEST(Thread, RunAtOnceStartsTheThreadAndResumesTheCallerFirst) {
+  Scheduler scheduler(config_with({{"topology", "synthetic:pack:1 core:1 pu:1"}}));
+  std::string order;
+  ThreadAttr here;
+  here.placement = Placement::pinned(0);
+  Thread caller = spawn(here, [&] {
+    Thread queued = spawn(here, [&] { order += 'q'; });
+    ThreadAttr at_once = here;
+    at_once.run_at_once = true;
+    Thread helper = spawn(at_once, [&] {
+      order += 'h';
+      this_thread::yield();
+      order += 'H';
+    });
+    order += 'c';
+    queued.join();
+    helper.join();
+  });
+  caller.join();
+  EXPECT_EQ(order, "hcqH");
+}
+
+// Where the caller's processor may not run it (here: the caller is no weft thread), a work-first
+// spawn queues the thread like any other.
+TEST(Thread, RunAtOnceFromOutsideWeftQueuesTheThread) {
+  Scheduler scheduler(two_vps());
+  std::atomic<bool> ran{false};
+  ThreadAttr attr;
+  attr.run_at_once = true;
+  Thread t = spawn(attr, [&] { ran.store(true); });
+  t.join();
+  EXPECT_TRUE(ran.load());
 }
 
 TEST(Thread, BadAttributesAreRefusedWithTheirName) {
