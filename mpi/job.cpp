@@ -54,7 +54,8 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
   reset_predefined_comms(layout.world_size());
   std::unique_ptr<Transport> transport;
   if (layout.processes() > 1) {
-    transport = std::make_unique<Transport>(world, *bootstrap);
+    transport =
+        std::make_unique<Transport>(world, *bootstrap, config.get_size("mpi.remote_eager_limit"));
     bootstrap->fence();
     transport->connect(*bootstrap);
     world.set_transport(transport.get());

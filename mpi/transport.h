@@ -30,7 +30,8 @@ class World;
 class Transport {
  public:
   // Creates the worker and publishes its address through `bootstrap` (before the job's fence).
-  Transport(World& world, Bootstrap& bootstrap);
+  // Messages of up to `eager_limit` bytes travel as eager active messages (mpi.remote_eager_limit).
+  Transport(World& world, Bootstrap& bootstrap, std::size_t eager_limit);
   // Flushes what is still in flight and closes the endpoints; every process must have stopped
   // sending to this one (the job's closing fence).
   ~Transport();

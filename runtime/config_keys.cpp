@@ -103,6 +103,10 @@ std::vector<ConfigKey> make_keys() {
       size_key("mpi.eager_limit", 0, 64 * kMiB, "8K",
                "largest message a send copies into an eager buffer when no receive is posted; "
                "larger ones wait for the receive and are copied once, straight across"),
+      size_key("mpi.remote_eager_limit", 0, 64 * kMiB, "128K",
+               "largest message to a rank of another process sent at once through UCX's shared "
+               "memory (the receiver buffers it if no receive is posted); larger ones and "
+               "synchronous sends go by UCX's rendezvous, read once a receive matches"),
       enumeration_key("io.mode", {"auto", "poll", "block"}, "auto",
                       "how the I/O manager detects events: poll while a core is idle and block "
                       "in a spare kernel thread when every core is busy, always poll, or always "
