@@ -85,6 +85,7 @@ TEST(ConfigTest, EveryKeyHasItsDefault) {
       {"io.timer_poll_us", "1000"},
       {"mpi.eager_limit", "8K"},
       {"mpi.ranks", "1"},
+      {"mpi.remote_eager_limit", "128K"},
       {"placement.cores_per_task", "1"},
       {"placement.progress", "numa"},
       {"placement.tasks", "numa"},
