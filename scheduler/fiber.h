@@ -61,7 +61,8 @@ struct Fiber {
   // Link of the lock-free inbox of a virtual processor.
   Fiber* inbox_next = nullptr;
   // Set by a wake-up before it queues the fiber (the queue's publication orders it), cleared by
-  // the processor that queues it: a woken pinned thread goes ahead of threads that yielded.
+  // the processor that queues it: a woken pinned thread goes ahead of threads that yielded. Only
+  // pinned queues read it; a recycled fiber starts with it cleared.
   bool woken = false;
   // Queued by push_front: its pick is not a turn of the threads queued behind it.
   bool ahead = false;

@@ -192,6 +192,7 @@ detail::Fiber* Scheduler::Impl::new_fiber(const ThreadAttr& attr, std::function<
   fiber->body = std::move(body);
   fiber->refs.store(2, std::memory_order_relaxed);
   fiber->done = false;
+  fiber->woken = false;
   fiber->context = detail::make_fcontext(fiber->stack.top(), fiber->stack.size, &fiber_entry);
   live.fetch_add(1, std::memory_order_relaxed);
   return fiber;
