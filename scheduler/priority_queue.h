@@ -26,43 +26,10 @@ class PriorityQueue {
   std::uint32_t mask() const noexcept { return mask_; }
   std::size_t size() const noexcept { return size_; }
 
-  void push_back(Fiber* fiber) noexcept {
-    const int level = fiber->priority.load(std::memory_order_relaxed);
-    Level& l = levels_[level];
-    fiber->level = level;
-    fiber->ahead = false;
-    fiber->next = nullptr;
-    fiber->prev = l.tail;
-    if (l.tail != nullptr) {
-      l.tail->next = fiber;
-    } else {
-      l.head = fiber;
-    }
-    l.tail = fiber;
-    mask_ |= 1u << level;
-    ++size_;
-    fiber->queue.store(this, std::memory_order_relaxed);
-  }
-
+  void push_back(Fiber* fiber) noexcept { link(fiber, false); }
   // Ahead of its level's queued fibers: a thread woken from a wait (see
   // VirtualProcessor::queue_ready).
-  void push_front(Fiber* fiber) noexcept {
-    const int level = fiber->priority.load(std::memory_order_relaxed);
-    Level& l = levels_[level];
-    fiber->level = level;
-    fiber->ahead = true;
-    fiber->prev = nullptr;
-    fiber->next = l.head;
-    if (l.head != nullptr) {
-      l.head->prev = fiber;
-    } else {
-      l.tail = fiber;
-    }
-    l.head = fiber;
-    mask_ |= 1u << level;
-    ++size_;
-    fiber->queue.store(this, std::memory_order_relaxed);
-  }
+  void push_front(Fiber* fiber) noexcept { link(fiber, true); }
 
   Fiber* pop_front(int level) noexcept {
     Fiber* fiber = levels_[level].head;
@@ -114,6 +81,30 @@ class PriorityQueue {
     Fiber* head = nullptr;
     Fiber* tail = nullptr;
   };
+
+  void link(Fiber* fiber, bool front) noexcept {
+    const int level = fiber->priority.load(std::memory_order_relaxed);
+    Level& l = levels_[level];
+    fiber->level = level;
+    fiber->ahead = front;
+    if (front) {
+      fiber->prev = nullptr;
+      fiber->next = l.head;
+      if (l.head != nullptr) l.head->prev = fiber;
+      l.head = fiber;
+      if (l.tail == nullptr) l.tail = fiber;
+    } else {
+      fiber->next = nullptr;
+      fiber->prev = l.tail;
+      if (l.tail != nullptr) l.tail->next = fiber;
+      l.tail = fiber;
+      if (l.head == nullptr) l.head = fiber;
+    }
+    mask_ |= 1u << level;
+    ++size_;
+    fiber->queue.store(this, std::memory_order_relaxed);
+  }
+
   Level levels_[kPriorityLevels];
   std::uint32_t mask_ = 0;
   std::size_t size_ = 0;
