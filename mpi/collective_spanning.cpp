@@ -6,6 +6,7 @@
 
 #include "collective_hierarchy.h"
 #include "error.h"
+#include "message.h"
 #include "nbc.h"
 #include "op.h"
 #include "spanning_exchange.h"
@@ -80,10 +81,11 @@ bool spans(MPI_Comm comm) {
   return comm->spans_processes;
 }
 
-// Tags only need to tell apart the calls that can be in flight at once on one communicator.
+// Tags only need to tell apart the calls that can be in flight at once on one communicator. Bit
+// 29 is kNonblockingCollectiveTag's, set by run().
 int tag_of(std::uint64_t number, std::uint64_t start) {
-  constexpr std::uint64_t kStarts = 1 << 12;
-  return static_cast<int>((number * kStarts + start) & 0x3fffffff);
+  constexpr std::uint64_t kStarts = std::uint64_t{1} << kCollectiveStartBits;
+  return static_cast<int>((number * kStarts + start) & (kNonblockingCollectiveTag - 1));
 }
 
 std::string_view failure_text(int rc) {
@@ -120,10 +122,10 @@ int run(MPI_Comm comm, std::string_view function, const collective::Start& start
   if (start.is_persistent()) {
     request->persistent = true;
     request->restart = [launch, number, starts = std::uint64_t{0}](Request& r) mutable {
-      launch(r, tag_of(number, starts++));
+      launch(r, tag_of(number, starts++) | kNonblockingCollectiveTag);
     };
   } else {
-    launch(*request, tag_of(number, 0));
+    launch(*request, tag_of(number, 0) | kNonblockingCollectiveTag);
   }
   *start.request = request;
   return MPI_SUCCESS;

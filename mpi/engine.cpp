@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <mutex>
+#include <string>
+
+#include "fatal.h"
 
 namespace weft::mpi {
 
@@ -41,6 +44,18 @@ void Engine::discard_unreceived() {
     // A local rendezvous message is its sender's request, which went away with its rank.
     if (message->ops != &kRendezvousOps) message->release();
   }
+}
+
+void Engine::collective_kinds_differ(const Request& recv, int sender) {
+  const bool nonblocking = (recv.tag & kNonblockingCollectiveTag) != 0;
+  const int call = call_of_tag(recv.tag);
+  end_job("collective calls out of order: rank " + std::to_string(recv.owner) +
+          "'s collective call #" + std::to_string(call) + " on a communicator is " +
+          (nonblocking ? "a nonblocking collective" : "a blocking collective") +
+          " where the member of comm rank " + std::to_string(sender) +
+          ", in another process, made " + (nonblocking ? "a blocking one" : "a nonblocking one") +
+          ", expected every member to call the same collectives in the same order (MPI-3.1 "
+          "5.12: a nonblocking collective matches only the same nonblocking collective)");
 }
 
 void Engine::enqueue(weft_mpi_message* message) {
@@ -104,6 +119,14 @@ void Engine::route(const Envelope& envelope, ToSlot&& to_slot, ToReceive&& to_re
     lock_.unlock();
     to_receive(*recv);
     return;
+  }
+  if (is_collective_context(envelope.context)) {
+    const int other_kind = envelope.tag ^ kNonblockingCollectiveTag;
+    if (const Request* waiting = posted_.find([&](const Request& r) {
+          return r.context == envelope.context && r.peer == envelope.source && r.tag == other_kind;
+        })) {
+      collective_kinds_differ(*waiting, envelope.source);
+    }
   }
   to_queue();
 }
@@ -196,6 +219,15 @@ void Engine::arrive(weft_mpi_message& message) {
 void Engine::post(Request& recv) {
   lock_.lock();
   weft_mpi_message* message = take_match(Pattern{recv.context, recv.peer, recv.tag});
+  if (message == nullptr && is_collective_context(recv.context)) {
+    const int other_kind = recv.tag ^ kNonblockingCollectiveTag;
+    if (unexpected_.find([&](const weft_mpi_message& m) {
+          return m.envelope.context == recv.context && m.envelope.source == recv.peer &&
+                 m.envelope.tag == other_kind;
+        }) != nullptr) {
+      collective_kinds_differ(recv, recv.peer);
+    }
+  }
   if (message == nullptr) {
     posted_.push_back(&recv);
     recv.posted = true;

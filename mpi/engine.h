@@ -82,6 +82,9 @@ class alignas(64) Engine {
 
   // Both under lock_.
   void enqueue(weft_mpi_message* message);
+  // Under lock_: `recv`, a receive of a collective between processes, and a message from
+  // `sender` for the same call of the other kind (blocking or nonblocking) met. Ends the job.
+  [[noreturn]] void collective_kinds_differ(const Request& recv, int sender);
   weft_mpi_message* take_match(const Pattern& pattern);
   // Where an arriving message goes, with lock_ held: into the posted slot (to_slot(), which
   // must unlock), to a posted receive (to_receive(recv), unlocked) or nowhere yet (to_queue(),

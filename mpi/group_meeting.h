@@ -11,18 +11,17 @@
 
 #include "communicator.h"
 #include "meeting.h"
+#include "message.h"
 #include "mpi.h"
 
 namespace weft::mpi::spanning {
 
 class GroupMeeting {
  public:
-  // Joins the meeting of the call with message tag `tag` on `comm`.
+  // Joins the meeting of the call with message tag `tag` on `comm`. A member whose call is of
+  // the other kind (blocking or nonblocking, kNonblockingCollectiveTag) ends the job.
   GroupMeeting(MPI_Comm comm, int tag)
-      : groups_(comm->groups),
-        me_(comm->my_rank()),
-        meeting_(comm->meetings.join(kSpanningCalls | static_cast<std::uint32_t>(tag),
-                                     static_cast<int>(ranks().size()))) {}
+      : groups_(comm->groups), me_(comm->my_rank()), meeting_(join(comm, tag)) {}
 
   int me() const { return me_; }
   // The comm ranks of the caller's group, ascending.
@@ -62,6 +61,24 @@ class GroupMeeting {
   // Spanning calls key their meetings apart from the call numbers of the communicator's own
   // meetings (communicator creation joins by call number too).
   static constexpr std::uint64_t kSpanningCalls = std::uint64_t{1} << 63;
+  // A distinct type, so that the table tells the two kinds of call apart.
+  struct NonblockingMeeting : Meeting {
+    using Meeting::Meeting;
+  };
+
+  std::shared_ptr<Meeting> join(MPI_Comm comm, int tag) const {
+    const int size = static_cast<int>(ranks().size());
+    const int both_kinds = tag & ~kNonblockingCollectiveTag;
+    const std::uint64_t key = kSpanningCalls | static_cast<std::uint32_t>(both_kinds);
+    const auto call = static_cast<std::uint64_t>(call_of_tag(both_kinds));
+    if ((tag & kNonblockingCollectiveTag) != 0) {
+      return comm->meetings.join<NonblockingMeeting>(
+          key, call, size, "a nonblocking collective",
+          [size] { return std::make_shared<NonblockingMeeting>(size); });
+    }
+    return comm->meetings.join<Meeting>(key, call, size, "a blocking collective",
+                                        [size] { return std::make_shared<Meeting>(size); });
+  }
 
   const Comm::Groups& groups_;
   const int me_;

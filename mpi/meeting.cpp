@@ -28,12 +28,12 @@ const void* Meeting::try_arguments(int rank) const {
   return slots_[rank].args.load(std::memory_order_acquire);  // acquire: pairs with publish()
 }
 
-std::shared_ptr<void> MeetingTable::join_entry(std::uint64_t call, int size,
+std::shared_ptr<void> MeetingTable::join_entry(std::uint64_t key, std::uint64_t call, int size,
                                                const std::type_info& type,
                                                std::string_view function,
                                                const std::function<std::shared_ptr<void>()>& make) {
   std::lock_guard lock(mutex_);
-  Entry& entry = entries_[call];
+  Entry& entry = entries_[key];
   if (entry.object == nullptr) {
     entry.object = make();
     entry.type = &type;
@@ -46,7 +46,7 @@ std::shared_ptr<void> MeetingTable::join_entry(std::uint64_t call, int size,
             "5.12: a nonblocking collective matches only the same nonblocking collective)");
   }
   std::shared_ptr<void> object = entry.object;
-  if (++entry.joined == size) entries_.erase(call);
+  if (++entry.joined == size) entries_.erase(key);
   return object;
 }
 

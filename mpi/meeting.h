@@ -12,6 +12,7 @@
 #include <string_view>
 #include <typeinfo>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "weft/sync.h"
@@ -100,7 +101,14 @@ class MeetingTable {
   // whose call is of another kind than the first member's ends the job (`function` names its
   // call): the members would otherwise wait for one another forever.
   template <class T, class Make>
-  std::shared_ptr<T> join(std::uint64_t call, int size, std::string_view function, Make&& make);
+  std::shared_ptr<T> join(std::uint64_t call, int size, std::string_view function, Make&& make) {
+    return join<T>(call, call, size, function, std::forward<Make>(make));
+  }
+  // The same under a key other than the call number (a collective between processes meets under
+  // its message tag): `call` is only what the error names.
+  template <class T, class Make>
+  std::shared_ptr<T> join(std::uint64_t key, std::uint64_t call, int size,
+                          std::string_view function, Make&& make);
 
  private:
   struct Entry {
@@ -111,8 +119,8 @@ class MeetingTable {
   };
   // The object of entry `call`, made if the entry is new, counted as joined by one more member;
   // ends the job when the entry's object is not of `type`.
-  std::shared_ptr<void> join_entry(std::uint64_t call, int size, const std::type_info& type,
-                                   std::string_view function,
+  std::shared_ptr<void> join_entry(std::uint64_t key, std::uint64_t call, int size,
+                                   const std::type_info& type, std::string_view function,
                                    const std::function<std::shared_ptr<void>()>& make);
 
   Mutex mutex_;
@@ -120,10 +128,10 @@ class MeetingTable {
 };
 
 template <class T, class Make>
-std::shared_ptr<T> MeetingTable::join(std::uint64_t call, int size, std::string_view function,
-                                      Make&& make) {
+std::shared_ptr<T> MeetingTable::join(std::uint64_t key, std::uint64_t call, int size,
+                                      std::string_view function, Make&& make) {
   return std::static_pointer_cast<T>(join_entry(
-      call, size, typeid(T), function, [&make]() -> std::shared_ptr<void> { return make(); }));
+      key, call, size, typeid(T), function, [&make]() -> std::shared_ptr<void> { return make(); }));
 }
 
 }  // namespace weft::mpi

@@ -21,6 +21,22 @@ struct Envelope {
   std::size_t bytes = 0;  // typed data the sender sent
 };
 
+// Collective traffic between processes travels in a communicator's collective context (context + 1,
+// odd) under tags whose bit 29 marks a nonblocking call's. A blocking call that meets a nonblocking
+// one in another process then does not match its messages, and the engine, which holds both the
+// message and the receive waiting for the other kind, ends the job (MPI-3.1 5.12) instead of
+// letting both complete.
+inline constexpr int kNonblockingCollectiveTag = 1 << 29;
+inline bool is_collective_context(std::uint32_t context) {
+  return (context & 1) != 0;
+}
+// Below bit 12 of such a tag is a persistent call's start, above it the call's number (modulo
+// 2^17, spanning::tag_of).
+inline constexpr int kCollectiveStartBits = 12;
+inline int call_of_tag(int tag) {
+  return (tag & (kNonblockingCollectiveTag - 1)) >> kCollectiveStartBits;
+}
+
 // What a receive or a probe looks for; source and tag may be MPI_ANY_SOURCE / MPI_ANY_TAG.
 struct Pattern {
   std::uint32_t context = 0;
