@@ -1,8 +1,8 @@
 /* Tasks: deferred tasks from a single producer, taskwait (children only), taskgroup (all
  * descendants), dependences producing a known order (also through depobj objects), undeferred
  * (if(0)), final and mergeable
- * tasks, priorities, taskloop (grainsize, num_tasks, nogroup), taskyield, and cancellation when
- * the run sets OMP_CANCELLATION=true. */
+ * tasks, priorities, taskloop (grainsize, num_tasks, nogroup), and taskyield (cancellation
+ * is in omp_cancellation.c). */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,53 +270,6 @@ static void taskloops(void) {
   check_equal(yields, omp_get_max_threads(), "taskyield returns", __LINE__);
 }
 
-static void cancellation(void) {
-  if (!omp_get_cancellation()) return;
-  int after_cancel = 0;
-  int iterations = 0;
-#pragma omp parallel
-  {
-#pragma omp for schedule(dynamic)
-    for (int i = 0; i < 100000; ++i) {
-#pragma omp atomic
-      iterations++;
-#pragma omp cancel for if (i == 10)
-#pragma omp cancellation point for
-    }
-#pragma omp single
-    {
-#pragma omp taskgroup
-      {
-#pragma omp task shared(after_cancel)
-        {
-#pragma omp cancel taskgroup
-        }
-        /* Whatever of these had not started before the cancel is discarded. */
-        for (int t = 0; t < 5; ++t) {
-#pragma omp task shared(after_cancel)
-          {
-#pragma omp atomic
-            after_cancel++;
-          }
-        }
-      }
-    }
-  }
-  check_equal(iterations < 100000, 1, "a cancelled loop stops early", __LINE__);
-  check_equal(after_cancel <= 5, 1, "a cancelled taskgroup runs no more than its tasks", __LINE__);
-  int reached = 0;
-#pragma omp parallel num_threads(2) shared(reached)
-  {
-    if (omp_get_thread_num() == 0) {
-#pragma omp cancel parallel
-    }
-#pragma omp barrier
-#pragma omp atomic
-    reached++;
-  }
-  check_equal(reached <= 2, 1, "cancel parallel ends the region", __LINE__);
-}
-
 int main(void) {
   recursion();
   producer();
@@ -325,6 +278,5 @@ int main(void) {
   groups_and_waits();
   undeferred_with_children();
   taskloops();
-  cancellation();
   return omp_check_status("omp_tasks");
 }
