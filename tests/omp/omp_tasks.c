@@ -1,8 +1,8 @@
 /* Tasks: deferred tasks from a single producer, taskwait (children only), taskgroup (all
  * descendants), dependences producing a known order (also through depobj objects), undeferred
  * (if(0)), final and mergeable
- * tasks, priorities, taskloop (grainsize, num_tasks, nogroup), and taskyield (cancellation
- * is in omp_cancellation.c). */
+ * tasks, priorities, taskloop (grainsize, num_tasks, nogroup), taskyield and taskwait with
+ * dependences (cancellation is in omp_cancellation.c). */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +270,43 @@ static void taskloops(void) {
   check_equal(yields, omp_get_max_threads(), "taskyield returns", __LINE__);
 }
 
+/* taskwait depend(...) waits for the named predecessors only: a child it does not name, a
+ * detached task whose event the waiting task fulfills after the wait, would hold a taskwait that
+ * waited for every child forever. In a team of one weft runs each task as it is created, a
+ * detached one until its event, so the wait is checked in larger teams. */
+static void taskwait_with_dependences(void) {
+  int written = 0;
+  int read = 0;
+  int detached_ran = 0;
+  int team = 0;
+#pragma omp parallel shared(written, read, detached_ran, team)
+#pragma omp single
+  {
+    team = omp_get_num_threads();
+    if (team > 1) {
+      omp_event_handle_t event;
+      /* Not empty: GCC drops an empty task, detach clause and all. */
+#pragma omp task detach(event) shared(detached_ran)
+      __atomic_store_n(&detached_ran, 1, __ATOMIC_RELAXED);
+#pragma omp task depend(out : written) shared(written)
+      __atomic_store_n(&written, 1, __ATOMIC_RELAXED);
+#pragma omp taskwait depend(in : written)
+      check_equal(__atomic_load_n(&written, __ATOMIC_RELAXED), 1,
+                  "the out task before taskwait depend(in)", __LINE__);
+      for (int r = 0; r < 3; ++r) {
+#pragma omp task depend(in : written) shared(written, read)
+        __atomic_add_fetch(&read, __atomic_load_n(&written, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+      }
+#pragma omp taskwait depend(inout : written)
+      check_equal(__atomic_load_n(&read, __ATOMIC_RELAXED), 3,
+                  "the in tasks before taskwait depend(inout)", __LINE__);
+      omp_fulfill_event(event);
+    }
+  }
+  check_equal(team, omp_get_max_threads(), "team size", __LINE__);
+  check_equal(detached_ran, team > 1, "the detached task's body", __LINE__);
+}
+
 int main(void) {
   recursion();
   producer();
@@ -278,5 +315,6 @@ int main(void) {
   groups_and_waits();
   undeferred_with_children();
   taskloops();
+  taskwait_with_dependences();
   return omp_check_status("omp_tasks");
 }
