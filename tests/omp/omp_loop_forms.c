@@ -2,7 +2,8 @@
  * bounds do not fit in a long (GOMP_loop_ull_* static, runtime and ordered, up and down; ull
  * doacross with GOMP_doacross_ull_post/wait; GOMP_taskloop_ull), and a doacross loop under
  * schedule(runtime) (GOMP_loop_doacross_runtime_start). Each iteration must run once, in order
- * where the construct orders it. */
+ * where the construct orders it. GCC 12 computes static ull loops inline, so
+ * GOMP_loop_ull_static_start is called as its ABI has it, as other GCC versions may. */
 #include <omp.h>
 
 #include "omp_check.h"
@@ -44,6 +45,34 @@ static void ull_worksharing(void) {
   long wrong = 0;
   for (int i = 0; i < kCount; ++i) wrong += hits[i] != 2 + (i % 2 == 0) + (i % 3 == 0);
   check_equal(wrong, 0, "ull loops (static, downward, runtime) run each iteration once", __LINE__);
+}
+
+_Bool GOMP_loop_ull_static_start(_Bool up, unsigned long long start, unsigned long long end,
+                                 unsigned long long incr, unsigned long long chunk,
+                                 unsigned long long* istart, unsigned long long* iend);
+_Bool GOMP_loop_ull_static_next(unsigned long long* istart, unsigned long long* iend);
+void GOMP_loop_end(void);
+
+static void ull_static_entry_point(void) {
+  const unsigned long long base = large_base();
+  int hits[kCount] = {0};
+#pragma omp parallel shared(hits)
+  {
+    unsigned long long start = 0;
+    unsigned long long end = 0;
+    if (GOMP_loop_ull_static_start(1, base, base + kCount, 2, 5, &start, &end)) {
+      do {
+        for (unsigned long long i = start; i < end; i += 2) {
+#pragma omp atomic
+          hits[i - base]++;
+        }
+      } while (GOMP_loop_ull_static_next(&start, &end));
+    }
+    GOMP_loop_end();
+  }
+  long wrong = 0;
+  for (int i = 0; i < kCount; ++i) wrong += hits[i] != (i % 2 == 0);
+  check_equal(wrong, 0, "GOMP_loop_ull_static_start's chunks cover each iteration once", __LINE__);
 }
 
 static void check_sequence(const int* sequence, int count, const char* what, int line) {
@@ -127,6 +156,7 @@ static void ull_taskloop(void) {
 
 int main(void) {
   ull_worksharing();
+  ull_static_entry_point();
   ull_ordered();
   ull_doacross();
   runtime_doacross();
