@@ -1,7 +1,7 @@
 /* The omp_* calls no other program checks: places and binding (against OMP_PROC_BIND and
- * OMP_PLACES=cores as the registration sets them: omp.runtime_api.*), nesting, locks with hints,
- * devices, the default allocator, pausing, the clock's tick, and what omp_display_env and
- * omp_display_affinity print. */
+ * OMP_PLACES, cores or numa_domains, as the registration sets them: omp.runtime_api.*), nesting,
+ * locks with hints, devices, the default allocator, pausing, the clock's tick, and what
+ * omp_display_env and omp_display_affinity print. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <omp.h>
@@ -55,25 +55,62 @@ static const char* captured(int fd, void (*print)(void)) {
   return text;
 }
 
-/* The places are the rank's cores, one processor each (that a bound worker runs on the processor
- * of its place is checked in binding()). */
+/* OMP_PLACES=numa_domains (or sockets) makes NUMA nodes the places, else they are cores. */
+static int numa_places(void) {
+  const char* text = getenv("OMP_PLACES");
+  return text != NULL && (strcmp(text, "numa_domains") == 0 || strcmp(text, "sockets") == 0);
+}
+
+/* The NUMA node of processor `cpu`, as Linux lists it (node 0 without NUMA information). */
+static int node_of(int cpu) {
+  char path[64];
+  for (int node = 0; node < kMaxPlaces; ++node) {
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/node%d", cpu, node);
+    if (access(path, F_OK) == 0) return node;
+  }
+  return 0;
+}
+
+/* The processors of `place` (up to kMaxPlaces), and how many. */
+static int place_processors(int place, int* ids) {
+  const int count = omp_get_place_num_procs(place);
+  if (count < 1 || count > kMaxPlaces) return 0;
+  omp_get_place_proc_ids(place, ids);
+  return count;
+}
+
+/* The places split the rank's processors: each processor of the machine, in one place only; a
+ * core place holds one, a NUMA place those of one node, another node than the other places'. */
 static void places(void) {
   const int count = omp_get_num_places();
-  check_equal(count, omp_get_num_procs(), "omp_get_num_places() under OMP_PLACES=cores", __LINE__);
   check_equal(count >= 1 && count <= kMaxPlaces, 1, "a sane number of places", __LINE__);
   const long processors = sysconf(_SC_NPROCESSORS_CONF);
   int seen[kMaxPlaces];
+  int seen_count = 0;
+  int nodes[kMaxPlaces];
   for (int place = 0; place < count && place < kMaxPlaces; ++place) {
-    check_equal(omp_get_place_num_procs(place), 1, "omp_get_place_num_procs(place)", __LINE__);
-    int id = -1;
-    omp_get_place_proc_ids(place, &id);
-    seen[place] = id;
-    check_equal(id >= 0 && id < processors, 1, "a place's processor is one of the machine's",
-                __LINE__);
-    for (int other = 0; other < place; ++other) {
-      check_equal(seen[other] != id, 1, "distinct places have distinct processors", __LINE__);
+    int ids[kMaxPlaces];
+    const int in_place = place_processors(place, ids);
+    check_equal(in_place >= 1, 1, "omp_get_place_num_procs(place) is positive", __LINE__);
+    if (!numa_places()) check_equal(in_place, 1, "processors of a core place", __LINE__);
+    for (int i = 0; i < in_place; ++i) {
+      check_equal(ids[i] >= 0 && ids[i] < processors, 1, "a place's processor is the machine's",
+                  __LINE__);
+      for (int other = 0; other < seen_count; ++other) {
+        check_equal(seen[other] != ids[i], 1, "a processor in one place only", __LINE__);
+      }
+      if (seen_count < kMaxPlaces) seen[seen_count++] = ids[i];
+      if (numa_places()) {
+        check_equal(node_of(ids[i]), node_of(ids[0]), "a NUMA place's processors share a node",
+                    __LINE__);
+      }
+    }
+    nodes[place] = in_place > 0 ? node_of(ids[0]) : -1;
+    for (int other = 0; other < place && numa_places(); ++other) {
+      check_equal(nodes[other] != nodes[place], 1, "NUMA places are distinct nodes", __LINE__);
     }
   }
+  check_equal(seen_count, omp_get_num_procs(), "processors of all places", __LINE__);
   check_equal(omp_get_place_num_procs(-1), 0, "omp_get_place_num_procs(-1)", __LINE__);
   check_equal(omp_get_place_num_procs(count), 0, "omp_get_place_num_procs(past the end)", __LINE__);
 }
@@ -95,9 +132,11 @@ static void binding(void) {
     if (num == 0) team = omp_get_num_threads();
     if (num < kMaxThreads) {
       place[num] = omp_get_place_num();
-      int id = -1;
-      omp_get_place_proc_ids(place[num], &id);
-      cpu_ok[num] = id == sched_getcpu();
+      int ids[kMaxPlaces];
+      const int in_place = place_processors(place[num], ids);
+      const int cpu = sched_getcpu();
+      cpu_ok[num] = 0;
+      for (int i = 0; i < in_place; ++i) cpu_ok[num] += ids[i] == cpu;
       int nums[kMaxPlaces];
       const int count = omp_get_partition_num_places();
       in_partition[num] = 0;
@@ -117,12 +156,16 @@ static void binding(void) {
     check_equal(bind_inside[num], inner, "omp_get_proc_bind() in the team", __LINE__);
   }
   if (outer == omp_proc_bind_false || team < 2) return;
+  for (int num = 1; num < team && num < kMaxThreads; ++num) {
+    check_equal(cpu_ok[num], 1, "a bound worker runs on a processor of its place", __LINE__);
+  }
+  /* The policy spaces workers over the cores (docs/omp_bridge.md, Placement). */
+  if (numa_places()) return;
   const int spread = outer == omp_proc_bind_spread && team < places;
   const int first = (place[1] - (spread ? places / team : 1) + places) % places;
   for (int num = 1; num < team && num < kMaxThreads; ++num) {
     const int offset = spread ? num * places / team : num;
     check_equal(place[num], (first + offset) % places, "a bound worker's place", __LINE__);
-    check_equal(cpu_ok[num], 1, "a bound worker runs on its place's processor", __LINE__);
   }
   if (outer == omp_proc_bind_close) {
     /* close keeps every thread's partition the whole place list. */
@@ -235,8 +278,8 @@ static void displays(void) {
   const char* env = captured(2, display_env);
   check_equal(strstr(env, "OPENMP DISPLAY ENVIRONMENT BEGIN") != NULL, 1,
               "omp_display_env's header", __LINE__);
-  check_equal(strstr(env, "OMP_PLACES = 'cores'") != NULL, 1, "omp_display_env's OMP_PLACES",
-              __LINE__);
+  const char* shown = numa_places() ? "OMP_PLACES = 'numa_domains'" : "OMP_PLACES = 'cores'";
+  check_equal(strstr(env, shown) != NULL, 1, "omp_display_env's OMP_PLACES", __LINE__);
   const char* affinity = captured(1, display_affinity);
   const int team = omp_get_max_threads();
   for (int num = 0; num < team; ++num) {
