@@ -173,6 +173,32 @@ static void binding(void) {
   }
 }
 
+/* A team nested in a worker of a bound team places its own worker from that worker's place, by
+ * the policy of the next level of OMP_PROC_BIND (nesting being on for its list's levels). */
+static void nested_binding(void) {
+  const omp_proc_bind_t inner = bind_at(1);
+  const int places = omp_get_num_places();
+  if (inner == omp_proc_bind_false || numa_places() || omp_get_max_active_levels() < 2) return;
+  const int offset = inner == omp_proc_bind_spread && 2 < places ? places / 2 : 1;
+  int checked = 0;
+  int misplaced = 0;
+  int wrong_bind = 0;
+#pragma omp parallel num_threads(2) reduction(+ : checked, misplaced, wrong_bind)
+  {
+    const int outer_num = omp_get_thread_num();
+    const int master_place = omp_get_place_num();
+#pragma omp parallel num_threads(2) reduction(+ : checked, misplaced, wrong_bind)
+    if (outer_num == 1 && omp_get_thread_num() == 1) {
+      checked++;
+      misplaced += omp_get_place_num() != (master_place + offset) % places;
+      wrong_bind += omp_get_proc_bind() != bind_at(2);
+    }
+  }
+  check_equal(checked, 1, "nested teams of a worker", __LINE__);
+  check_equal(misplaced, 0, "a nested worker's place, from its master's", __LINE__);
+  check_equal(wrong_bind, 0, "omp_get_proc_bind() at the second level", __LINE__);
+}
+
 static void nesting(void) {
   const int levels = omp_get_max_active_levels();
   omp_set_nested(0);
@@ -293,6 +319,7 @@ static void displays(void) {
 int main(void) {
   places();
   binding();
+  nested_binding();
   nesting();
   locks_with_hints();
   devices_and_memory();
