@@ -100,7 +100,7 @@ void adopt_child(ThreadState& self, Task& task) {
   self.team().tasks.created();
 }
 
-// The body of the task a taskwait with dependences waits as.
+// The empty body of the task GOMP_taskwait_depend stands in for.
 void no_work(void* /*data*/) {}
 
 }  // namespace
