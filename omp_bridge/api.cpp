@@ -1,6 +1,7 @@
 // The omp_* runtime API (include/omp.h), other than locks.
 #include <algorithm>
 #include <chrono>
+#include <vector>
 
 #include "omp.h"
 #include "task_scheduling.h"
@@ -19,8 +20,38 @@ const Team* team_at(int level) {
   return team != nullptr && team->level == level ? team : nullptr;
 }
 
-int place_count() {
+int core_count() {
   return std::max<int>(1, static_cast<int>(self().vps->size()));
+}
+
+// The rank's places, each as the indices of its VPs: one VP (core) each, or under
+// OMP_PLACES=numa_domains|sockets the NUMA nodes of the rank's VPs, in order of first appearance
+// (the unit the workers are bound to, pool.cpp). Without a scheduler, one place.
+std::vector<std::vector<int>> rank_places() {
+  const std::vector<int>& vps = *self().vps;
+  const weft::Scheduler* scheduler = weft::Scheduler::current();
+  std::vector<std::vector<int>> places;
+  if (vps.empty() || scheduler == nullptr) return {{}};
+  std::vector<int> nodes;
+  for (std::size_t at = 0; at < vps.size(); ++at) {
+    if (global_icvs().places == PlaceKind::core) {
+      places.push_back({static_cast<int>(at)});
+      continue;
+    }
+    const int node = scheduler->vp_numa(vps[at]);
+    const auto place =
+        static_cast<std::size_t>(std::find(nodes.begin(), nodes.end(), node) - nodes.begin());
+    if (place == nodes.size()) {
+      nodes.push_back(node);
+      places.emplace_back();
+    }
+    places[place].push_back(static_cast<int>(at));
+  }
+  return places;
+}
+
+int place_count() {
+  return static_cast<int>(rank_places().size());
 }
 
 }  // namespace
@@ -45,7 +76,7 @@ int omp_get_thread_num() throw() {
 }
 // The processors available to the caller: its rank's cores.
 int omp_get_num_procs() throw() {
-  return place_count();
+  return core_count();
 }
 int omp_in_parallel() throw() {
   return self().team().active_level > 0 ? 1 : 0;
@@ -122,25 +153,39 @@ int omp_get_num_places() throw() {
   return place_count();
 }
 int omp_get_place_num_procs(int place) throw() {
-  return place >= 0 && place < place_count() ? 1 : 0;
+  const auto places = rank_places();
+  if (place < 0 || place >= static_cast<int>(places.size())) return 0;
+  return std::max<int>(1, static_cast<int>(places[static_cast<std::size_t>(place)].size()));
 }
 void omp_get_place_proc_ids(int place, int* ids) throw() {
-  const ThreadState& state = self();
+  const std::vector<int>& vps = *self().vps;
   const weft::Scheduler* scheduler = weft::Scheduler::current();
-  if (place < 0 || place >= static_cast<int>(state.vps->size()) || scheduler == nullptr) return;
-  ids[0] = scheduler->vp_core((*state.vps)[static_cast<std::size_t>(place)]);
+  const auto places = rank_places();
+  if (place < 0 || place >= static_cast<int>(places.size()) || scheduler == nullptr) return;
+  for (int at : places[static_cast<std::size_t>(place)]) {
+    *ids++ = scheduler->vp_core(vps[static_cast<std::size_t>(at)]);
+  }
 }
 // The place the caller runs on now; a thread without binding may move to another.
 int omp_get_place_num() throw() {
   const std::vector<int>& vps = *self().vps;
   const auto found = std::find(vps.begin(), vps.end(), weft::this_thread::vp());
-  return found != vps.end() ? static_cast<int>(found - vps.begin()) : -1;
+  if (found == vps.end()) return -1;
+  const int at = static_cast<int>(found - vps.begin());
+  const auto places = rank_places();
+  for (std::size_t place = 0; place < places.size(); ++place) {
+    const std::vector<int>& members = places[place];
+    if (std::find(members.begin(), members.end(), at) != members.end()) {
+      return static_cast<int>(place);
+    }
+  }
+  return -1;
 }
 int omp_get_partition_num_places() throw() {
   return place_count();
 }
 void omp_get_partition_place_nums(int* places) throw() {
-  const int count = static_cast<int>(self().vps->size());
+  const int count = place_count();
   for (int i = 0; i < count; ++i) places[i] = i;
 }
 

@@ -100,6 +100,9 @@ void adopt_child(ThreadState& self, Task& task) {
   self.team().tasks.created();
 }
 
+// The empty body of the task GOMP_taskwait_depend stands in for.
+void no_work(void* /*data*/) {}
+
 }  // namespace
 
 void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(void*, void*),
@@ -192,9 +195,11 @@ void GOMP_taskwait() {
                      [&] { return task.children.load(std::memory_order_acquire) == 0; });
 }
 
-// Waits for every child, a superset of the tasks the listed dependences name.
-void GOMP_taskwait_depend(void** /*depend*/) {
-  GOMP_taskwait();
+// As OpenMP defines it: an empty undeferred task with those dependences, which its creator runs
+// once the predecessors they name have finished. Waiting for every child instead could wait
+// forever on a detached child whose event the caller fulfills after this wait.
+void GOMP_taskwait_depend(void** depend) {
+  spawn_task(self(), no_work, nullptr, nullptr, 0, 1, false, false, depend, 0, nullptr);
 }
 
 void GOMP_taskyield() {

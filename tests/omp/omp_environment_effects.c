@@ -1,0 +1,125 @@
+/* What the OMP_* variables a registration sets do to the program (omp.environment_effects.*):
+ * the ICVs the API reports and the team sizes they give. The expectations are read from the same
+ * variables, parsed here independently; OMP_NUM_THREADS must be a two-level list. */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "omp_check.h"
+
+static long env_long(const char* name, long unset) {
+  const char* text = getenv(name);
+  return text != NULL ? strtol(text, NULL, 10) : unset;
+}
+
+static int env_true(const char* name) {
+  const char* text = getenv(name);
+  return text != NULL && strcmp(text, "true") == 0;
+}
+
+static long min_long(long a, long b) {
+  return a < b ? a : b;
+}
+
+/* Touches `bytes` of the caller's stack page by page; a stack smaller than that overflows. */
+static long __attribute__((noinline)) touch_stack(long bytes) {
+  volatile char block[bytes];
+  for (long at = 0; at < bytes; at += 4096) block[at] = (char)(at >> 12);
+  long sum = 0;
+  for (long at = 0; at < bytes; at += 4096) sum += block[at];
+  return sum;
+}
+
+static void nesting(long outer, long inner, long max_active_levels, long limit) {
+  int outer_size = 0;
+  int outer_max_threads = 0;
+  int inner_size = 0;
+  int inner_max_threads = 0;
+  int innermost_size = 0;
+  int innermost_active = 0;
+  int innermost_level = 0;
+#pragma omp parallel
+  {
+#pragma omp single
+    {
+      outer_size = omp_get_num_threads();
+      outer_max_threads = omp_get_max_threads();
+    }
+#pragma omp parallel
+    {
+      if (omp_get_ancestor_thread_num(1) == 0 && omp_get_thread_num() == 0) {
+        inner_size = omp_get_num_threads();
+        inner_max_threads = omp_get_max_threads();
+      }
+#pragma omp parallel
+      if (omp_get_ancestor_thread_num(1) == 0 && omp_get_ancestor_thread_num(2) == 0 &&
+          omp_get_thread_num() == 0) {
+        innermost_size = omp_get_num_threads();
+        innermost_active = omp_get_active_level();
+        innermost_level = omp_get_level();
+      }
+    }
+  }
+  long expected_outer = min_long(outer, limit);
+  /* dyn-var lets weft keep a team to the rank's cores, and it does (docs/omp_bridge.md). */
+  if (omp_get_dynamic()) expected_outer = min_long(expected_outer, omp_get_num_procs());
+  check_equal(outer_size, expected_outer, "outer team size", __LINE__);
+  /* The second element of the list is the nthreads-var of the outer team's threads. */
+  check_equal(outer_max_threads, min_long(inner, limit), "omp_get_max_threads() at level 1",
+              __LINE__);
+  long expected_inner = max_active_levels >= 2 ? inner : 1;
+  if (omp_get_dynamic()) expected_inner = min_long(expected_inner, omp_get_num_procs());
+  /* Past thread-limit over the whole contention group, OpenMP shrinks nested teams where weft
+   * caps each team only (a documented limit): checked where both agree. */
+  if (outer * inner <= limit || max_active_levels < 2) {
+    check_equal(inner_size, expected_inner, "inner team size", __LINE__);
+  }
+  check_equal(inner_max_threads, min_long(inner, limit), "omp_get_max_threads() at level 2",
+              __LINE__);
+  check_equal(innermost_level, 3, "omp_get_level() in the third nested region", __LINE__);
+  if (max_active_levels <= 2) {
+    check_equal(innermost_size, 1, "team size of a region beyond max-active-levels", __LINE__);
+    check_equal(innermost_active, max_active_levels < 2 ? max_active_levels : 2,
+                "omp_get_active_level() beyond max-active-levels", __LINE__);
+  }
+}
+
+/* Each thread of a team other than its master runs on a worker stack of OMP_STACKSIZE: half of
+ * it touched page by page fits there, and not in weft's default 4 MiB. */
+static void worker_stacks(long stack_bytes) {
+  long touched = 0;
+  long workers = 0;
+  const long bytes = stack_bytes / 2;
+#pragma omp parallel reduction(+ : touched, workers)
+  if (omp_get_thread_num() != 0) {
+    workers++;
+    touched += touch_stack(bytes) == touch_stack(bytes) ? 1 : 0;
+  }
+  check_equal(touched, workers, "workers that used half of an OMP_STACKSIZE stack", __LINE__);
+}
+
+int main(void) {
+  const char* list = getenv("OMP_NUM_THREADS");
+  char* second = NULL;
+  const long outer = list != NULL ? strtol(list, &second, 10) : 0;
+  if (second == NULL || *second != ',') {
+    fprintf(stderr, "omp_environment_effects: OMP_NUM_THREADS must be a list n1,n2, not \"%s\"\n",
+            list != NULL ? list : "(unset)");
+    return 1;
+  }
+  const long inner = strtol(second + 1, NULL, 10);
+  const long limit = env_long("OMP_THREAD_LIMIT", 1L << 30);
+  /* Unset, nesting is on for as many levels as the list has (OpenMP 5.0). */
+  const long max_active_levels = env_long("OMP_MAX_ACTIVE_LEVELS", 2);
+
+  check_equal(omp_get_thread_limit(), limit, "omp_get_thread_limit()", __LINE__);
+  check_equal(omp_get_max_threads(), min_long(outer, limit), "omp_get_max_threads()", __LINE__);
+  check_equal(omp_get_dynamic(), env_true("OMP_DYNAMIC"), "omp_get_dynamic()", __LINE__);
+  check_equal(omp_get_max_active_levels(), max_active_levels, "omp_get_max_active_levels()",
+              __LINE__);
+  nesting(outer, inner, max_active_levels, limit);
+  /* Given in MiB by the registrations (e.g. 16M). */
+  const long stack_mib = env_long("OMP_STACKSIZE", 0);
+  if (stack_mib != 0) worker_stacks(stack_mib << 20);
+  return omp_check_status("omp_environment_effects");
+}
