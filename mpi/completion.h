@@ -81,11 +81,13 @@ class Completion {
 // cheaper than parking, and without it a run of long waits (large messages) would leave the
 // budget at zero for the short ones that follow.
 //
-// A spin yields to the core's other threads. When a yield keeps the rank away longer than a park
-// and its wake-up cost, those threads compute (they reach a scheduling point only at the end of a
-// time slice): the spin then ends, and the next kSkippedSpins waits park at once, because a
-// spinning thread is queued behind every computing thread's slice while a parked one is run at
-// the first scheduling point after its wake-up. The wait after them probes with a spin again.
+// A spin yields to the core's other threads. When the threads that ran meanwhile held the core
+// longer each, on average, than kTurnOfComputingNs, they compute (they reach a
+// scheduling point only at the end of a time slice): the spin then ends, and the next
+// kSkippedSpins waits park at once, because a spinning thread is queued behind every computing
+// thread's slice while a parked one is run at the first scheduling point after its wake-up. The
+// wait after them probes with a spin again. Threads that take many short turns (ranks in a
+// collective) do not count as computing, however long the yield.
 class SpinBudget {
  public:
   void set_limit(std::int64_t limit_ns) noexcept;
@@ -104,8 +106,9 @@ class SpinBudget {
   }
 
  private:
-  // A park followed by its wake-up costs about 1-2 us.
-  static constexpr std::int64_t kYieldAwayNs = 3'000;
+  // A turn this long means a thread that computes: well above a park and its wake-up (1-2 us)
+  // and the I/O manager's poll at a switch (a system call, a few us on a VM).
+  static constexpr std::int64_t kTurnOfComputingNs = 10'000;
   static constexpr int kSkippedSpins = 16;
   bool keep_spinning(std::int64_t start_ns) noexcept;
   void succeeded() noexcept;
@@ -123,9 +126,9 @@ std::int64_t monotonic_ns() noexcept;
 template <class Pred>
 bool SpinBudget::spin_until(Pred&& pred) noexcept {
   std::int64_t start = 0;  // read only once the first rounds failed: most waits end sooner
-  // When the clock was last read, 0 when rounds that yielded to nobody ran since (their time
-  // must not count as time away).
-  std::int64_t last_read = 0;
+  // Whether the last yield ran other threads: only then is the next one timed (a clock read
+  // costs as much as a yield that finds nothing else to run).
+  bool others = true;
   for (unsigned round = 1;; ++round) {
     if (progress_ != nullptr) progress_(progress_context_);
     if (pred()) {
@@ -138,19 +141,16 @@ bool SpinBudget::spin_until(Pred&& pred) noexcept {
         spins_to_skip_.store(skip - 1, std::memory_order_relaxed);
         return false;
       }
-      last_read = monotonic_ns();
     }
+    const std::int64_t before = others ? monotonic_ns() : 0;
     // A yield costs less than a pause instruction when the core has nothing else to run, and
     // when it has, the awaited event often depends on that other thread (ranks share cores).
-    if (this_thread::yield()) {
-      const std::int64_t now = monotonic_ns();
-      if (last_read != 0 && now - last_read > kYieldAwayNs) {
-        spins_to_skip_.store(kSkippedSpins, std::memory_order_relaxed);
-        return false;
-      }
-      last_read = now;
-    } else {
-      last_read = 0;
+    const std::uint64_t turns = this_thread::yield();
+    others = turns != 0;
+    if (others && before != 0 &&
+        monotonic_ns() - before > kTurnOfComputingNs * static_cast<std::int64_t>(turns)) {
+      spins_to_skip_.store(kSkippedSpins, std::memory_order_relaxed);
+      return false;
     }
     if (round % 16 == 0) {
       if (start == 0) {

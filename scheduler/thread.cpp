@@ -200,11 +200,11 @@ void set_local_data(void* data, void (*destroy)(void*)) {
   }
 }
 
-bool yield() {
+std::uint64_t yield() {
   detail::VirtualProcessor* vp = detail::current_vp();
   if (vp == nullptr || vp->current() == nullptr) {
     std::this_thread::yield();
-    return false;
+    return 0;
   }
   return vp->yield_current();
 }

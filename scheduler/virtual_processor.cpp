@@ -375,7 +375,7 @@ void VirtualProcessor::run_switch_hooks() noexcept {
   if (scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
 }
 
-bool VirtualProcessor::yield_current() noexcept {
+std::uint64_t VirtualProcessor::yield_current() noexcept {
   run_switch_hooks();
   Fiber* self = current_;
   const int floor = self->priority.load(std::memory_order_relaxed);
@@ -391,19 +391,21 @@ bool VirtualProcessor::yield_current() noexcept {
       // otherwise a thread alone on its processor, yielding in a loop, would keep the timers,
       // timer hooks and pollers of the processor from ever running.
       ++picks_;
-      return false;
+      return 0;
     }
     const int top = top_level(mask);
     if (top >= floor && (mask & ((1u << top) - 1)) == 0) {
       ++picks_;
       Fiber* next = pop_ready(top);
       ready_.push_back(self);
+      const std::uint64_t before = switches_.load(std::memory_order_relaxed);
       switch_to(next, After::nothing);
-      return true;
+      return turns_since(before);
     }
   }
   Fiber* next = pick(floor);
-  if (next == nullptr) return false;
+  if (next == nullptr) return 0;
+  const std::uint64_t before = switches_.load(std::memory_order_relaxed);
   if (self->placement.kind == Placement::Kind::pinned) {
     // Safe before the switch: only this kernel thread takes fibers out of ready_, and it cannot
     // resume `self` before the switch below has saved its context.
@@ -412,7 +414,15 @@ bool VirtualProcessor::yield_current() noexcept {
   } else {
     switch_to(next, After::requeue);
   }
-  return true;
+  return turns_since(before);
+}
+
+std::uint64_t VirtualProcessor::turns_since(std::uint64_t switches) const noexcept {
+  // A free thread may resume on another processor, whose count says nothing of this one's.
+  if (current_vp() != this) return 1;
+  // Every switch into a thread counts, the one back to the caller too.
+  const std::uint64_t now = switches_.load(std::memory_order_relaxed);
+  return now - switches > 1 ? now - switches - 1 : 1;
 }
 
 void VirtualProcessor::run_now(Fiber* fiber) noexcept {

@@ -68,8 +68,8 @@ class VirtualProcessor {
   Scheduler::VpStats stats() const;
 
   // The owning kernel thread, on behalf of its running user thread.
-  // True when another thread ran before the caller resumed.
-  bool yield_current() noexcept;
+  // The turns other threads had before the caller resumed (this_thread::yield).
+  std::uint64_t yield_current() noexcept;
   // Switches to `fiber`, a thread this processor may run that is in no queue; the caller is
   // queued to resume first (ThreadAttr::run_at_once).
   void run_now(Fiber* fiber) noexcept;
@@ -105,6 +105,9 @@ class VirtualProcessor {
   // (kWakeAheadLimit) that each turn of a thread queued behind refills.
   void queue_ready(Fiber* fiber) noexcept;
   Fiber* pop_ready(int level) noexcept;
+  // After a switch away that found this processor's switch count at `switches`: the turns other
+  // threads had until the caller resumed, at least 1.
+  std::uint64_t turns_since(std::uint64_t switches) const noexcept;
   void drain_inbox() noexcept;
   Fiber* steal() noexcept;
   bool run_pollers() noexcept;

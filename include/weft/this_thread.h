@@ -32,9 +32,9 @@ void set_boosted(bool boosted);
 void* local_data();
 void set_local_data(void* data, void (*destroy)(void*) = nullptr);
 
-// True when another user thread ran before the caller resumed; always false outside weft, where
-// the kernel does not tell.
-bool yield();
+// How many turns other user threads had before the caller resumed (0 when none ran); always 0
+// outside weft, where the kernel does not tell.
+std::uint64_t yield();
 void sleep_for(std::chrono::nanoseconds duration);
 void sleep_until(std::chrono::steady_clock::time_point deadline);
 
