@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "error.h"
+#include "errhan/error.h"
 #include "mpi_test_util.h"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <vector>
 
-#include "datatype.h"
+#include "datatype/datatype.h"
 #include "mpi_test_util.h"
 
 namespace {

@@ -1,6 +1,6 @@
 // Datatypes without ranks: the predefined ones, every constructor against its hand-computed type
 // map (size, bounds, true bounds, envelope and contents), names, commit, free and references.
-#include "datatype.h"
+#include "datatype/datatype.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "datatype_layout.h"
+#include "datatype/datatype_layout.h"
 #include "mpi.h"
 
 namespace {

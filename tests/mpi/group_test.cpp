@@ -1,6 +1,6 @@
 // Groups: the set algebra on groups made directly (no job needed: group calls are local), then
 // what needs ranks: MPI_Comm_group, MPI_Group_rank and the error classes.
-#include "group.h"
+#include "group/group.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Reductions: every predefined operation on every type MPI-3.1 5.9.2 allows it on, against values
 // computed here element by element; the types it refuses; MAXLOC/MINLOC ties; derived types;
 // user operations; MPI_Op_free and MPI_Reduce_local errors in a job.
-#include "op.h"
+#include "op/op.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-#include "datatype.h"
+#include "datatype/datatype.h"
 #include "mpi_test_util.h"
 
 namespace {

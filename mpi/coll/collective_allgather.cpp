@@ -1,0 +1,204 @@
+// MPI_Allgather and MPI_Allgatherv. Every member publishes its send block (with MPI_IN_PLACE, its
+// own block of its receive buffer) and copies every other member's straight into its receive
+// buffer; it writes only its own buffer, and only blocks that no other member reads. The final
+// phase keeps every send block valid until the last reader is done.
+#include "coll/collective.h"
+#include "coll/collective_spanning.h"
+#include "coll/nbc.h"
+#include "errhan/error.h"
+#include "util/profiling.h"
+
+using namespace weft::mpi;
+using collective::Block;
+using collective::Blocks;
+using collective::Call;
+
+namespace {
+
+struct AllgatherSide {
+  Block send;  // with MPI_IN_PLACE, the member's own block of its receive buffer
+  Blocks recv;
+  mutable collective::Truncation truncation;  // written by the piece that fills this member
+};
+
+// The nonblocking allgather: one piece per member, copying every member's block into its buffer.
+class AllgatherOp : public nbc::Sided<AllgatherSide> {
+ public:
+  using Sided::Sided;
+
+ private:
+  Work plan() override {
+    return per_member([&](int r) { return of(r).send.bytes() * static_cast<std::size_t>(size()); });
+  }
+  int home(int index) const override { return index; }
+  void run(int index) override {
+    const AllgatherSide& to = of(index);
+    for (int k = 0; k < size(); ++k) {
+      const int r = (index + k) % size();
+      const Block& from = of(r).send;
+      const Block into = to.recv.at(r);
+      if (from.address == into.address) continue;  // the member's own block, in place
+      to.truncation.check(r, from, into);
+      collective::transfer(from, into);
+    }
+  }
+  int outcome(int rank, std::string* reason) const override {
+    return of(rank).truncation.outcome(reason);
+  }
+};
+
+int allgather(const collective::Start& start, MPI_Comm comm, std::string_view function,
+              const void* sendbuf, int sendcount, MPI_Datatype sendtype, const Blocks& recv) {
+  if (spanning::spans(comm)) {
+    const Block send = spanning::own_block(sendbuf, sendcount, sendtype);
+    return spanning::run(comm, function, start,
+                         [=](int tag) { return spanning::allgather(send, recv, comm, tag); });
+  }
+  if (!start.blocking()) {
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    return nbc::issue<AllgatherOp>(
+        comm, function, start,
+        [sendbuf, sendcount, sendtype, recv, in_place](AllgatherOp& op, int rank) {
+          AllgatherSide& side = op.side(rank);
+          side.send = in_place ? recv.at(rank)
+                               : Block{const_cast<void*>(sendbuf),
+                                       static_cast<std::size_t>(sendcount), sendtype};
+          side.recv = recv;
+        });
+  }
+  Call call(comm);
+  const int me = call.rank();
+  const int size = call.size();
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const Block mine =
+      in_place ? recv.at(me)
+               : Block{const_cast<void*>(sendbuf), static_cast<std::size_t>(sendcount), sendtype};
+  call.publish(&mine);
+  collective::Truncation truncation;
+  // Starting after the caller spreads the readers over the members' buffers.
+  for (int k = in_place ? 1 : 0; k < size; ++k) {
+    const int r = (me + k) % size;
+    const Block& from = r == me ? mine : call.of<Block>(r);
+    truncation.check(r, from, recv.at(r));
+    collective::transfer(from, recv.at(r));
+  }
+  call.phase();
+  return truncation.raise(comm, function);
+}
+
+int check_send(MPI_Comm comm, std::string_view function, const void* sendbuf, int sendcount,
+               MPI_Datatype sendtype, const void* recvbuf) {
+  if (int rc =
+          collective::check_not_in_place(comm, function, "recvbuf", recvbuf, "only as sendbuf");
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (sendbuf == MPI_IN_PLACE) return MPI_SUCCESS;
+  if (int rc = check_count(comm, function, "sendcount", sendcount); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_datatype(comm, function, "sendtype", sendtype); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_buffer(comm, function, "sendbuf", sendbuf, sendcount, sendtype);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  return collective::check_not_aliased(comm, function, sendbuf, recvbuf, sendcount > 0);
+}
+
+int allgather_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
+                    int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm) {
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_send(comm, function, sendbuf, sendcount, sendtype, recvbuf);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (int rc = check_count(comm, function, "recvcount", recvcount); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_datatype(comm, function, "recvtype", recvtype); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_buffer(comm, function, "recvbuf", recvbuf, recvcount, recvtype);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  return allgather(start, comm, function, sendbuf, sendcount, sendtype,
+                   Blocks::regular(recvbuf, recvcount, recvtype));
+}
+
+}  // namespace
+
+extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgather_entry(collective::Start{}, "MPI_Allgather", sendbuf, sendcount, sendtype,
+                         recvbuf, recvcount, recvtype, comm);
+}
+WEFT_MPI_ALIAS(MPI_Allgather);
+
+extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Request* request) {
+  return allgather_entry(collective::Start::nonblocking(request), "MPI_Iallgather", sendbuf,
+                         sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+WEFT_MPI_ALIAS(MPI_Iallgather);
+
+extern "C" int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return allgather_entry(collective::Start::persistent(request), "MPI_Allgather_init", sendbuf,
+                         sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+WEFT_MPI_ALIAS(MPI_Allgather_init);
+
+namespace {
+
+int allgatherv_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
+                     int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_send(comm, function, sendbuf, sendcount, sendtype, recvbuf);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  const int size = comm->size();
+  if (int rc = collective::check_counts(comm, function, "recvcounts", recvcounts, size);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (int rc = collective::check_displs(comm, function, "displs", displs); rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (int rc = check_datatype(comm, function, "recvtype", recvtype); rc != MPI_SUCCESS) return rc;
+  if (int rc = collective::check_buffer_of(comm, function, "recvbuf", recvbuf, recvcounts, size,
+                                           recvtype);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  return allgather(start, comm, function, sendbuf, sendcount, sendtype,
+                   Blocks::varying(recvbuf, recvcounts, displs, recvtype));
+}
+
+}  // namespace
+
+extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void* recvbuf, const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm) {
+  return allgatherv_entry(collective::Start{}, "MPI_Allgatherv", sendbuf, sendcount, sendtype,
+                          recvbuf, recvcounts, displs, recvtype, comm);
+}
+WEFT_MPI_ALIAS(MPI_Allgatherv);
+
+extern "C" int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void* recvbuf, const int recvcounts[], const int displs[],
+                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return allgatherv_entry(collective::Start::nonblocking(request), "MPI_Iallgatherv", sendbuf,
+                          sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+WEFT_MPI_ALIAS(MPI_Iallgatherv);
+
+extern "C" int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void* recvbuf, const int recvcounts[], const int displs[],
+                                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
+                                    MPI_Request* request) {
+  return allgatherv_entry(collective::Start::persistent(request), "MPI_Allgatherv_init", sendbuf,
+                          sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+WEFT_MPI_ALIAS(MPI_Allgatherv_init);

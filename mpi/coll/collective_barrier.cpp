@@ -1,0 +1,53 @@
+// MPI_Barrier: one phase of the call's meeting. MPI_Ibarrier: an instance with no work, complete
+// when its last member arrives.
+#include "coll/collective.h"
+#include "coll/collective_spanning.h"
+#include "coll/nbc.h"
+#include "errhan/error.h"
+#include "util/profiling.h"
+
+using namespace weft::mpi;
+
+namespace {
+
+class BarrierOp : public nbc::Instance {
+ public:
+  using Instance::Instance;
+
+ private:
+  Work plan() override { return {}; }
+  int home(int) const override { return 0; }
+  void run(int) override {}
+};
+
+int barrier_entry(const collective::Start& start, std::string_view function, MPI_Comm comm) {
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (spanning::spans(comm)) {
+    return spanning::run(comm, function, start,
+                         [=](int tag) { return spanning::barrier(comm, tag); });
+  }
+  if (!start.blocking()) {
+    return nbc::issue<BarrierOp>(comm, function, start, [](BarrierOp&, int) {});
+  }
+  collective::Call call(comm);
+  call.phase();
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Barrier(MPI_Comm comm) {
+  return barrier_entry(collective::Start{}, "MPI_Barrier", comm);
+}
+WEFT_MPI_ALIAS(MPI_Barrier);
+
+extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  return barrier_entry(collective::Start::nonblocking(request), "MPI_Ibarrier", comm);
+}
+WEFT_MPI_ALIAS(MPI_Ibarrier);
+
+extern "C" int PMPI_Barrier_init(MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return barrier_entry(collective::Start::persistent(request), "MPI_Barrier_init", comm);
+}
+WEFT_MPI_ALIAS(MPI_Barrier_init);

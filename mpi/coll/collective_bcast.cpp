@@ -1,0 +1,121 @@
+// MPI_Bcast. The root publishes its buffer and every member copies straight from it into its own:
+// for a large buffer each reader copies its own, in parallel on all cores; for a small one the
+// last member to arrive copies for everyone inside the final phase, so that nobody waits for the
+// root's publication. Either way the final phase keeps the root's buffer valid until the last
+// copy is done.
+#include "coll/collective.h"
+#include "coll/collective_spanning.h"
+#include "coll/nbc.h"
+#include "errhan/error.h"
+#include "util/profiling.h"
+
+using namespace weft::mpi;
+using collective::Block;
+using collective::Call;
+
+namespace {
+
+struct BcastSide {
+  Block data;
+  int root = 0;
+  bool copied = false;  // the member copied the root's data itself
+  // Written by whoever copies into this member, read by it after the final phase.
+  mutable collective::Truncation truncation;
+};
+
+// The nonblocking broadcast: one piece per reader, copying the root's buffer into its own.
+class BcastOp : public nbc::Sided<BcastSide> {
+ public:
+  using Sided::Sided;
+
+ private:
+  int reader(int index) const { return index < root_ ? index : index + 1; }
+  Work plan() override {
+    root_ = of(0).root;
+    return {size() - 1, of(root_).data.bytes() * static_cast<std::size_t>(size() - 1)};
+  }
+  int home(int index) const override { return reader(index); }
+  void run(int index) override {
+    const Block& from = of(root_).data;
+    const BcastSide& to = of(reader(index));
+    to.truncation.check(root_, from, to.data);
+    collective::transfer(from, to.data);
+  }
+  int outcome(int rank, std::string* reason) const override {
+    return of(rank).truncation.outcome(reason);
+  }
+  int root_ = 0;  // set by plan()
+};
+
+int bcast_entry(const collective::Start& start, std::string_view function, void* buffer, int count,
+                MPI_Datatype datatype, int root, MPI_Comm comm) {
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_count(comm, function, "count", count); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_datatype(comm, function, "datatype", datatype); rc != MPI_SUCCESS) return rc;
+  if (int rc = collective::check_not_in_place(comm, function, "buffer", buffer, "nowhere");
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (int rc = check_buffer(comm, function, "buffer", buffer, count, datatype); rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (spanning::spans(comm)) {
+    return spanning::run(comm, function, start, [=](int tag) {
+      return spanning::bcast(buffer, count, datatype, root, comm, tag);
+    });
+  }
+  if (!start.blocking()) {
+    const Block data{buffer, static_cast<std::size_t>(count), datatype};
+    return nbc::issue<BcastOp>(comm, function, start, [data, root](BcastOp& op, int rank) {
+      op.side(rank).data = data;
+      op.side(rank).root = root;
+    });
+  }
+
+  Call call(comm);
+  const int size = call.size();
+  BcastSide mine;
+  mine.data = {buffer, static_cast<std::size_t>(count), datatype};
+  const bool serial =
+      mine.data.bytes() * static_cast<std::size_t>(size - 1) <= collective::kSerialCopyBytes;
+  if (call.rank() != root && !serial) {
+    const Block& from = call.of<BcastSide>(root).data;
+    mine.truncation.check(root, from, mine.data);
+    collective::transfer(from, mine.data);
+    mine.copied = true;
+  }
+  call.publish(&mine);
+  call.phase([&] {
+    const Block& from = call.of<BcastSide>(root).data;
+    for (int r = 0; r < size; ++r) {
+      const BcastSide& side = call.of<BcastSide>(r);
+      if (r == root || side.copied) continue;
+      side.truncation.check(root, from, side.data);
+      collective::transfer(from, side.data);
+    }
+  });
+  return mine.truncation.raise(comm, function);
+}
+
+}  // namespace
+
+extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return bcast_entry(collective::Start{}, "MPI_Bcast", buffer, count, datatype, root, comm);
+}
+WEFT_MPI_ALIAS(MPI_Bcast);
+
+extern "C" int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                           MPI_Request* request) {
+  return bcast_entry(collective::Start::nonblocking(request), "MPI_Ibcast", buffer, count, datatype,
+                     root, comm);
+}
+WEFT_MPI_ALIAS(MPI_Ibcast);
+
+extern "C" int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root,
+                               MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  return bcast_entry(collective::Start::persistent(request), "MPI_Bcast_init", buffer, count,
+                     datatype, root, comm);
+}
+WEFT_MPI_ALIAS(MPI_Bcast_init);

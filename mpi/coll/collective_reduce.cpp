@@ -1,0 +1,238 @@
+// MPI_Reduce and MPI_Allreduce. Every member publishes its input; the elements are split into
+// chunks and the member owning a chunk reduces it over all inputs, in rank order, straight into
+// the result buffers: the root's (Reduce) or every member's (Allreduce). A small reduction is one
+// chunk, reduced by the last member to arrive inside the final phase. Owners write disjoint chunks
+// and read only their own chunk of the inputs, so an input that is also a result buffer
+// (MPI_IN_PLACE) is read before it is written; the final phase keeps every buffer valid until the
+// last writer is done.
+#include <optional>
+
+#include "coll/collective.h"
+#include "coll/collective_spanning.h"
+#include "coll/nbc_reduction.h"
+#include "errhan/error.h"
+#include "util/profiling.h"
+
+using namespace weft::mpi;
+using collective::Call;
+using collective::Contribution;
+
+namespace {
+
+// Reduces elements [first, first + count) of every member's input into `acc` and returns it, or
+// into `scratch` when `acc` is one of the inputs (MPI_IN_PLACE) and returns that.
+// `members` is the blocking Call or the nonblocking instance.
+template <class Members>
+void* reduce_chunk(Members& members, std::size_t first, std::size_t count, MPI_Datatype type,
+                   MPI_Op op, void* acc, std::optional<collective::Scratch>& scratch) {
+  auto input = [&](int r) {
+    return collective::element(members.template of<Contribution>(r).input, first, *type);
+  };
+  bool aliased = false;
+  for (int r = 0; r < members.size() && !aliased; ++r) aliased = input(r) == acc;
+  if (aliased) acc = scratch.emplace(count, *type).data();
+  collective::fold(members.size(), input, count, type, op, acc);
+  return acc;
+}
+
+// Reduces chunk `part` of `chunks` into member `owner`'s result buffer; with `everyone`, copies it
+// on into every other member's (starting after the owner spreads the writes over the members).
+template <class Members>
+void reduce_part(Members& members, const collective::Chunks& chunks, int part, int owner,
+                 bool everyone, MPI_Datatype datatype, MPI_Op op) {
+  const std::size_t first = chunks.begin(part);
+  const std::size_t length = chunks.size(part);
+  auto result = [&](int r) {
+    return collective::element(members.template of<Contribution>(r).output, first, *datatype);
+  };
+  std::optional<collective::Scratch> scratch;
+  void* own = result(owner);
+  void* acc = reduce_chunk(members, first, length, datatype, op, own, scratch);
+  if (acc != own) copy(acc, length, *datatype, own, length, *datatype);
+  const int size = members.size();
+  for (int k = 1; everyone && k < size; ++k) {
+    copy(acc, length, *datatype, result((owner + k) % size), length, *datatype);
+  }
+}
+
+// The nonblocking Reduce and Allreduce: one piece per chunk of the elements, reduced over every
+// input in rank order into the root's result (Ireduce) or into every member's (Iallreduce). A
+// chunk's piece runs near the member that owns it, as in the blocking calls.
+template <bool kAll>
+class ReduceOp : public nbc::ReductionOp<> {
+ public:
+  using ReductionOp::ReductionOp;
+
+ private:
+  Work plan() override {
+    const nbc::ReductionSide& first = of(0);
+    root_ = first.root;
+    if (disagree(root_)) return {};
+    chunks_.emplace(first.count, *first.type, size());
+    return {chunks_->parts(), first.bytes() * static_cast<std::size_t>(size())};
+  }
+  int home(int index) const override { return (root_ + index) % size(); }
+  void run(int index) override {
+    const nbc::ReductionSide& first = of(0);
+    reduce_part(*this, *chunks_, index, kAll ? home(index) : root_, kAll, first.datatype, first.op);
+  }
+  int root_ = 0;  // set by plan()
+  std::optional<collective::Chunks> chunks_;
+};
+
+template <bool kAll>
+int ireduce(const collective::Start& start, MPI_Comm comm, std::string_view function,
+            const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+            int root) {
+  const nbc::ReductionSide mine =
+      nbc::contribution(sendbuf, recvbuf, static_cast<std::size_t>(count), datatype, op, root);
+  return nbc::issue<ReduceOp<kAll>>(
+      comm, function, start,
+      [mine](ReduceOp<kAll>& reduce, int rank) { reduce.side(rank) = mine; });
+}
+
+int check_reduction(MPI_Comm comm, std::string_view function, const void* sendbuf,
+                    const void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    bool receives) {
+  if (int rc = check_count(comm, function, "count", count); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_datatype(comm, function, "datatype", datatype); rc != MPI_SUCCESS) return rc;
+  if (int rc = collective::check_op_on(comm, function, op, datatype); rc != MPI_SUCCESS) return rc;
+  if (sendbuf != MPI_IN_PLACE) {
+    if (int rc = check_buffer(comm, function, "sendbuf", sendbuf, count, datatype);
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
+  }
+  if (!receives) return MPI_SUCCESS;
+  if (int rc =
+          collective::check_not_in_place(comm, function, "recvbuf", recvbuf, "only as sendbuf");
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (int rc = check_buffer(comm, function, "recvbuf", recvbuf, count, datatype);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  return collective::check_not_aliased(comm, function, sendbuf, recvbuf, count > 0);
+}
+
+int reduce_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
+                 void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm) {
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
+  const bool is_root = comm->my_rank() == root;
+  if (!is_root) {
+    if (int rc = collective::check_not_in_place(comm, function, "sendbuf", sendbuf,
+                                                "only as sendbuf at the root");
+        rc != MPI_SUCCESS) {
+      return rc;
+    }
+  }
+  if (int rc = check_reduction(comm, function, sendbuf, recvbuf, count, datatype, op, is_root);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+
+  if (spanning::spans(comm)) {
+    return spanning::run(comm, function, start, [=](int tag) {
+      return spanning::reduce(sendbuf, recvbuf, count, datatype, op, root, comm, tag);
+    });
+  }
+  if (!start.blocking()) {
+    return ireduce<false>(start, comm, function, sendbuf, recvbuf, count, datatype, op, root);
+  }
+  Call call(comm);
+  const int size = call.size();
+  const Contribution mine{sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf,
+                          static_cast<std::size_t>(count), datatype};
+  call.publish(&mine);
+  const collective::Chunks chunks(mine.count, *datatype, size);
+  // Chunks are owned from the root on, so that the root reduces the first.
+  const int own_part = (call.rank() - root + size) % size;
+  collective::reduce_parts(call, chunks, root, own_part, [&](int part) {
+    reduce_part(call, chunks, part, root, false, datatype, op);
+  });
+  return collective::raise_mismatch(comm, function, call.mismatch());
+}
+
+}  // namespace
+
+extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, int root, MPI_Comm comm) {
+  return reduce_entry(collective::Start{}, "MPI_Reduce", sendbuf, recvbuf, count, datatype, op,
+                      root, comm);
+}
+WEFT_MPI_ALIAS(MPI_Reduce);
+
+extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                            MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+  return reduce_entry(collective::Start::nonblocking(request), "MPI_Ireduce", sendbuf, recvbuf,
+                      count, datatype, op, root, comm);
+}
+WEFT_MPI_ALIAS(MPI_Ireduce);
+
+extern "C" int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info,
+                                MPI_Request* request) {
+  return reduce_entry(collective::Start::persistent(request), "MPI_Reduce_init", sendbuf, recvbuf,
+                      count, datatype, op, root, comm);
+}
+WEFT_MPI_ALIAS(MPI_Reduce_init);
+
+namespace {
+
+int allreduce_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
+                    void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_reduction(comm, function, sendbuf, recvbuf, count, datatype, op, true);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+
+  if (spanning::spans(comm)) {
+    return spanning::run(comm, function, start, [=](int tag) {
+      return spanning::allreduce(sendbuf, recvbuf, count, datatype, op, comm, tag);
+    });
+  }
+  if (!start.blocking()) {
+    return ireduce<true>(start, comm, function, sendbuf, recvbuf, count, datatype, op, 0);
+  }
+  Call call(comm);
+  const int size = call.size();
+  const int me = call.rank();
+  const Contribution mine{sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf,
+                          static_cast<std::size_t>(count), datatype};
+  call.publish(&mine);
+  const collective::Chunks chunks(mine.count, *datatype, size);
+  collective::reduce_parts(call, chunks, 0, me, [&](int part) {
+    reduce_part(call, chunks, part, me, true, datatype, op);
+  });
+  return collective::raise_mismatch(comm, function, call.mismatch());
+}
+
+}  // namespace
+
+extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm) {
+  return allreduce_entry(collective::Start{}, "MPI_Allreduce", sendbuf, recvbuf, count, datatype,
+                         op, comm);
+}
+WEFT_MPI_ALIAS(MPI_Allreduce);
+
+extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return allreduce_entry(collective::Start::nonblocking(request), "MPI_Iallreduce", sendbuf,
+                         recvbuf, count, datatype, op, comm);
+}
+WEFT_MPI_ALIAS(MPI_Iallreduce);
+
+extern "C" int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
+                                   MPI_Request* request) {
+  return allreduce_entry(collective::Start::persistent(request), "MPI_Allreduce_init", sendbuf,
+                         recvbuf, count, datatype, op, comm);
+}
+WEFT_MPI_ALIAS(MPI_Allreduce_init);

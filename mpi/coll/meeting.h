@@ -1,0 +1,137 @@
+// Where the members of a communicator meet for a collective call inside the process. The n-th
+// collective call of every member (on one communicator) joins the same Meeting: each member
+// publishes a description of its side of the call (buffers, counts, types), reads the others',
+// and the members synchronise through the meeting's phases. Because ranks share the address
+// space, a collective then copies straight between the members' buffers.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <typeinfo>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "weft/sync.h"
+
+namespace weft::mpi {
+
+class Meeting {
+ public:
+  explicit Meeting(int size);
+
+  int size() const { return size_; }
+
+  // Publishes the caller's arguments for the others to read; `args` must stay valid until the
+  // caller has passed the meeting's last phase that reads it.
+  void publish(int rank, const void* args);
+  // The arguments `rank` published, parking until it has.
+  const void* arguments(int rank);
+  template <class Args>
+  const Args& arguments_of(int rank) {
+    return *static_cast<const Args*>(arguments(rank));
+  }
+  // The arguments `rank` published, or nullptr when it has not yet.
+  const void* try_arguments(int rank) const;
+
+  // Every member calls it; returns when all have. True in exactly one member per phase (the
+  // last to arrive), which may then do work for all before the next phase.
+  bool phase() {
+    return phase([] {});
+  }
+  // The same, the last member to arrive running `work` before any member returns: work done by
+  // one member for all (a small reduction, a few copies) then costs one wake-up of the others
+  // instead of two phases.
+  template <class Work>
+  bool phase(Work&& work);
+
+  // One value for all members, written by one member before a phase and read after it.
+  std::shared_ptr<void> shared;
+
+ private:
+  struct Slot {
+    std::atomic<const void*> args{nullptr};
+    Event published;
+  };
+  const int size_;
+  std::unique_ptr<Slot[]> slots_;
+  // The members of a phase wait on one of two events, alternately: when the last member of a
+  // phase arrives, every member has left the previous phase, so its event can be cleared for the
+  // next one.
+  std::atomic<int> arrived_{0};
+  std::atomic<std::uint64_t> generation_{0};
+  Event released_[2];
+};
+
+template <class Work>
+bool Meeting::phase(Work&& work) {
+  // acquire: pairs with the release below, for a member that ends a phase and starts the next.
+  const std::uint64_t generation = generation_.load(std::memory_order_acquire);
+  Event& released = released_[generation % 2];
+  // acq_rel: the last arrival sees everything the others did before arriving.
+  if (arrived_.fetch_add(1, std::memory_order_acq_rel) + 1 < size_) {
+    released.wait();
+    return false;
+  }
+  // relaxed: the next phase's arrivals come after released.set(), which publishes it.
+  arrived_.store(0, std::memory_order_relaxed);
+  released_[(generation + 1) % 2].clear();
+  work();
+  generation_.store(generation + 1, std::memory_order_release);
+  released.set();
+  return true;
+}
+
+// The meetings of one communicator, by call number. The n-th collective call of every member
+// joins entry n: a blocking call or a communicator creation joins a Meeting, a nonblocking
+// collective (mpi/coll/nbc.h) the shared instance of its kind. MPI-3.1 5.12 makes every member call
+// collectives in the same order, a nonblocking one matching only the same nonblocking one.
+class MeetingTable {
+ public:
+  // The meeting of call number `call` among `size` members, created by the first of them to
+  // join and forgotten by the table when the last one has joined (members keep it alive).
+  std::shared_ptr<Meeting> join(std::uint64_t call, int size) {
+    return join<Meeting>(call, size, "a blocking collective",
+                         [size] { return std::make_shared<Meeting>(size); });
+  }
+  // The same for an object of any type, made by make() for the first member to join. A member
+  // whose call is of another kind than the first member's ends the job (`function` names its
+  // call): the members would otherwise wait for one another forever.
+  template <class T, class Make>
+  std::shared_ptr<T> join(std::uint64_t call, int size, std::string_view function, Make&& make) {
+    return join<T>(call, call, size, function, std::forward<Make>(make));
+  }
+  // The same under a key other than the call number (a collective between processes meets under
+  // its message tag): `call` is only what the error names.
+  template <class T, class Make>
+  std::shared_ptr<T> join(std::uint64_t key, std::uint64_t call, int size,
+                          std::string_view function, Make&& make);
+
+ private:
+  struct Entry {
+    std::shared_ptr<void> object;
+    const std::type_info* type = nullptr;
+    std::string_view function;  // of the first member to join
+    int joined = 0;
+  };
+  // The object of entry `call`, made if the entry is new, counted as joined by one more member;
+  // ends the job when the entry's object is not of `type`.
+  std::shared_ptr<void> join_entry(std::uint64_t key, std::uint64_t call, int size,
+                                   const std::type_info& type, std::string_view function,
+                                   const std::function<std::shared_ptr<void>()>& make);
+
+  Mutex mutex_;
+  std::unordered_map<std::uint64_t, Entry> entries_;
+};
+
+template <class T, class Make>
+std::shared_ptr<T> MeetingTable::join(std::uint64_t key, std::uint64_t call, int size,
+                                      std::string_view function, Make&& make) {
+  return std::static_pointer_cast<T>(join_entry(
+      key, call, size, typeid(T), function, [&make]() -> std::shared_ptr<void> { return make(); }));
+}
+
+}  // namespace weft::mpi

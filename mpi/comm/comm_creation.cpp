@@ -1,0 +1,358 @@
+// Making communicators: MPI_Comm_dup, MPI_Comm_split, MPI_Comm_split_type, MPI_Comm_create.
+//
+// Each is a collective call on the parent and meets like the collectives do: the members join
+// the Meeting of their next collective call number and publish their part (color and key, or
+// group). The last to arrive reads every part and builds all the new communicators at once, inside
+// the phase; then each member takes its own and fills its slot (error handler, attributes), which
+// only its own threads touch.
+//
+// Arguments are checked inside the meeting, by the builder, rather than by each member before it
+// joins: a member that returned early would leave the others waiting for it forever. So a bad
+// argument of one member fails the call in every member, each raising the error on the parent.
+//
+// A parent with members in other processes first has every member send its part to all (point
+// to point, collective_spanning.h), together with a context number it reserved; the members of
+// each process then meet as above, among themselves, with all the parts, and each new
+// communicator takes the largest reservation of its members: the same everywhere, and unique in
+// the job because reservations are.
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attr/attribute.h"
+#include "coll/collective_spanning.h"
+#include "comm/comm_lifetime.h"
+#include "comm/communicator.h"
+#include "errhan/error.h"
+#include "group/group.h"
+#include "init/world.h"
+#include "util/profiling.h"
+
+namespace {
+
+using weft::mpi::Comm;
+using weft::mpi::Meeting;
+
+// One member's part of a creation call. A problem found with the member's own arguments is
+// published too, so that the builder can fail the call everywhere.
+struct Part {
+  int color = 0;  // MPI_UNDEFINED: no new communicator for this member
+  int key = 0;
+  MPI_Group group = MPI_GROUP_NULL;  // MPI_Comm_create
+  int error_class = MPI_SUCCESS;
+  std::string problem;
+};
+
+// What the builder tells every member: the new communicator of each parent rank, or why there
+// is none.
+struct Outcome {
+  std::vector<MPI_Comm> comms;
+  int error_class = MPI_SUCCESS;
+  int culprit = -1;  // the parent rank whose arguments are wrong
+  std::string problem;
+};
+
+// The context of a new communicator whose members are these parent ranks.
+using ContextOf = std::function<std::uint32_t(const std::vector<int>& parent_ranks)>;
+
+using Builder = void (*)(const std::vector<const Part*>& parts, const std::vector<int>& members,
+                         const ContextOf& context_of, Outcome& outcome);
+
+// The new communicator of these parent ranks (`members` maps them to world ranks), or nothing
+// when none of them is in this process (in a parent spanning processes).
+MPI_Comm make_comm(const std::vector<int>& parent_ranks, const std::vector<int>& members,
+                   const ContextOf& context_of) {
+  std::vector<int> world_ranks;
+  bool local = false;
+  for (int r : parent_ranks) {
+    world_ranks.push_back(members[r]);
+    local = local || weft::mpi::world()->is_local(members[r]);
+  }
+  if (!local) return MPI_COMM_NULL;
+  return new Comm(std::move(world_ranks), context_of(parent_ranks), weft::mpi::world()->size());
+}
+
+// Members with a color get one communicator per color, ordered by key and then by parent rank.
+void build_split(const std::vector<const Part*>& parts, const std::vector<int>& members,
+                 const ContextOf& context_of, Outcome& outcome) {
+  struct Entry {
+    int color;
+    int key;
+    int rank;
+  };
+  std::vector<Entry> entries;
+  for (int r = 0; r < static_cast<int>(parts.size()); ++r) {
+    if (parts[r]->color != MPI_UNDEFINED) entries.push_back({parts[r]->color, parts[r]->key, r});
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    if (a.color != b.color) return a.color < b.color;
+    if (a.key != b.key) return a.key < b.key;
+    return a.rank < b.rank;
+  });
+  for (std::size_t begin = 0; begin < entries.size();) {
+    std::size_t end = begin;
+    std::vector<int> parent_ranks;
+    while (end < entries.size() && entries[end].color == entries[begin].color) {
+      parent_ranks.push_back(entries[end++].rank);
+    }
+    const MPI_Comm comm = make_comm(parent_ranks, members, context_of);
+    for (std::size_t i = begin; i < end; ++i) outcome.comms[entries[i].rank] = comm;
+    begin = end;
+  }
+}
+
+// The members of the group, in group order, get one communicator; the group must be the same in
+// every member and a subset of the parent.
+void build_create(const std::vector<const Part*>& parts, const std::vector<int>& members,
+                  const ContextOf& context_of, Outcome& outcome) {
+  const MPI_Group group = parts[0]->group;
+  for (int r = 1; r < static_cast<int>(parts.size()); ++r) {
+    if (parts[r]->group->members != group->members) {
+      outcome.error_class = MPI_ERR_GROUP;
+      outcome.culprit = r;
+      outcome.problem =
+          "group differs from that of comm rank 0, expected the same group in "
+          "every member of the communicator";
+      return;
+    }
+  }
+  std::vector<int> parent_rank(static_cast<std::size_t>(weft::mpi::world()->size()), -1);
+  for (int r = 0; r < static_cast<int>(members.size()); ++r) parent_rank[members[r]] = r;
+  for (int i = 0; i < group->size(); ++i) {
+    const int w = group->members[i];
+    if (w < 0 || w >= static_cast<int>(parent_rank.size()) || parent_rank[w] < 0) {
+      outcome.error_class = MPI_ERR_GROUP;
+      outcome.culprit = 0;
+      outcome.problem = "group rank " + std::to_string(i) + " is world rank " + std::to_string(w) +
+                        ", which is not a member of comm, expected a subset of comm's group";
+      return;
+    }
+  }
+  if (group->size() == 0) return;
+  std::vector<int> parent_ranks;
+  for (int w : group->members) parent_ranks.push_back(parent_rank[w]);
+  const MPI_Comm comm = make_comm(parent_ranks, members, context_of);
+  for (int r : parent_ranks) outcome.comms[r] = comm;
+}
+
+// Builds the outcome of a call from every member's part.
+std::shared_ptr<Outcome> build_outcome(MPI_Comm parent, const std::vector<const Part*>& parts,
+                                       Builder build, const ContextOf& context_of) {
+  auto outcome = std::make_shared<Outcome>();
+  outcome->comms.assign(parts.size(), MPI_COMM_NULL);
+  for (int r = 0; r < static_cast<int>(parts.size()); ++r) {
+    if (parts[r]->error_class != MPI_SUCCESS && outcome->culprit < 0) {
+      outcome->error_class = parts[r]->error_class;
+      outcome->culprit = r;
+      outcome->problem = parts[r]->problem;
+    }
+  }
+  if (outcome->error_class == MPI_SUCCESS) {
+    build(parts, weft::mpi::members_of(parent), context_of, *outcome);
+  }
+  return outcome;
+}
+
+// What a member of a parent spanning processes sends every other member.
+struct WirePart {
+  int color;
+  int key;
+  int error_class;
+  std::uint32_t reserved;  // a context number this member reserved
+  std::uint64_t group;     // a digest of MPI_Comm_create's group
+};
+
+std::uint64_t digest(MPI_Group group) {
+  if (group == MPI_GROUP_NULL) return 0;
+  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a over the members
+  for (int w : group->members) hash = (hash ^ static_cast<std::uint64_t>(w)) * 1099511628211ull;
+  return hash;
+}
+
+// The meeting of one creation call on a parent spanning processes: parts and reservations go
+// to every member, then the members of this process meet with all of them.
+std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builder build) {
+  const int rank = parent->my_rank();
+  const int size = parent->size();
+  const std::uint64_t number = parent->local_of_caller().collectives++;
+  const WirePart out{mine.color, mine.key, mine.error_class, weft::mpi::allocate_context(),
+                     digest(mine.group)};
+  std::vector<WirePart> wire(static_cast<std::size_t>(size));
+  const int rc = weft::mpi::spanning::allgather(
+      {const_cast<WirePart*>(&out), sizeof out, MPI_BYTE},
+      weft::mpi::collective::Blocks::regular(wire.data(), sizeof(WirePart), MPI_BYTE), parent,
+      weft::mpi::spanning::tag_of(number, 0));
+  std::vector<Part> all(static_cast<std::size_t>(size));
+  std::vector<const Part*> parts(static_cast<std::size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    Part& part = all[r];
+    part.color = wire[r].color;
+    part.key = wire[r].key;
+    part.group = mine.group;
+    part.error_class = wire[r].error_class;
+    if (r == rank) {
+      part.problem = mine.problem;
+    } else if (part.error_class != MPI_SUCCESS) {
+      part.problem = "its arguments were refused (its own error says why)";
+    } else if (wire[r].group != out.group) {
+      part.error_class = MPI_ERR_GROUP;
+      part.problem = "group differs from this member's, expected the same group in every member";
+    }
+    if (rc != MPI_SUCCESS && part.error_class == MPI_SUCCESS) {
+      part.error_class = rc;
+      part.problem = "the exchange of the members' arguments between processes failed";
+    }
+    parts[r] = &part;
+  }
+  const ContextOf context_of = [&wire](const std::vector<int>& parent_ranks) {
+    std::uint32_t context = 0;
+    for (int r : parent_ranks) context = std::max(context, wire[r].reserved);
+    return context;
+  };
+  int local_members = 0;
+  for (int w : parent->members) local_members += weft::mpi::world()->is_local(w) ? 1 : 0;
+  // Every member of this process has all the parts: the last to arrive builds for all.
+  const std::shared_ptr<Meeting> meeting = parent->meetings.join(number, local_members);
+  meeting->phase([&] { meeting->shared = build_outcome(parent, parts, build, context_of); });
+  return std::static_pointer_cast<Outcome>(meeting->shared);
+}
+
+// The meeting of one creation call. Returns the caller's new communicator (MPI_COMM_NULL when it
+// has none), or raises the call's error on `parent` and returns its class in `rc`.
+MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Builder build,
+              int& rc) {
+  const int rank = parent->my_rank();
+  const int size = parent->size();
+  std::shared_ptr<Outcome> kept;
+  if (parent->spans_processes) {
+    kept = meet_spanning(parent, mine, build);
+  } else {
+    const std::shared_ptr<Meeting> meeting =
+        parent->meetings.join(parent->local_of_caller().collectives++, size);
+    meeting->publish(rank, &mine);
+    // The last member to arrive builds for all before any member leaves the phase, so every
+    // part it reads is still on its member's stack.
+    meeting->phase([&] {
+      std::vector<const Part*> parts(static_cast<std::size_t>(size));
+      for (int r = 0; r < size; ++r) parts[r] = &meeting->arguments_of<Part>(r);
+      meeting->shared = build_outcome(parent, parts, build, [](const std::vector<int>&) {
+        return weft::mpi::allocate_context();
+      });
+    });
+    kept = std::static_pointer_cast<Outcome>(meeting->shared);
+  }
+  const Outcome& outcome = *kept;
+  if (outcome.error_class != MPI_SUCCESS) {
+    const std::string who =
+        outcome.culprit == rank ? "" : "in comm rank " + std::to_string(outcome.culprit) + ": ";
+    rc = weft::mpi::raise(parent, function, outcome.error_class, who + outcome.problem);
+    return MPI_COMM_NULL;
+  }
+  rc = MPI_SUCCESS;
+  const MPI_Comm mine_comm = outcome.comms[rank];
+  // MPI-3.1 6.4.2 and 8.3: the new communicator inherits the parent's error handler.
+  if (mine_comm != MPI_COMM_NULL) {
+    mine_comm->local_of_caller().errhandler = parent->local_of_caller().errhandler;
+  }
+  return mine_comm;
+}
+
+// The checks made before joining: without a valid parent there is no meeting to join.
+int check_parent(MPI_Comm comm, std::string_view function) {
+  if (int rc = weft::mpi::check_initialized(function); rc != MPI_SUCCESS) return rc;
+  return weft::mpi::check_comm(comm, function);
+}
+
+void complain(Part& part, int error_class, std::string problem) {
+  if (part.error_class != MPI_SUCCESS) return;
+  part.error_class = error_class;
+  part.problem = std::move(problem);
+}
+
+void check_newcomm(Part& part, const MPI_Comm* newcomm) {
+  if (newcomm == nullptr) {
+    complain(part, MPI_ERR_ARG, "newcomm = NULL, expected where to store the new communicator");
+  }
+}
+
+int finish(MPI_Comm* newcomm, MPI_Comm result, int rc) {
+  if (newcomm != nullptr) *newcomm = result;
+  return rc;
+}
+
+int split(MPI_Comm comm, std::string_view function, Part& part, MPI_Comm* newcomm) {
+  check_newcomm(part, newcomm);
+  int rc = MPI_SUCCESS;
+  const MPI_Comm result = meet(comm, function, part, build_split, rc);
+  return finish(newcomm, result, rc);
+}
+
+}  // namespace
+
+extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  constexpr std::string_view kFunction = "MPI_Comm_dup";
+  if (int rc = check_parent(comm, kFunction); rc != MPI_SUCCESS) return rc;
+  Part part;
+  part.key = comm->my_rank();
+  check_newcomm(part, newcomm);
+  int rc = MPI_SUCCESS;
+  const MPI_Comm result = meet(comm, kFunction, part, build_split, rc);
+  if (rc != MPI_SUCCESS) return finish(newcomm, MPI_COMM_NULL, rc);
+  if (int copy_rc = weft::mpi::copy_attributes(comm, result, kFunction); copy_rc != MPI_SUCCESS) {
+    weft::mpi::leave(result);
+    return finish(newcomm, MPI_COMM_NULL, copy_rc);
+  }
+  return finish(newcomm, result, MPI_SUCCESS);
+}
+WEFT_MPI_ALIAS(MPI_Comm_dup);
+
+extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  constexpr std::string_view kFunction = "MPI_Comm_split";
+  if (int rc = check_parent(comm, kFunction); rc != MPI_SUCCESS) return rc;
+  Part part;
+  part.color = color;
+  part.key = key;
+  if (color < 0 && color != MPI_UNDEFINED) {
+    complain(part, MPI_ERR_ARG,
+             "color = " + std::to_string(color) + ", expected >= 0 or MPI_UNDEFINED");
+  }
+  return split(comm, kFunction, part, newcomm);
+}
+WEFT_MPI_ALIAS(MPI_Comm_split);
+
+// Every rank of a process shares its memory, so MPI_COMM_TYPE_SHARED keeps all the members
+// together; info hints change nothing.
+extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info,
+                                    MPI_Comm* newcomm) {
+  constexpr std::string_view kFunction = "MPI_Comm_split_type";
+  if (int rc = check_parent(comm, kFunction); rc != MPI_SUCCESS) return rc;
+  Part part;
+  part.color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
+  part.key = key;
+  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
+    complain(part, MPI_ERR_ARG,
+             "split_type = " + std::to_string(split_type) +
+                 ", expected MPI_COMM_TYPE_SHARED or MPI_UNDEFINED");
+  }
+  return split(comm, kFunction, part, newcomm);
+}
+WEFT_MPI_ALIAS(MPI_Comm_split_type);
+
+extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  constexpr std::string_view kFunction = "MPI_Comm_create";
+  if (int rc = check_parent(comm, kFunction); rc != MPI_SUCCESS) return rc;
+  Part part;
+  part.group = group;
+  if (group == MPI_GROUP_NULL) {
+    complain(part, MPI_ERR_GROUP, "group = MPI_GROUP_NULL, expected a group");
+  }
+  check_newcomm(part, newcomm);
+  int rc = MPI_SUCCESS;
+  const MPI_Comm result = meet(comm, kFunction, part, build_create, rc);
+  return finish(newcomm, result, rc);
+}
+WEFT_MPI_ALIAS(MPI_Comm_create);

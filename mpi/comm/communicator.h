@@ -1,0 +1,78 @@
+// A communicator is one object shared by all its member ranks of this process: the membership,
+// the matching context and the collective meeting table are common, while what MPI makes local to
+// a process (error handler, name, attributes, the count of collective calls) lives in one slot
+// per member, touched only by that member's threads.
+//
+// MPI_COMM_SELF is one object too, but each rank sees it as its own one-member communicator:
+// its comm rank is always 0 and its slot is the caller's world rank.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "coll/meeting.h"
+#include "mpi.h"
+
+struct weft_mpi_comm {
+  struct Local {
+    MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+    std::string name;
+    std::map<int, void*> attributes;  // keyval -> value
+    std::uint64_t collectives = 0;    // collective calls made so far: the next meeting's number
+    bool freed = false;               // MPI_Comm_free called by this member
+  };
+
+  weft_mpi_comm() = default;
+  weft_mpi_comm(std::vector<int> world_ranks, std::uint32_t context, int world_size);
+
+  // Point-to-point traffic matches in `context`; collective traffic in context + 1, so that the
+  // two never match each other.
+  std::uint32_t context = 0;
+  bool self = false;  // MPI_COMM_SELF
+  // Some members live in other processes: collectives go through collective_spanning.h.
+  bool spans_processes = false;
+  // How the members sit in processes, set when spans_processes: one group per process holding
+  // members, groups in order of their lowest comm rank, comm ranks ascending within each. A
+  // spanning collective meets within the caller's group through shared memory and crosses
+  // between groups through their leaders (the lowest comm rank of each).
+  struct Groups {
+    std::vector<std::vector<int>> ranks;  // group -> its comm ranks
+    std::vector<int> group_of;            // comm rank -> group
+    std::vector<int> slot_of;             // comm rank -> index within its group
+    int local = -1;                       // the group of this process
+    // Every group is a run of consecutive comm ranks: folding groups in order is rank order.
+    bool consecutive = true;
+  };
+  Groups groups;
+  std::vector<int> members;          // comm rank -> world rank
+  std::vector<int> rank_of_world;    // world rank -> comm rank, -1 for non-members
+  std::vector<Local> locals;         // by comm rank (by world rank for MPI_COMM_SELF)
+  weft::mpi::MeetingTable meetings;  // collective calls and communicator creation
+  // Members that have not freed the communicator yet; the last MPI_Comm_free deletes it (the
+  // predefined ones are never deleted).
+  std::atomic<int> references{0};
+
+  int size() const { return self ? 1 : static_cast<int>(members.size()); }
+  // Comm rank of a world rank, -1 when not a member.
+  int rank_of(int world_rank) const;
+  int world_rank(int comm_rank) const;  // of a valid comm rank
+  // The calling thread's comm rank, -1 when it is not a member (or not a rank).
+  int my_rank() const;
+  Local& local_of_caller();  // requires my_rank() >= 0
+};
+
+namespace weft::mpi {
+
+using Comm = weft_mpi_comm;
+
+// A fresh pair of matching contexts (p2p, collective) for a new communicator of this process.
+std::uint32_t allocate_context();
+
+// Sets up MPI_COMM_WORLD (world ranks 0..world_size-1) and MPI_COMM_SELF for a new job.
+void reset_predefined_comms(int world_size);
+
+}  // namespace weft::mpi

@@ -1,0 +1,102 @@
+#include <memory>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "init/world.h"
+#include "transport/transport.h"
+#include "weft/bootstrap.h"
+#include "weft/mpi_job.h"
+#include "weft/placement.h"
+#include "weft/scheduler.h"
+#include "weft/thread.h"
+
+namespace weft::mpi {
+
+namespace {
+
+// Where the ranks and their progress threads go, by placement.tasks, cores_per_task and
+// placement.progress.
+std::vector<TaskPlace> place_ranks(const Config& config, const Scheduler& scheduler, int ranks) {
+  return place_tasks(CoreLayout::of(scheduler.topology()), ranks,
+                     static_cast<int>(config.get_int("placement.cores_per_task")),
+                     *parse_task_policy(config.get_string("placement.tasks")),
+                     *parse_progress_policy(config.get_string("placement.progress")));
+}
+
+// Clears the job's world when run_job leaves, however it leaves.
+struct WorldInstallation {
+  explicit WorldInstallation(World* w) { set_world(w); }
+  ~WorldInstallation() { set_world(nullptr); }
+};
+
+}  // namespace
+
+int run_job(const Config& config, const std::function<int(int rank)>& rank_main) {
+  const std::unique_ptr<Bootstrap> bootstrap =
+      connect_bootstrap(static_cast<int>(config.get_int("mpi.ranks")));
+  return run_job(config, rank_main, bootstrap.get());
+}
+
+int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
+            Bootstrap* bootstrap) {
+  const RankLayout layout = bootstrap != nullptr
+                                ? bootstrap->layout()
+                                : RankLayout(static_cast<int>(config.get_int("mpi.ranks")), 1);
+  const int process = bootstrap != nullptr ? bootstrap->process() : 0;
+  const int first = layout.first_rank(process);
+  const int ranks = layout.ranks_of(process);
+  Scheduler scheduler(config);
+  const std::vector<TaskPlace> places = place_ranks(config, scheduler, ranks);
+
+  World world(layout, process, config.get_size("mpi.eager_limit"),
+              config.get_int("scheduler.spin_us") * 1000);
+  WorldInstallation installation(&world);
+  reset_predefined_comms(layout.world_size());
+  std::unique_ptr<Transport> transport;
+  if (layout.processes() > 1) {
+    transport =
+        std::make_unique<Transport>(world, *bootstrap, config.get_size("mpi.remote_eager_limit"));
+    bootstrap->fence();
+    transport->connect(*bootstrap);
+    world.set_transport(transport.get());
+    // A rank spinning in a wait progresses the worker itself: its core is busy spinning, so
+    // neither an idle core nor the spare kernel thread would see the message soon.
+    for (int r = first; r < first + ranks; ++r) {
+      world.rank(r).spin.set_progress(
+          [](void* t) { return static_cast<Transport*>(t)->progress_for_rank(); }, transport.get());
+    }
+  }
+  world.start_progress(places, scheduler.num_vps());
+
+  std::vector<int> statuses(static_cast<std::size_t>(ranks), 0);
+  std::vector<Thread> threads;
+  threads.reserve(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    ThreadAttr attr;
+    attr.type = ThreadType::mpi_task;
+    // VP i runs core i; with fewer VPs than the placement uses cores, ranks wrap around.
+    attr.placement =
+        Placement::pinned(places[static_cast<std::size_t>(r)].core % scheduler.num_vps());
+    attr.rank = first + r;
+    threads.push_back(
+        spawn(attr, [&rank_main, &statuses, r, first] { statuses[r] = rank_main(first + r); }));
+  }
+  for (Thread& thread : threads) thread.join();
+  if (transport != nullptr) {
+    // Every process's ranks have ended before any endpoint closes: a peer may still be fetching
+    // rendezvous data from this one until then.
+    transport->quiesce();
+    bootstrap->fence();
+  }
+  world.stop_progress();
+  scheduler.shutdown();
+  world.discard_unreceived();
+  transport.reset();
+
+  for (int status : statuses) {
+    if (status != 0) return status;
+  }
+  return 0;
+}
+
+}  // namespace weft::mpi

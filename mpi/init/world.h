@@ -1,0 +1,108 @@
+// The running job as MPI sees it: how many ranks, which of them this process holds, and what each
+// of its ranks keeps for its whole life (its MPI state, its matching engine, its attached Bsend
+// buffer). One World exists while run_job runs; every rank of the process shares it. Ranks of
+// other processes are reached through the job's transport.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "coll/progress.h"
+#include "mpi.h"
+#include "pt2pt/bsend_buffer.h"
+#include "pt2pt/engine.h"
+#include "request/completion.h"
+#include "request/request.h"
+#include "weft/bootstrap.h"
+
+namespace weft::mpi {
+
+struct RankState {
+  enum class Phase : int { fresh, initialized, finalized };
+
+  // Written by the rank's own threads; read by any of them (MPI_Initialized from another thread
+  // of the rank), hence atomic.
+  std::atomic<Phase> phase{Phase::fresh};
+  int thread_level = MPI_THREAD_SINGLE;
+  std::uint64_t main_thread = 0;  // weft thread id of the caller of MPI_Init(_thread)
+
+  Engine engine;  // where the rank's incoming messages are matched
+  BsendBuffer bsend;
+  RequestPool requests;  // for the rank's nonblocking calls
+  SpinBudget spin;       // how long the rank's waits spin before they park
+};
+
+class Transport;
+
+class World {
+ public:
+  // The whole job's layout and the index of this process in it.
+  World(const RankLayout& layout, int process, std::size_t eager_limit, std::int64_t spin_limit_ns);
+  // Gives back the messages nobody received, while every rank's requests still exist (an
+  // unreceived rendezvous message lives in its sender's request) and the transport too (a
+  // remote one is a descriptor of it). Done again by the destructor.
+  void discard_unreceived();
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  int size() const { return layout_.world_size(); }
+  const RankLayout& layout() const { return layout_; }
+  int process() const { return process_; }
+  std::size_t eager_limit() const { return eager_limit_; }
+  std::int64_t spin_limit_ns() const { return spin_limit_ns_; }
+  // The ranks this process holds: [first_local(), first_local() + local_ranks()).
+  int first_local() const { return first_; }
+  int local_ranks() const { return local_; }
+  bool is_local(int world_rank) const {
+    return world_rank >= first_ && world_rank < first_ + local_;
+  }
+  bool single_process() const { return layout_.processes() == 1; }
+  // A rank of this process.
+  RankState& rank(int world_rank) { return ranks_[world_rank - first_]; }
+
+  // What carries messages to the ranks of other processes; nullptr in a single-process job.
+  Transport* transport() const { return transport_; }
+  void set_transport(Transport* transport) { transport_ = transport; }
+
+  // The progress thread serving a rank of this process, or nullptr (none in the job, or none
+  // for it).
+  ProgressThread* progress_of(int world_rank) const {
+    return progress_ != nullptr ? progress_->of(world_rank - first_) : nullptr;
+  }
+  // Starts the progress threads of this process's ranks (`places`, in local rank order), before
+  // any rank runs.
+  void start_progress(const std::vector<TaskPlace>& places, int num_vps);
+  // Stops them once they have done their queued work; the scheduler must still run.
+  void stop_progress();
+
+ private:
+  const RankLayout layout_;
+  const int process_;
+  const int first_;
+  const int local_;
+  const std::size_t eager_limit_;
+  const std::int64_t spin_limit_ns_;
+  std::unique_ptr<RankState[]> ranks_;
+  std::unique_ptr<ProgressThreads> progress_;
+  Transport* transport_ = nullptr;
+};
+
+// The job's world, or nullptr outside run_job. Set by run_job before the ranks start and cleared
+// after they have ended, so ranks may read it without synchronisation.
+World* world();
+void set_world(World* world);
+
+// What a nonblocking call that found nothing done does before it returns: progresses the
+// transport (a job of several processes) and lets the core's other threads run (a rank polling
+// with MPI_Test may wait for a rank of its own core, which runs only when it yields).
+void after_failed_test();
+
+// The world rank of the calling thread (-1 when it belongs to no rank), and its state.
+int caller_world_rank();
+RankState& caller_state();  // requires caller_world_rank() >= 0 and a world
+
+}  // namespace weft::mpi

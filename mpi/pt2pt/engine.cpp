@@ -1,0 +1,342 @@
+#include "pt2pt/engine.h"
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+
+#include "init/fatal.h"
+
+namespace weft::mpi {
+
+namespace {
+
+// The local rendezvous payload: the sender's own buffer, read by the receiver in place.
+std::size_t deliver_rendezvous(weft_mpi_message& message, void* buffer, std::size_t count,
+                               const Datatype& type) {
+  const Request& send = *static_cast<RendezvousMessage&>(message).request;
+  if (message.envelope.bytes == 0) return 0;
+  return copy(send.buffer, static_cast<std::size_t>(send.count), *send.datatype, buffer, count,
+              type);
+}
+
+void release_rendezvous(weft_mpi_message& message) {
+  Request& send = *static_cast<RendezvousMessage&>(message).request;
+  send.status.MPI_ERROR = MPI_SUCCESS;
+  finish(send);
+}
+
+const PayloadOps kRendezvousOps = {&deliver_rendezvous, &release_rendezvous, nullptr};
+
+}  // namespace
+
+void set_received_status(Request& recv, const Envelope& envelope, std::size_t moved) {
+  const std::size_t capacity = static_cast<std::size_t>(recv.count) * recv.datatype->size();
+  recv.status.MPI_SOURCE = envelope.source;
+  recv.status.MPI_TAG = envelope.tag;
+  recv.status.MPI_ERROR = envelope.bytes > capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  recv.status.weft_cancelled = 0;
+  recv.status.weft_bytes = static_cast<MPI_Count>(moved);
+}
+
+void Engine::discard_unreceived() {
+  while (weft_mpi_message* message = unexpected_.front()) {
+    unexpected_.remove(message);
+    // A local rendezvous message is its sender's request, which went away with its rank.
+    if (message->ops != &kRendezvousOps) message->release();
+  }
+}
+
+void Engine::collective_kinds_differ(const Request& recv, int sender) {
+  const bool nonblocking = (recv.tag & kNonblockingCollectiveTag) != 0;
+  const int call = call_of_tag(recv.tag);
+  end_job("collective calls out of order: rank " + std::to_string(recv.owner) +
+          "'s collective call #" + std::to_string(call) + " on a communicator is " +
+          (nonblocking ? "a nonblocking collective" : "a blocking collective") +
+          " where the member of comm rank " + std::to_string(sender) +
+          ", in another process, made " + (nonblocking ? "a blocking one" : "a nonblocking one") +
+          ", expected every member to call the same collectives in the same order (MPI-3.1 "
+          "5.12: a nonblocking collective matches only the same nonblocking collective)");
+}
+
+void Engine::enqueue(weft_mpi_message* message) {
+  unexpected_.push_back(message);
+  message->queued = true;
+  for (Prober* prober = probers_.front(); prober != nullptr;) {
+    Prober* next = prober->next;
+    if (prober->pattern.matches(message->envelope)) {
+      probers_.remove(prober);
+      prober->parker->notify();
+    }
+    prober = next;
+  }
+}
+
+weft_mpi_message* Engine::take_match(const Pattern& pattern) {
+  weft_mpi_message* message =
+      unexpected_.find([&](const weft_mpi_message& m) { return pattern.matches(m.envelope); });
+  if (message != nullptr) {
+    unexpected_.remove(message);
+    message->queued = false;
+  }
+  return message;
+}
+
+void Engine::take_slot(const Envelope& envelope) {
+  // The slot is this arrival's until it completes slot_done_: no one else touches it.
+  slot_state_.store(SlotState::taken, std::memory_order_relaxed);
+  slot_source_ = envelope.source;
+  slot_tag_ = envelope.tag;
+  slot_bytes_ = envelope.bytes;
+}
+
+void Engine::fill_slot(const void* data, std::size_t count, const Datatype& type) {
+  // What fits is written while the lock keeps the line here, so the receiver fetches it once.
+  if (slot_bytes_ <= kSlotInlineBytes) {
+    if (slot_bytes_ > 0) pack(data, count, type, slot_inline_);
+    lock_.unlock();
+  } else {
+    lock_.unlock();
+    copy(data, count, type, slot_buffer_, static_cast<std::size_t>(slot_count_), *slot_datatype_);
+  }
+  slot_done_.complete();
+}
+
+template <class ToSlot, class ToReceive, class ToQueue>
+void Engine::route(const Envelope& envelope, ToSlot&& to_slot, ToReceive&& to_receive,
+                   ToQueue&& to_queue) {
+  lock_.lock();
+  // The slot's receive was posted before anything in posted_.
+  if (slot_state_.load(std::memory_order_relaxed) == SlotState::posted &&
+      slot_pattern_.matches(envelope)) {
+    take_slot(envelope);
+    to_slot();
+    return;
+  }
+  Request* recv = posted_.find([&](const Request& r) { return r.matches(envelope); });
+  if (recv != nullptr) {
+    posted_.remove(recv);
+    recv->posted = false;
+    lock_.unlock();
+    to_receive(*recv);
+    return;
+  }
+  if (is_collective_context(envelope.context)) {
+    const int other_kind = envelope.tag ^ kNonblockingCollectiveTag;
+    if (const Request* waiting = posted_.find([&](const Request& r) {
+          return r.context == envelope.context && r.peer == envelope.source && r.tag == other_kind;
+        })) {
+      collective_kinds_differ(*waiting, envelope.source);
+    }
+  }
+  to_queue();
+}
+
+void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_limit) {
+  const std::size_t count = static_cast<std::size_t>(send.count);
+  auto sent = [&send] {
+    send.status.MPI_ERROR = MPI_SUCCESS;
+    finish(send);
+  };
+  route(
+      envelope,
+      [&] {
+        fill_slot(send.buffer, count, *send.datatype);
+        sent();
+      },
+      [&](Request& recv) {
+        const std::size_t moved = envelope.bytes == 0
+                                      ? 0
+                                      : copy(send.buffer, count, *send.datatype, recv.buffer,
+                                             static_cast<std::size_t>(recv.count), *recv.datatype);
+        set_received_status(recv, envelope, moved);
+        finish(recv);
+        sent();
+      },
+      [&] {
+        const bool eager = (send.mode == SendMode::standard || send.mode == SendMode::ready) &&
+                           envelope.bytes <= eager_limit;
+        if (eager) {
+          enqueue(eager_.make(envelope, send.buffer, count, *send.datatype));
+          lock_.unlock();
+          sent();
+          return;
+        }
+        send.rendezvous.envelope = envelope;
+        send.rendezvous.ops = &kRendezvousOps;
+        send.rendezvous.request = &send;
+        enqueue(&send.rendezvous);
+        lock_.unlock();
+      });
+}
+
+void Engine::arrive_eager(const Envelope& envelope, const void* data) {
+  route(
+      envelope, [&] { fill_slot(data, envelope.bytes, weft_mpi_byte); },
+      [&](Request& recv) {
+        const std::size_t moved = envelope.bytes == 0
+                                      ? 0
+                                      : copy(data, envelope.bytes, weft_mpi_byte, recv.buffer,
+                                             static_cast<std::size_t>(recv.count), *recv.datatype);
+        set_received_status(recv, envelope, moved);
+        finish(recv);
+      },
+      [&] {
+        enqueue(eager_.make(envelope, data, envelope.bytes, weft_mpi_byte));
+        lock_.unlock();
+      });
+}
+
+void Engine::arrive(weft_mpi_message& message) {
+  const Envelope envelope = message.envelope;
+  route(
+      envelope,
+      [&] {
+        lock_.unlock();
+        // A message that fits the line is read from it, like a local one.
+        const bool inline_data = envelope.bytes <= kSlotInlineBytes;
+        message.ops->deliver_later(
+            message, inline_data ? static_cast<void*>(slot_inline_) : slot_buffer_,
+            inline_data ? envelope.bytes : static_cast<std::size_t>(slot_count_),
+            inline_data ? weft_mpi_byte : *slot_datatype_, [this, &message](std::size_t) {
+              message.release();
+              slot_done_.complete();
+            });
+      },
+      [&](Request& recv) {
+        message.ops->deliver_later(message, recv.buffer, static_cast<std::size_t>(recv.count),
+                                   *recv.datatype, [&message, &recv, envelope](std::size_t moved) {
+                                     message.release();
+                                     set_received_status(recv, envelope, moved);
+                                     finish(recv);
+                                   });
+      },
+      [&] {
+        enqueue(&message);
+        lock_.unlock();
+      });
+}
+
+void Engine::post(Request& recv) {
+  lock_.lock();
+  weft_mpi_message* message = take_match(Pattern{recv.context, recv.peer, recv.tag});
+  if (message == nullptr && is_collective_context(recv.context)) {
+    const int other_kind = recv.tag ^ kNonblockingCollectiveTag;
+    if (unexpected_.find([&](const weft_mpi_message& m) {
+          return m.envelope.context == recv.context && m.envelope.source == recv.peer &&
+                 m.envelope.tag == other_kind;
+        }) != nullptr) {
+      collective_kinds_differ(recv, recv.peer);
+    }
+  }
+  if (message == nullptr) {
+    posted_.push_back(&recv);
+    recv.posted = true;
+    lock_.unlock();
+    return;
+  }
+  lock_.unlock();
+  receive(recv, *message);
+}
+
+void Engine::receive_blocking(Request& recv, SpinBudget& budget) {
+  const Pattern pattern{recv.context, recv.peer, recv.tag};
+  lock_.lock();
+  if (weft_mpi_message* message = take_match(pattern)) {
+    lock_.unlock();
+    receive(recv, *message);
+    return;
+  }
+  // acquire: pairs with the release that freed the slot (its results were read before).
+  if (slot_state_.load(std::memory_order_acquire) != SlotState::free || !posted_.empty()) {
+    posted_.push_back(&recv);
+    recv.posted = true;
+    lock_.unlock();
+    wait(recv.completion, budget);
+    return;
+  }
+  slot_state_.store(SlotState::posted, std::memory_order_relaxed);
+  slot_pattern_ = pattern;
+  slot_count_ = recv.count;
+  slot_buffer_ = recv.buffer;
+  slot_datatype_ = recv.datatype;
+  slot_done_.reset();
+  lock_.unlock();
+  wait(slot_done_, budget);
+  const Envelope envelope{recv.context, slot_source_, slot_tag_, slot_bytes_};
+  const std::size_t capacity = static_cast<std::size_t>(recv.count) * recv.datatype->size();
+  if (envelope.bytes > 0 && envelope.bytes <= kSlotInlineBytes) {
+    copy(slot_inline_, envelope.bytes, weft_mpi_byte, recv.buffer,
+         static_cast<std::size_t>(recv.count), *recv.datatype);
+  }
+  set_received_status(recv, envelope, std::min(envelope.bytes, capacity));
+  // release: the results above are read before another receive may reuse the slot.
+  slot_state_.store(SlotState::free, std::memory_order_release);
+}
+
+void Engine::receive(Request& recv, weft_mpi_message& message) {
+  const Envelope envelope = message.envelope;  // the message is gone after release()
+  const std::size_t moved =
+      message.deliver(recv.buffer, static_cast<std::size_t>(recv.count), *recv.datatype);
+  message.release();
+  set_received_status(recv, envelope, moved);
+  finish(recv);
+}
+
+bool Engine::cancel_recv(Request& recv) {
+  {
+    std::lock_guard lock(lock_);
+    if (!recv.posted) return false;
+    posted_.remove(&recv);
+    recv.posted = false;
+  }
+  recv.status.weft_cancelled = 1;
+  recv.status.MPI_ERROR = MPI_SUCCESS;
+  finish(recv);
+  return true;
+}
+
+bool Engine::cancel_send(Request& send) {
+  std::lock_guard lock(lock_);
+  if (!send.rendezvous.queued) return false;
+  unexpected_.remove(&send.rendezvous);
+  send.rendezvous.queued = false;
+  return true;
+}
+
+weft_mpi_message* Engine::find(const Pattern& pattern, bool take, Envelope* found) {
+  std::lock_guard lock(lock_);
+  weft_mpi_message* message =
+      take ? take_match(pattern) : unexpected_.find([&](const weft_mpi_message& m) {
+        return pattern.matches(m.envelope);
+      });
+  if (message != nullptr) *found = message->envelope;
+  return message;
+}
+
+weft_mpi_message* Engine::wait_for(const Pattern& pattern, bool take, Envelope* found,
+                                   SpinBudget& budget) {
+  weft_mpi_message* message = nullptr;
+  if (budget.spin_until([&] { return (message = find(pattern, take, found)) != nullptr; })) {
+    return message;
+  }
+  for (;;) {
+    Parker parker;
+    Prober prober{pattern, &parker};
+    lock_.lock();
+    message = take ? take_match(pattern) : unexpected_.find([&](const weft_mpi_message& m) {
+      return pattern.matches(m.envelope);
+    });
+    if (message != nullptr) {
+      *found = message->envelope;
+      lock_.unlock();
+      return message;
+    }
+    probers_.push_back(&prober);
+    lock_.unlock();
+    // The arrival that wakes us unlinks us; another thread of the rank may take the message
+    // first (MPI_THREAD_MULTIPLE), hence the loop.
+    parker.drain(1);
+  }
+}
+
+}  // namespace weft::mpi

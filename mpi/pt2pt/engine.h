@@ -1,0 +1,129 @@
+// The matching engine of one rank: every message sent to the rank, from any transport, is matched
+// here against the rank's receives, so MPI_ANY_SOURCE sees every sender alike.
+//
+// Two queues under one lock per rank: receives posted before their message arrived, and
+// messages that arrived before their receive (unexpected). Both are searched in arrival order,
+// which gives MPI's non-overtaking rule per (sender, communicator, tag) for free. Data is never
+// copied under the lock except the small packing of an eager message.
+//
+// A blocking receive that finds nothing queued before it takes the engine's slot instead of the
+// posted queue: its pattern, completion word and result live in the engine's first cache line,
+// next to the lock, with room for 24 bytes of data. A small message then costs the sender one
+// line from the receiver's core (taken by the lock, filled while held) and the receiver one
+// line back, instead of the lock, queue, request, buffer and status lines of a posted request.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "pt2pt/eager.h"
+#include "pt2pt/message.h"
+#include "request/request.h"
+#include "util/intrusive_list.h"
+#include "weft/detail/spin_lock.h"
+
+namespace weft::mpi {
+
+class alignas(64) Engine {
+ public:
+  Engine() = default;
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // At the end of the job: empties the unexpected queue, giving back the messages it holds.
+  void discard_unreceived();
+
+  // A send to this engine's rank, from any thread. With a matching posted receive the data is
+  // copied straight across and both complete; else a standard or ready send of at most
+  // `eager_limit` bytes leaves an eager copy and completes; else the send's own rendezvous
+  // message is queued and the send completes when a receive has copied from its buffer.
+  void send(Request& send, const Envelope& envelope, std::size_t eager_limit);
+
+  // A message from another process, its `envelope.bytes` of data at `data` (valid for the call
+  // only): copied into a matching receive, else queued as an eager copy.
+  void arrive_eager(const Envelope& envelope, const void* data);
+  // A message from another process whose data is still there (ops->deliver_later set): a
+  // matching receive starts fetching it, else it is queued until one comes.
+  void arrive(weft_mpi_message& message);
+
+  // A receive of this engine's rank: takes the first matching unexpected message (and completes
+  // the receive), or queues the receive.
+  void post(Request& recv);
+  // A blocking receive of this engine's rank (a request on the caller's stack): like post(),
+  // through the slot when it is free and nothing is queued, and waits for the data. Returns with
+  // recv.status written.
+  void receive_blocking(Request& recv, SpinBudget& budget);
+
+  // Cancels a receive still queued (true), or does nothing when it was matched (false).
+  bool cancel_recv(Request& recv);
+  // Withdraws a send's rendezvous message still unmatched (true; the send is not completed).
+  bool cancel_send(Request& send);
+
+  // The first unexpected message matching `pattern`, or nullptr; its envelope goes to *found.
+  // With `take` the message leaves the queue and belongs to the caller (MPI_Mprobe): it is then
+  // received with receive(). Without, the pointer only says that one was there.
+  weft_mpi_message* find(const Pattern& pattern, bool take, Envelope* found);
+  // The same, waiting (spin, then park) until one arrives.
+  weft_mpi_message* wait_for(const Pattern& pattern, bool take, Envelope* found,
+                             SpinBudget& budget);
+
+  // Delivers a message taken from the queue into `recv` and completes it.
+  static void receive(Request& recv, weft_mpi_message& message);
+
+ private:
+  // A thread parked in wait_for(), woken by the arrival of a message it may want.
+  struct Prober {
+    Pattern pattern;
+    Parker* parker;
+    Prober* next = nullptr;
+    Prober* prev = nullptr;
+  };
+
+  // Both under lock_.
+  void enqueue(weft_mpi_message* message);
+  // Under lock_: `recv`, a receive of a collective between processes, and a message from
+  // `sender` for the same call of the other kind (blocking or nonblocking) met. Ends the job.
+  [[noreturn]] void collective_kinds_differ(const Request& recv, int sender);
+  weft_mpi_message* take_match(const Pattern& pattern);
+  // Where an arriving message goes, with lock_ held: into the posted slot (to_slot(), which
+  // must unlock), to a posted receive (to_receive(recv), unlocked) or nowhere yet (to_queue(),
+  // which must unlock).
+  template <class ToSlot, class ToReceive, class ToQueue>
+  void route(const Envelope& envelope, ToSlot&& to_slot, ToReceive&& to_receive,
+             ToQueue&& to_queue);
+  // Under lock_, with the slot posted and matching: takes it for a message with `envelope`.
+  void take_slot(const Envelope& envelope);
+  // Then, still under lock_: copies the message's data in, unlocks and completes the slot.
+  void fill_slot(const void* data, std::size_t count, const Datatype& type);
+
+  // The first cache line: the lock and the slot.
+  enum class SlotState : std::uint8_t { free, posted, taken };
+  detail::SpinLock lock_;
+  // Changed under lock_, except the owner's release of a taken slot (a store, no lock: the slot
+  // is the owner's then, and "taken" and "free" both mean "not for you" to a sender).
+  std::atomic<SlotState> slot_state_{SlotState::free};
+  Pattern slot_pattern_;
+  // The result, written by the sender that took the slot; data that fits travels in the line
+  // itself, and the receiver copies it out on its own core.
+  Completion slot_done_;
+  int slot_source_ = 0;
+  int slot_tag_ = 0;
+  std::size_t slot_bytes_ = 0;
+  static constexpr std::size_t kSlotInlineBytes = 24;
+  unsigned char slot_inline_[kSlotInlineBytes];
+  // The second line: where a message that does not fit goes.
+  alignas(64) void* slot_buffer_ = nullptr;
+  MPI_Datatype slot_datatype_ = MPI_DATATYPE_NULL;
+  int slot_count_ = 0;
+
+  alignas(64) IntrusiveList<Request> posted_;
+  IntrusiveList<weft_mpi_message> unexpected_;
+  IntrusiveList<Prober> probers_;
+  EagerPool eager_;
+};
+
+// Writes a receive's status for a delivered message.
+void set_received_status(Request& recv, const Envelope& envelope, std::size_t moved);
+
+}  // namespace weft::mpi

@@ -1,0 +1,181 @@
+#include "pt2pt/p2p.h"
+
+#include <string>
+
+#include "errhan/error.h"
+#include "init/world.h"
+#include "transport/transport.h"
+
+namespace weft::mpi {
+
+int check_caller(std::string_view function, MPI_Comm comm, Caller* caller) {
+  World* w = world();
+  const int world_rank = caller_world_rank();
+  if (w != nullptr && world_rank >= 0 && comm != MPI_COMM_NULL) {
+    RankState& state = w->rank(world_rank);
+    const int comm_rank = comm->rank_of(world_rank);
+    // acquire: pairs with MPI_Init's release of the rank's state.
+    if (state.phase.load(std::memory_order_acquire) == RankState::Phase::initialized &&
+        comm_rank >= 0 && !comm->locals[comm->self ? world_rank : comm_rank].freed) {
+      *caller = Caller{world_rank, comm_rank, &state};
+      return MPI_SUCCESS;
+    }
+  }
+  // Something is wrong: the full checks say what.
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  return check_comm(comm, function);
+}
+
+namespace {
+
+int check_message(std::string_view function, const void* buffer, int count, MPI_Datatype datatype,
+                  int peer, int tag, MPI_Comm comm, bool receive) {
+  if (int rc = check_count(comm, function, "count", count); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_datatype(comm, function, "datatype", datatype); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_buffer(comm, function, "buf", buffer, count, datatype); rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (int rc = check_rank(comm, function, receive ? "source" : "dest", peer, receive);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  return check_tag(comm, function, tag, receive);
+}
+
+}  // namespace
+
+int check_send(std::string_view function, const void* buffer, int count, MPI_Datatype datatype,
+               int dest, int tag, MPI_Comm comm, Caller* caller) {
+  if (int rc = check_caller(function, comm, caller); rc != MPI_SUCCESS) return rc;
+  return check_message(function, buffer, count, datatype, dest, tag, comm, false);
+}
+
+int check_recv(std::string_view function, const void* buffer, int count, MPI_Datatype datatype,
+               int source, int tag, MPI_Comm comm, Caller* caller) {
+  if (int rc = check_caller(function, comm, caller); rc != MPI_SUCCESS) return rc;
+  return check_message(function, buffer, count, datatype, source, tag, comm, true);
+}
+
+int check_out(MPI_Comm comm, std::string_view function, std::string_view argument,
+              const void* pointer) {
+  if (pointer != nullptr) return MPI_SUCCESS;
+  return raise(comm, function, MPI_ERR_ARG,
+               std::string(argument) + " = NULL, expected where to store the result");
+}
+
+namespace {
+
+Envelope envelope_of(const Request& send) {
+  return Envelope{send.context, send.source, send.tag,
+                  static_cast<std::size_t>(send.count) * send.datatype->size()};
+}
+
+// MPI_Bsend: the data goes into the attached buffer and an internal send delivers it from
+// there; the user's operation is complete at once.
+// Hands a send to its destination: the engine of a rank of this process, else the transport.
+int deliver(Request& send, std::string_view function, std::size_t eager_limit) {
+  World& w = *world();
+  const int dest = send.comm->world_rank(send.peer);
+  if (w.is_local(dest)) {
+    w.rank(dest).engine.send(send, envelope_of(send), eager_limit);
+    return MPI_SUCCESS;
+  }
+  const std::string failure = w.transport()->send(send, dest, envelope_of(send));
+  if (failure.empty()) return MPI_SUCCESS;
+  return raise(send.comm, function, MPI_ERR_OTHER,
+               "the message to rank " + std::to_string(send.peer) + " (world rank " +
+                   std::to_string(dest) + ", process " +
+                   std::to_string(w.layout().process_of(dest)) + ") could not be sent: " + failure);
+}
+
+int start_buffered(Request& request, std::string_view function) {
+  RankState& state = world()->rank(request.owner);
+  const Caller owner{request.owner, request.source, &state};
+  const std::size_t bytes = static_cast<std::size_t>(request.count) * request.datatype->size();
+  void* block = state.bsend.reserve(bytes);
+  if (block == nullptr) {
+    return raise(request.comm, function, MPI_ERR_BUFFER,
+                 std::string(state.bsend.attached() ? "the attached buffer has no room left for "
+                                                    : "no buffer is attached for ") +
+                     std::to_string(bytes) +
+                     " bytes + MPI_BSEND_OVERHEAD, expected MPI_Buffer_attach of enough space");
+  }
+  if (bytes > 0)
+    pack(request.buffer, static_cast<std::size_t>(request.count), *request.datatype, block);
+  Request& internal = *state.requests.get();
+  prepare(internal, RequestKind::send, SendMode::buffered, block, static_cast<int>(bytes), MPI_BYTE,
+          request.peer, request.tag, request.comm, owner);
+  internal.bsend_block = block;
+  // Always a rendezvous from the block (an eager copy would copy twice); the block is released
+  // when the receiver has copied it out.
+  return deliver(internal, function, 0);
+}
+
+}  // namespace
+
+int start(Request& request, std::string_view function) {
+  World& w = *world();
+  if (request.kind == RequestKind::recv) {
+    w.rank(request.owner).engine.post(request);
+    return MPI_SUCCESS;
+  }
+  if (request.mode == SendMode::buffered && request.bsend_block == nullptr) {
+    const int rc = start_buffered(request, function);
+    if (rc == MPI_SUCCESS) {
+      request.status.MPI_ERROR = MPI_SUCCESS;
+      finish(request);
+    }
+    return rc;
+  }
+  return deliver(request, function, w.eager_limit());
+}
+
+void set_proc_null_status(MPI_Status* status) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = MPI_PROC_NULL;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = MPI_SUCCESS;
+  status->weft_cancelled = 0;
+  status->weft_bytes = 0;
+}
+
+void set_empty_status(MPI_Status* status) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = MPI_SUCCESS;
+  status->weft_cancelled = 0;
+  status->weft_bytes = 0;
+}
+
+void complete_proc_null(Request& request) {
+  set_proc_null_status(&request.status);
+  finish(request);
+}
+
+int collect(MPI_Request* handle, MPI_Status* status) {
+  Request* request = *handle;
+  const int error = request->status.MPI_ERROR;
+  if (status != MPI_STATUS_IGNORE) *status = request->status;
+  if (request->persistent) {
+    request->active = false;
+  } else {
+    *handle = MPI_REQUEST_NULL;
+    request->collective.reset();
+    dispose(request);
+  }
+  return error;
+}
+
+int raise_status_error(MPI_Comm comm, std::string_view function, const MPI_Status& status,
+                       int error_class) {
+  if (error_class != MPI_ERR_TRUNCATE) return raise(comm, function, error_class, "");
+  return raise(comm, function, MPI_ERR_TRUNCATE,
+               "the message from rank " + std::to_string(status.MPI_SOURCE) + " with tag " +
+                   std::to_string(status.MPI_TAG) +
+                   " is larger than the receive buffer: its first " +
+                   std::to_string(status.weft_bytes) +
+                   " bytes were received, expected a buffer large enough");
+}
+
+}  // namespace weft::mpi

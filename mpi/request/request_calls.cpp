@@ -1,0 +1,101 @@
+// Calls on a request itself: freeing, peeking at its status, cancelling.
+#include "errhan/error.h"
+#include "init/world.h"
+#include "pt2pt/p2p.h"
+#include "util/profiling.h"
+#include "weft/this_thread.h"
+
+using weft::mpi::Request;
+
+namespace {
+
+int check_live_handle(std::string_view function, const MPI_Request* handle) {
+  if (int rc = weft::mpi::check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (handle == nullptr || *handle == MPI_REQUEST_NULL) {
+    return weft::mpi::raise(
+        MPI_COMM_WORLD, function, MPI_ERR_REQUEST,
+        std::string(handle == nullptr ? "request = NULL" : "request = MPI_REQUEST_NULL") +
+            ", expected a request");
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+// A pending request is given to whoever completes it; a completed or inactive one goes now.
+extern "C" int PMPI_Request_free(MPI_Request* request) {
+  if (int rc = check_live_handle("MPI_Request_free", request); rc != MPI_SUCCESS) return rc;
+  Request* r = *request;
+  if (r->kind == weft::mpi::RequestKind::collective && !weft::mpi::inactive(r) &&
+      !r->completion.done()) {
+    return weft::mpi::raise(r->comm, "MPI_Request_free", MPI_ERR_REQUEST,
+                            "the request is an active collective, expected it completed by "
+                            "MPI_Wait or MPI_Test first (MPI-3.1 5.12)");
+  }
+  *request = MPI_REQUEST_NULL;
+  r->collective.reset();
+  if (weft::mpi::inactive(r) || !r->completion.mark_freed()) weft::mpi::dispose(r);
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Request_free);
+
+extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  constexpr std::string_view kFunction = "MPI_Request_get_status";
+  if (int rc = weft::mpi::check_initialized(kFunction); rc != MPI_SUCCESS) return rc;
+  if (int rc = weft::mpi::check_out(MPI_COMM_WORLD, kFunction, "flag", flag); rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (weft::mpi::inactive(request)) {
+    *flag = 1;
+    weft::mpi::set_empty_status(status);
+    return MPI_SUCCESS;
+  }
+  *flag = request->completion.done();
+  if (!*flag) {
+    weft::mpi::after_failed_test();
+    return MPI_SUCCESS;
+  }
+  if (status != MPI_STATUS_IGNORE) *status = request->status;
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Request_get_status);
+
+// A receive not matched yet is cancelled; so is a send whose data nobody has started to copy
+// (its rendezvous message still queued). An eager send is complete already and is not.
+extern "C" int PMPI_Cancel(MPI_Request* request) {
+  if (int rc = check_live_handle("MPI_Cancel", request); rc != MPI_SUCCESS) return rc;
+  Request* r = *request;
+  if (r->persistent && !r->active) {
+    return weft::mpi::raise(r->comm, "MPI_Cancel", MPI_ERR_REQUEST,
+                            "the persistent request is not started, expected an active one");
+  }
+  if (r->kind == weft::mpi::RequestKind::collective) {
+    return weft::mpi::raise(r->comm, "MPI_Cancel", MPI_ERR_REQUEST,
+                            "the request is a collective, which cannot be cancelled (MPI-3.1 "
+                            "5.12), expected a point-to-point request");
+  }
+  if (r->completion.done() || r->peer == MPI_PROC_NULL) return MPI_SUCCESS;
+  weft::mpi::World& world = *weft::mpi::world();
+  if (r->kind == weft::mpi::RequestKind::recv) {
+    world.rank(r->owner).engine.cancel_recv(*r);
+  } else if (const int dest = r->comm->world_rank(r->peer);
+             world.is_local(dest) && world.rank(dest).engine.cancel_send(*r)) {
+    r->status.weft_cancelled = 1;
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    weft::mpi::finish(*r);
+  }
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Cancel);
+
+extern "C" int PMPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  if (int rc = weft::mpi::check_initialized("MPI_Test_cancelled"); rc != MPI_SUCCESS) return rc;
+  if (status == nullptr || flag == nullptr) {
+    return weft::mpi::raise(MPI_COMM_WORLD, "MPI_Test_cancelled", MPI_ERR_ARG,
+                            status == nullptr ? "status = NULL, expected a status"
+                                              : "flag = NULL, expected where to store the result");
+  }
+  *flag = status->weft_cancelled;
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Test_cancelled);

@@ -1,0 +1,593 @@
+#include "transport/transport.h"
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <ucp/api/ucp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "init/fatal.h"
+#include "init/world.h"
+#include "request/completion.h"
+#include "weft/detail/spin_lock.h"
+#include "weft/error.h"
+#include "weft/io.h"
+#include "weft/this_thread.h"
+
+namespace weft::mpi {
+
+namespace {
+
+constexpr unsigned kMessageId = 1;
+constexpr std::string_view kAddressKey = "weft.ucx.address";
+// A worker that ranks progressed this recently counts as polled: the spare kernel thread does not
+// block on it (its wake-ups would take the worker's lock from under the ranks' polls, and a woken
+// kernel thread may wait for a core), and an idle core keeps polling it. A rank that waits or
+// tests polls far more often; one that computes longer than this between MPI calls hands the
+// worker back to blocking detection.
+constexpr std::int64_t kRanksPollNs = 1'000'000;
+
+// What travels before the data of every message.
+struct WireHeader {
+  // Counts the messages from one process to another, so that the receiver handles them in
+  // sending order whatever order UCX's lanes deliver them in (MPI's non-overtaking rule).
+  std::uint64_t sequence;
+  std::uint64_t bytes;  // typed data of the message (a synchronous send carries one more)
+  std::uint32_t context;
+  std::int32_t source;  // comm rank of the sender
+  std::int32_t tag;
+  std::int32_t dest;     // world rank of the receiver
+  std::int32_t process;  // the sending process
+};
+
+std::string ucx_failure(std::string_view call, ucs_status_t status) {
+  return "UCX " + std::string(call) + " failed: " + ucs_status_string(status);
+}
+
+void check(std::string_view call, ucs_status_t status) {
+  if (status != UCS_OK) throw Error(ucx_failure(call, status));
+}
+
+// One send in flight: what its completion callback needs, and what UCX reads until then.
+struct SendInFlight {
+  std::atomic<int>* in_flight;
+  Request* request;
+  WireHeader header;
+  std::unique_ptr<char[]> packed;  // a non-contiguous send's data, packed
+};
+
+void send_done(void* ucx_request, ucs_status_t status, void* user_data) {
+  std::unique_ptr<SendInFlight> sent(static_cast<SendInFlight*>(user_data));
+  sent->request->status.MPI_ERROR = status == UCS_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
+  if (ucx_request != nullptr) {
+    ucp_request_free(ucx_request);
+    // relaxed: a hint for arm(), which runs under the same lock as this callback.
+    sent->in_flight->fetch_sub(1, std::memory_order_relaxed);
+  }
+  finish(*sent->request);
+}
+
+// A rendezvous message queued in an engine: its data is still in the sending process.
+struct RemoteMessage : weft_mpi_message {
+  Transport* transport = nullptr;
+  void* desc = nullptr;
+  std::size_t wire_bytes = 0;
+  bool fetched = false;
+};
+
+std::size_t deliver_remote(weft_mpi_message& message, void* buffer, std::size_t count,
+                           const Datatype& type) {
+  auto& remote = static_cast<RemoteMessage&>(message);
+  remote.fetched = true;
+  return remote.transport->receive_now(remote.desc, remote.wire_bytes, message.envelope.bytes,
+                                       buffer, count, type);
+}
+
+void deliver_remote_later(weft_mpi_message& message, void* buffer, std::size_t count,
+                          const Datatype& type, std::function<void(std::size_t)> done) {
+  auto& remote = static_cast<RemoteMessage&>(message);
+  remote.fetched = true;
+  remote.transport->receive(remote.desc, remote.wire_bytes, message.envelope.bytes, buffer, count,
+                            type, std::move(done));
+}
+
+void release_remote(weft_mpi_message& message) {
+  auto* remote = static_cast<RemoteMessage*>(&message);
+  if (!remote->fetched) remote->transport->discard(remote->desc);
+  delete remote;
+}
+
+const PayloadOps kRemoteOps = {&deliver_remote, &release_remote, &deliver_remote_later};
+
+// A receive of rendezvous data in flight.
+struct Fetch {
+  void* desc;
+  std::size_t wire_bytes;
+  std::size_t typed_bytes;  // of the message; the wire carries more for a synchronous send
+  void* buffer;
+  std::size_t count;
+  const Datatype* type;
+  std::function<void(std::size_t)> done;
+  std::atomic<int>* in_flight = nullptr;
+  // Where UCX writes: the receive buffer when it takes the message whole and contiguous, else a
+  // staging copy unpacked at the end.
+  std::unique_ptr<char[]> staging;
+};
+
+}  // namespace
+
+struct Transport::Impl {
+  Transport& self;
+  World& world;
+  // Larger messages go by UCX's rendezvous. UCX's own choice here is about 8 KiB, where a
+  // rendezvous (a round trip of control messages, then a CMA read) costs 6 us more than copying
+  // through the shared-memory FIFO: 3x the latency at 16 KiB.
+  const std::size_t eager_limit;
+  ucp_context_h context = nullptr;
+  ucp_worker_h worker = nullptr;
+  // By process.
+  std::vector<std::string> addresses;
+  std::vector<ucp_ep_h> endpoints;  // made on first use
+  std::vector<std::uint64_t> next_sequence;
+  std::vector<std::uint64_t> expected_sequence;
+  // Arrivals ahead of their turn, by sending process and sequence.
+  struct Held {
+    WireHeader header;
+    std::string data;      // an eager message's data
+    void* desc = nullptr;  // a rendezvous message's descriptor
+    std::size_t length = 0;
+  };
+  std::vector<std::map<std::uint64_t, Held>> early;
+  // Rendezvous receives matched inside a message callback, started once progress returns (UCX
+  // takes no new operation from inside its callbacks).
+  std::vector<std::unique_ptr<Fetch>> deferred;
+  // UCX runs serialized: every call is made under this lock.
+  detail::SpinLock lock;
+  // Sends and fetches UCX has not completed yet. Their completion comes from progress, which no
+  // event descriptor announces: while there are some, the worker must be polled, not blocked on.
+  std::atomic<int> in_flight{0};
+  // When a rank last progressed the worker itself (progress_for_rank).
+  std::atomic<std::int64_t> rank_polled_ns{0};
+  // What the I/O manager blocks on: an epoll set of the worker's event descriptor and `kick`,
+  // written when an operation goes in flight so that a manager blocked meanwhile re-arms, sees
+  // it and polls instead.
+  int kick = -1;
+  // In the same set, a timer that expires every kWatchdogMs: a blocked manager re-arms and polls
+  // at least that often. Without it, jobs spread over processes hung now and then with every
+  // process blocked on an armed worker while one of them had UCX work pending that its event
+  // descriptor never announced (waking that process's manager by hand let the job finish); the
+  // missed event is not found (docs/mpi-processes.md, "Who progresses the worker").
+  int watchdog = -1;
+  int events = -1;
+  std::optional<io::Source> source;
+
+  Impl(Transport& transport, World& w, std::size_t eager)
+      : self(transport), world(w), eager_limit(eager) {}
+
+  // Holds `lock` for one stretch of UCX calls. Nothing may switch away from the calling thread
+  // meanwhile (another thread of its core would spin on the lock for ever), so the system calls
+  // UCX makes go straight to the kernel instead of parking it.
+  class Serialized {
+   public:
+    explicit Serialized(Impl& impl) : impl_(impl) { impl.lock.lock(); }
+    Serialized(Impl& impl, std::try_to_lock_t) : impl_(impl), owned_(impl.lock.try_lock()) {}
+    ~Serialized() {
+      if (owned_) impl_.lock.unlock();
+    }
+    Serialized(const Serialized&) = delete;
+    Serialized& operator=(const Serialized&) = delete;
+    bool owns() const { return owned_; }
+
+   private:
+    io::DirectCalls direct_;
+    Impl& impl_;
+    bool owned_ = true;
+  };
+
+  ucp_ep_h endpoint(int process);
+  // Under lock: one more operation that only progress completes.
+  void went_in_flight() {
+    // relaxed: read by arm() under the same lock.
+    in_flight.fetch_add(1, std::memory_order_relaxed);
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t wrote = ::write(kick, &one, sizeof one);
+  }
+  void start_fetch(std::unique_ptr<Fetch> fetch);
+  void run_deferred();
+  // Under lock: one ucp_worker_progress and what it deferred.
+  unsigned progress_locked();
+  void handle(const WireHeader& header, void* data, std::size_t length, bool rendezvous);
+  static ucs_status_t on_message(void* arg, const void* header, std::size_t header_length,
+                                 void* data, std::size_t length, const ucp_am_recv_param_t* param);
+};
+
+ucp_ep_h Transport::Impl::endpoint(int process) {
+  ucp_ep_h& ep = endpoints[static_cast<std::size_t>(process)];
+  if (ep != nullptr) return ep;
+  ucp_ep_params_t params{};
+  params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+  params.address =
+      reinterpret_cast<const ucp_address_t*>(addresses[static_cast<std::size_t>(process)].data());
+  check("ucp_ep_create (to process " + std::to_string(process) + ")",
+        ucp_ep_create(worker, &params, &ep));
+  return ep;
+}
+
+void Transport::Impl::start_fetch(std::unique_ptr<Fetch> fetch) {
+  void* target = fetch->buffer;
+  const std::size_t capacity = fetch->count * fetch->type->size();
+  if (!fetch->type->contiguous() || capacity < fetch->wire_bytes) {
+    fetch->staging.reset(new char[fetch->wire_bytes]);
+    target = fetch->staging.get();
+  } else {
+    target = static_cast<char*>(fetch->buffer) + fetch->type->true_lb();
+  }
+  ucp_request_param_t param{};
+  param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+  param.cb.recv_am = [](void* request, ucs_status_t status, std::size_t, void* user_data) {
+    std::unique_ptr<Fetch> done(static_cast<Fetch*>(user_data));
+    if (request != nullptr) {
+      ucp_request_free(request);
+      done->in_flight->fetch_sub(1, std::memory_order_relaxed);
+    }
+    if (status != UCS_OK) end_job(ucx_failure("rendezvous receive", status));
+    std::size_t moved = std::min(done->typed_bytes, done->count * done->type->size());
+    if (done->staging != nullptr && done->typed_bytes > 0) {
+      moved = copy(done->staging.get(), done->typed_bytes, weft_mpi_byte, done->buffer, done->count,
+                   *done->type);
+    }
+    done->done(moved);
+  };
+  Fetch* raw = fetch.release();
+  raw->in_flight = &in_flight;
+  param.user_data = raw;
+  ucs_status_ptr_t status =
+      ucp_am_recv_data_nbx(worker, raw->desc, target, raw->wire_bytes, &param);
+  if (UCS_PTR_IS_ERR(status)) {
+    end_job(ucx_failure("ucp_am_recv_data_nbx", UCS_PTR_STATUS(status)));
+  }
+  if (status == nullptr) {
+    param.cb.recv_am(nullptr, UCS_OK, raw->wire_bytes, raw);
+  } else {
+    went_in_flight();
+  }
+}
+
+void Transport::Impl::run_deferred() {
+  while (!deferred.empty()) {
+    std::vector<std::unique_ptr<Fetch>> batch;
+    batch.swap(deferred);
+    for (auto& fetch : batch) start_fetch(std::move(fetch));
+  }
+}
+
+unsigned Transport::Impl::progress_locked() {
+  const unsigned events = ucp_worker_progress(worker);
+  run_deferred();
+  return events;
+}
+
+void Transport::Impl::handle(const WireHeader& header, void* data, std::size_t length,
+                             bool rendezvous) {
+  if (!world.is_local(header.dest)) {
+    end_job("weft: a message from process " + std::to_string(header.process) +
+            " names world rank " + std::to_string(header.dest) + ", which process " +
+            std::to_string(world.process()) + " does not hold");
+  }
+  Engine& engine = world.rank(header.dest).engine;
+  const Envelope envelope{header.context, header.source, header.tag, header.bytes};
+  if (!rendezvous) {
+    engine.arrive_eager(envelope, data);
+    return;
+  }
+  auto* message = new RemoteMessage;
+  message->envelope = envelope;
+  message->ops = &kRemoteOps;
+  message->transport = &self;
+  message->desc = data;
+  message->wire_bytes = length;
+  engine.arrive(*message);
+}
+
+ucs_status_t Transport::Impl::on_message(void* arg, const void* header_bytes,
+                                         std::size_t header_length, void* data, std::size_t length,
+                                         const ucp_am_recv_param_t* param) {
+  auto& impl = *static_cast<Impl*>(arg);
+  if (header_length != sizeof(WireHeader)) {
+    end_job("weft: a message between processes came with a header of " +
+            std::to_string(header_length) + " bytes, expected " +
+            std::to_string(sizeof(WireHeader)));
+  }
+  WireHeader header;
+  std::memcpy(&header, header_bytes, sizeof header);
+  const bool rendezvous = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+  if (header.process < 0 || header.process >= impl.world.layout().processes()) {
+    end_job("weft: a message between processes names sending process " +
+            std::to_string(header.process) + ", which is not in the job");
+  }
+  const auto from = static_cast<std::size_t>(header.process);
+  if (header.sequence != impl.expected_sequence[from]) {
+    Held held{header, {}, nullptr, length};
+    if (rendezvous) {
+      held.desc = data;
+    } else {
+      held.data.assign(static_cast<const char*>(data), length);
+    }
+    impl.early[from].emplace(header.sequence, std::move(held));
+    return rendezvous ? UCS_INPROGRESS : UCS_OK;
+  }
+  impl.handle(header, data, length, rendezvous);
+  ++impl.expected_sequence[from];
+  auto& waiting = impl.early[from];
+  for (auto next = waiting.find(impl.expected_sequence[from]); next != waiting.end();
+       next = waiting.find(impl.expected_sequence[from])) {
+    Held held = std::move(next->second);
+    waiting.erase(next);
+    impl.handle(held.header, held.desc != nullptr ? held.desc : held.data.data(), held.length,
+                held.desc != nullptr);
+    ++impl.expected_sequence[from];
+  }
+  // A rendezvous descriptor stays valid until fetched or discarded.
+  return rendezvous ? UCS_INPROGRESS : UCS_OK;
+}
+
+Transport::Transport(World& world, Bootstrap& bootstrap, std::size_t eager_limit)
+    : impl_(std::make_unique<Impl>(*this, world, eager_limit)) {
+  Impl& impl = *impl_;
+  const auto processes = static_cast<std::size_t>(world.layout().processes());
+  impl.endpoints.assign(processes, nullptr);
+  impl.next_sequence.assign(processes, 0);
+  impl.expected_sequence.assign(processes, 0);
+  impl.early.resize(processes);
+
+  ucp_config_t* config = nullptr;
+  check("ucp_config_read", ucp_config_read(nullptr, nullptr, &config));
+  ucp_params_t params{};
+  params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+  params.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+  params.mt_workers_shared = 0;
+  const ucs_status_t status = ucp_init(&params, config, &impl.context);
+  ucp_config_release(config);
+  check("ucp_init", status);
+
+  ucp_worker_params_t worker_params{};
+  worker_params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  worker_params.thread_mode = UCS_THREAD_MODE_SERIALIZED;
+  check("ucp_worker_create", ucp_worker_create(impl.context, &worker_params, &impl.worker));
+
+  ucp_am_handler_param_t handler{};
+  handler.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                       UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+  handler.id = kMessageId;
+  handler.cb = &Impl::on_message;
+  handler.arg = &impl;
+  handler.flags = UCP_AM_FLAG_WHOLE_MSG;
+  check("ucp_worker_set_am_recv_handler", ucp_worker_set_am_recv_handler(impl.worker, &handler));
+
+  ucp_address_t* address = nullptr;
+  std::size_t length = 0;
+  check("ucp_worker_get_address", ucp_worker_get_address(impl.worker, &address, &length));
+  bootstrap.put(kAddressKey, std::string_view(reinterpret_cast<const char*>(address), length));
+  ucp_worker_release_address(impl.worker, address);
+}
+
+void Transport::connect(Bootstrap& bootstrap) {
+  Impl& impl = *impl_;
+  const int processes = impl.world.layout().processes();
+  for (int p = 0; p < processes; ++p) impl.addresses.push_back(bootstrap.get(p, kAddressKey));
+
+  int worker_fd = -1;
+  check("ucp_worker_get_efd", ucp_worker_get_efd(impl.worker, &worker_fd));
+  impl.kick = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  impl.watchdog = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+  impl.events = ::epoll_create1(EPOLL_CLOEXEC);
+  if (impl.kick < 0 || impl.watchdog < 0 || impl.events < 0) {
+    throw Error(std::string("the UCX event set could not be made: ") + std::strerror(errno));
+  }
+  constexpr long kWatchdogMs = 20;
+  itimerspec period{};
+  period.it_interval.tv_nsec = kWatchdogMs * 1'000'000;
+  period.it_value = period.it_interval;
+  if (::timerfd_settime(impl.watchdog, 0, &period, nullptr) != 0) {
+    throw Error(std::string("the UCX watchdog timer could not be set: ") + std::strerror(errno));
+  }
+  for (int fd : {worker_fd, impl.kick, impl.watchdog}) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.fd = fd;
+    if (::epoll_ctl(impl.events, EPOLL_CTL_ADD, fd, &event) != 0) {
+      throw Error(std::string("epoll_ctl on the UCX event set failed: ") + std::strerror(errno));
+    }
+  }
+  io::SourceSpec spec;
+  spec.name = "UCX worker of process " + std::to_string(impl.world.process());
+  spec.poll = [this] { return progress(); };
+  spec.fd = impl.events;
+  spec.events = POLLIN;
+  // relaxed: hints; a poll that finds them stale runs one progress for nothing, or blocks a
+  // little later.
+  spec.busy = [&impl] {
+    return impl.in_flight.load(std::memory_order_relaxed) != 0 ||
+           monotonic_ns() - impl.rank_polled_ns.load(std::memory_order_relaxed) < kRanksPollNs;
+  };
+  // UCX arms only a worker that progress found idle: one progress call handles a bounded number
+  // of events, and arming with more queued would sleep on messages already there.
+  spec.arm = [&impl] {
+    Impl::Serialized serialized(impl, std::try_to_lock);
+    if (!serialized.owns()) return false;
+    std::uint64_t kicks = 0;
+    [[maybe_unused]] const ssize_t got = ::read(impl.kick, &kicks, sizeof kicks);
+    [[maybe_unused]] const ssize_t expired = ::read(impl.watchdog, &kicks, sizeof kicks);
+    return impl.in_flight.load(std::memory_order_relaxed) == 0 && impl.progress_locked() == 0 &&
+           ucp_worker_arm(impl.worker) == UCS_OK;
+  };
+  impl.source.emplace(std::move(spec));
+}
+
+void Transport::quiesce() {
+  Impl& impl = *impl_;
+  impl.source.reset();
+  Impl::Serialized serialized(impl);
+  ucp_request_param_t param{};
+  ucs_status_ptr_t flush = ucp_worker_flush_nbx(impl.worker, &param);
+  if (UCS_PTR_IS_ERR(flush))
+    throw Error(ucx_failure("ucp_worker_flush_nbx", UCS_PTR_STATUS(flush)));
+  if (flush != nullptr) {
+    while (ucp_request_check_status(flush) == UCS_INPROGRESS) impl.progress_locked();
+    ucp_request_free(flush);
+  }
+}
+
+Transport::~Transport() {
+  Impl& impl = *impl_;
+  impl.source.reset();
+  for (auto& held : impl.early) {
+    for (auto& [sequence, message] : held) {
+      if (message.desc != nullptr) ucp_am_data_release(impl.worker, message.desc);
+    }
+  }
+  for (ucp_ep_h& ep : impl.endpoints) {
+    if (ep == nullptr) continue;
+    ucp_request_param_t param{};
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags = UCP_EP_CLOSE_FLAG_FORCE;
+    ucs_status_ptr_t close = ucp_ep_close_nbx(ep, &param);
+    if (close != nullptr && !UCS_PTR_IS_ERR(close)) {
+      while (ucp_request_check_status(close) == UCS_INPROGRESS) ucp_worker_progress(impl.worker);
+      ucp_request_free(close);
+    }
+  }
+  ucp_worker_destroy(impl.worker);
+  ucp_cleanup(impl.context);
+  if (impl.events >= 0) ::close(impl.events);
+  if (impl.kick >= 0) ::close(impl.kick);
+  if (impl.watchdog >= 0) ::close(impl.watchdog);
+}
+
+std::string Transport::send(Request& send, int dest_world_rank, const Envelope& envelope) {
+  Impl& impl = *impl_;
+  auto sent = std::make_unique<SendInFlight>();
+  sent->request = &send;
+  const void* data = send.buffer;
+  const Datatype& type = *send.datatype;
+  if (envelope.bytes > 0 && !type.contiguous()) {
+    sent->packed.reset(new char[envelope.bytes]);
+    pack(send.buffer, static_cast<std::size_t>(send.count), type, sent->packed.get());
+    data = sent->packed.get();
+  } else if (envelope.bytes > 0) {
+    data = static_cast<const char*>(send.buffer) + type.true_lb();
+  }
+  // A synchronous send completes when the receiver fetches its data, which it does once a
+  // receive matched: UCX's rendezvous gives exactly that, with one byte for an empty message.
+  const bool synchronous = send.mode == SendMode::sync;
+  static const char kEmpty = 0;
+  std::size_t wire_bytes = envelope.bytes;
+  if (synchronous && wire_bytes == 0) {
+    data = &kEmpty;
+    wire_bytes = 1;
+  }
+  const int process = impl.world.layout().process_of(dest_world_rank);
+  WireHeader& header = sent->header;
+  header = WireHeader{0,
+                      envelope.bytes,
+                      envelope.context,
+                      envelope.source,
+                      envelope.tag,
+                      dest_world_rank,
+                      impl.world.process()};
+  ucp_request_param_t param{};
+  param.op_attr_mask =
+      UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+  param.cb.send = &send_done;
+  param.flags =
+      synchronous || wire_bytes > impl.eager_limit ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
+  sent->in_flight = &impl.in_flight;
+  SendInFlight* raw = sent.release();
+  param.user_data = raw;
+  ucs_status_ptr_t status;
+  {
+    Impl::Serialized serialized(impl);
+    ucp_ep_h ep;
+    try {
+      ep = impl.endpoint(process);
+    } catch (const Error& error) {
+      delete raw;
+      return error.what();
+    }
+    header.sequence = impl.next_sequence[static_cast<std::size_t>(process)]++;
+    status = ucp_am_send_nbx(ep, kMessageId, &header, sizeof header, data, wire_bytes, &param);
+    if (!UCS_PTR_IS_ERR(status) && status != nullptr) {
+      impl.went_in_flight();
+      impl.progress_locked();
+    }
+  }
+  if (UCS_PTR_IS_ERR(status)) {
+    delete raw;
+    return ucx_failure("ucp_am_send_nbx (to process " + std::to_string(process) + ")",
+                       UCS_PTR_STATUS(status));
+  }
+  if (status == nullptr) send_done(nullptr, UCS_OK, raw);
+  return {};
+}
+
+bool Transport::progress_for_rank() {
+  // relaxed: a hint for the source's busy(); see there.
+  impl_->rank_polled_ns.store(monotonic_ns(), std::memory_order_relaxed);
+  return progress();
+}
+
+bool Transport::progress() {
+  Impl& impl = *impl_;
+  Impl::Serialized serialized(impl, std::try_to_lock);
+  return serialized.owns() && impl.progress_locked() > 0;
+}
+
+void Transport::receive(void* desc, std::size_t wire_bytes, std::size_t bytes, void* buffer,
+                        std::size_t count, const Datatype& type,
+                        std::function<void(std::size_t)> done) {
+  // Called from on_message, under the lock, inside ucp_worker_progress.
+  impl_->deferred.push_back(std::unique_ptr<Fetch>(
+      new Fetch{desc, wire_bytes, bytes, buffer, count, &type, std::move(done), nullptr, nullptr}));
+}
+
+std::size_t Transport::receive_now(void* desc, std::size_t wire_bytes, std::size_t bytes,
+                                   void* buffer, std::size_t count, const Datatype& type) {
+  Impl& impl = *impl_;
+  // release/acquire: the moved count is written before the flag is seen set.
+  std::atomic<bool> arrived{false};
+  std::size_t moved = 0;
+  {
+    Impl::Serialized serialized(impl);
+    impl.start_fetch(std::unique_ptr<Fetch>(new Fetch{desc, wire_bytes, bytes, buffer, count, &type,
+                                                      [&](std::size_t m) {
+                                                        moved = m;
+                                                        arrived.store(true,
+                                                                      std::memory_order_release);
+                                                      },
+                                                      nullptr, nullptr}));
+  }
+  while (!arrived.load(std::memory_order_acquire)) {
+    if (Impl::Serialized serialized(impl, std::try_to_lock); serialized.owns()) {
+      impl.progress_locked();
+    }
+    this_thread::yield();
+  }
+  return moved;
+}
+
+void Transport::discard(void* desc) {
+  Impl::Serialized serialized(*impl_);
+  ucp_am_data_release(impl_->worker, desc);
+}
+
+}  // namespace weft::mpi
