@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "attr/datatype_attributes.h"
 #include "coll/progress.h"
 #include "mpi.h"
 #include "pt2pt/bsend_buffer.h"
@@ -33,6 +34,8 @@ struct RankState {
   BsendBuffer bsend;
   RequestPool requests;  // for the rank's nonblocking calls
   SpinBudget spin;       // how long the rank's waits spin before they park
+  // The attributes the rank set on datatypes.
+  DatatypeAttributes type_attributes;
 };
 
 class Transport;
