@@ -651,6 +651,12 @@ int MPI_Keyval_free(int* keyval);
 int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val);
 int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag);
 int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int MPI_Add_error_class(int* errorclass);
+int MPI_Add_error_code(int errorclass, int* errorcode);
+int MPI_Add_error_string(int errorcode, const char* string);
+int MPI_Remove_error_class(int errorclass);
+int MPI_Remove_error_code(int errorcode);
+int MPI_Remove_error_string(int errorcode);
 
 /* The tools interface (MPI-4.1 15). */
 

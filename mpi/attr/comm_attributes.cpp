@@ -7,6 +7,7 @@
 #include "attr/attribute.h"
 #include "comm/communicator.h"
 #include "errhan/error.h"
+#include "errhan/user_errors.h"
 #include "init/world.h"
 #include "util/profiling.h"
 #include "weft/detail/spin_lock.h"
@@ -24,7 +25,6 @@ int* predefined_value(int keyval) {
   static int io = MPI_ANY_SOURCE;   // every rank may do I/O
   static int wtime_is_global = 1;   // one clock for every rank of the process
   static int appnum = 0;
-  static int last_used_code = MPI_ERR_LASTCODE;  // no MPI_Add_error_code
   static weft::detail::SpinLock universe_lock;
   static int universe_size = 0;
   switch (keyval) {
@@ -38,8 +38,12 @@ int* predefined_value(int keyval) {
       return &wtime_is_global;
     case MPI_APPNUM:
       return &appnum;
-    case MPI_LASTUSEDCODE:
-      return &last_used_code;
+    case MPI_LASTUSEDCODE: {
+      // Per rank and refreshed when read: another rank may add a class meanwhile.
+      int& value = caller_state().last_used_code;
+      value = user_errors::last_used();
+      return &value;
+    }
     default:
       break;
   }

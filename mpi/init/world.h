@@ -36,6 +36,7 @@ struct RankState {
   SpinBudget spin;       // how long the rank's waits spin before they park
   // The attributes the rank set on datatypes.
   DatatypeAttributes type_attributes;
+  int last_used_code = MPI_ERR_LASTCODE;  // where the MPI_LASTUSEDCODE attribute points
 };
 
 class Transport;
