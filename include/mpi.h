@@ -605,6 +605,58 @@ int MPI_Info_free(MPI_Info* info);
 
 /* Attributes on every object, MPI-1 attribute names, user error classes, generalized requests,
  * handle conversions, memory allocation and the other calls of MPI-4.1 7.7, 9-10, 13. */
+typedef struct weft_mpi_win* MPI_Win;
+#define MPI_WIN_NULL ((MPI_Win)0)
+
+typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval, void* extra_state,
+                                         void* attribute_val_in, void* attribute_val_out,
+                                         int* flag);
+typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int type_keyval,
+                                           void* attribute_val, void* extra_state);
+typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void* extra_state,
+                                        void* attribute_val_in, void* attribute_val_out,
+                                        int* flag);
+typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void* attribute_val,
+                                          void* extra_state);
+/* MPI-1 names of the communicator callbacks. */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+
+int weft_mpi_type_null_copy_fn(MPI_Datatype, int, void*, void*, void*, int*);
+int weft_mpi_type_dup_fn(MPI_Datatype, int, void*, void*, void*, int*);
+int weft_mpi_type_null_delete_fn(MPI_Datatype, int, void*, void*);
+int weft_mpi_win_null_copy_fn(MPI_Win, int, void*, void*, void*, int*);
+int weft_mpi_win_dup_fn(MPI_Win, int, void*, void*, void*, int*);
+int weft_mpi_win_null_delete_fn(MPI_Win, int, void*, void*);
+#define MPI_TYPE_NULL_COPY_FN (&weft_mpi_type_null_copy_fn)
+#define MPI_TYPE_DUP_FN (&weft_mpi_type_dup_fn)
+#define MPI_TYPE_NULL_DELETE_FN (&weft_mpi_type_null_delete_fn)
+#define MPI_WIN_NULL_COPY_FN (&weft_mpi_win_null_copy_fn)
+#define MPI_WIN_DUP_FN (&weft_mpi_win_dup_fn)
+#define MPI_WIN_NULL_DELETE_FN (&weft_mpi_win_null_delete_fn)
+#define MPI_NULL_COPY_FN (&weft_mpi_comm_null_copy_fn)
+#define MPI_DUP_FN (&weft_mpi_comm_dup_fn)
+#define MPI_NULL_DELETE_FN (&weft_mpi_comm_null_delete_fn)
+
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
+                           MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
+                           void* extra_state);
+int MPI_Type_free_keyval(int* type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
+                      void* extra_state);
+int MPI_Keyval_free(int* keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int MPI_Add_error_class(int* errorclass);
+int MPI_Add_error_code(int errorclass, int* errorcode);
+int MPI_Add_error_string(int errorcode, const char* string);
+int MPI_Remove_error_class(int errorclass);
+int MPI_Remove_error_code(int errorcode);
+int MPI_Remove_error_string(int errorcode);
 
 /* The tools interface (MPI-4.1 15). */
 

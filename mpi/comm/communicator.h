@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "attr/attribute_set.h"
 #include "coll/meeting.h"
 #include "mpi.h"
 
@@ -21,9 +22,9 @@ struct weft_mpi_comm {
   struct Local {
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;
-    std::map<int, void*> attributes;  // keyval -> value
-    std::uint64_t collectives = 0;    // collective calls made so far: the next meeting's number
-    bool freed = false;               // MPI_Comm_free called by this member
+    weft::mpi::AttributeSet attributes;
+    std::uint64_t collectives = 0;  // collective calls made so far: the next meeting's number
+    bool freed = false;             // MPI_Comm_free called by this member
   };
 
   weft_mpi_comm() = default;
