@@ -27,6 +27,7 @@
 #include "coll/collective_spanning.h"
 #include "comm/comm_lifetime.h"
 #include "comm/communicator.h"
+#include "comm/intercomm.h"
 #include "errhan/error.h"
 #include "group/group.h"
 #include "init/world.h"
@@ -225,6 +226,11 @@ std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builde
 // has none), or raises the call's error on `parent` and returns its class in `rc`.
 MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Builder build,
               int& rc) {
+  if (parent->is_inter()) {
+    rc = weft::mpi::raise(parent, function, MPI_ERR_COMM,
+                          "comm is an intercommunicator, expected an intracommunicator");
+    return MPI_COMM_NULL;
+  }
   const int rank = parent->my_rank();
   const int size = parent->size();
   std::shared_ptr<Outcome> kept;
@@ -279,6 +285,10 @@ void check_newcomm(Part& part, const MPI_Comm* newcomm) {
   }
 }
 
+int raise_problem(MPI_Comm comm, std::string_view function, const Part& part) {
+  return weft::mpi::raise(comm, function, part.error_class, part.problem);
+}
+
 int finish(MPI_Comm* newcomm, MPI_Comm result, int rc) {
   if (newcomm != nullptr) *newcomm = result;
   return rc;
@@ -300,7 +310,16 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   part.key = comm->my_rank();
   check_newcomm(part, newcomm);
   int rc = MPI_SUCCESS;
-  const MPI_Comm result = meet(comm, kFunction, part, build_split, rc);
+  MPI_Comm result = MPI_COMM_NULL;
+  if (comm->is_inter()) {
+    if (newcomm == nullptr) return raise_problem(comm, kFunction, part);
+    rc = weft::mpi::inter::dup(comm, kFunction, &result);
+    if (rc == MPI_SUCCESS) {
+      result->local_of_caller().errhandler = comm->local_of_caller().errhandler;
+    }
+  } else {
+    result = meet(comm, kFunction, part, build_split, rc);
+  }
   if (rc != MPI_SUCCESS) return finish(newcomm, MPI_COMM_NULL, rc);
   if (int copy_rc = weft::mpi::copy_attributes(comm, result, kFunction); copy_rc != MPI_SUCCESS) {
     weft::mpi::leave(result);
