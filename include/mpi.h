@@ -600,6 +600,12 @@ int MPI_Info_free(MPI_Info* info);
 /* Topologies and neighborhood collectives (MPI-4.1 8). */
 
 /* Intercommunicators and the further ways to make communicators (MPI-4.1 7). */
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                         int remote_leader, int tag, MPI_Comm* newintercomm);
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm);
+int MPI_Comm_remote_size(MPI_Comm comm, int* size);
+int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group);
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
 
 /* Datatypes: subarray, darray, external32 and the rest of MPI-4.1 5. */
 
