@@ -52,6 +52,7 @@ struct Epochs {
   // pscw: the ranks of MPI_Win_start's group (comm ranks) and, for the target side, those of
   // MPI_Win_post's group and the completes seen so far.
   std::vector<int> start_group;
+  std::vector<std::uint64_t> posts_seen;  // by target: its posts this rank's starts consumed
   bool exposed = false;
   std::vector<int> post_group;
   std::uint64_t completes_seen = 0;

@@ -173,6 +173,7 @@ int make_window(const Arguments& a, void* baseptr, MPI_Win* win) {
   w->model_attribute = w->model;
   w->epochs.locks.assign(static_cast<std::size_t>(w->size), 0);
   w->epochs.nocheck.assign(static_cast<std::size_t>(w->size), 0);
+  w->epochs.posts_seen.assign(static_cast<std::size_t>(w->size), 0);
   if (baseptr != nullptr) *static_cast<void**>(baseptr) = base;
   *win = w;
   return MPI_SUCCESS;
