@@ -406,6 +406,9 @@ TEST(DistGraph, AdjacentUnweightedAndEmpty) {
             EXPECT_EQ(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &any, nullptr, 0, &to,
                                                      MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph),
                       MPI_ERR_ARG);
+            EXPECT_EQ(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &any, MPI_WEIGHTS_EMPTY, 0,
+                                                     &to, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph),
+                      MPI_ERR_ARG);
             const int bad = 4;
             EXPECT_EQ(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &bad, MPI_UNWEIGHTED, 0,
                                                      &to, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph),
