@@ -78,6 +78,8 @@ int check_entry(MPI_Comm comm, std::string_view function) {
 extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                                 int reorder, MPI_Comm* comm_cart) {
   constexpr std::string_view kFunction = "MPI_Cart_create";
+  // A failed call leaves no communicator behind (MPICH's errors/topo/cartsmall checks it).
+  if (comm_cart != nullptr) *comm_cart = MPI_COMM_NULL;
   if (int rc = check_entry(comm_old, kFunction); rc != MPI_SUCCESS) return rc;
   int nodes = 0;
   if (int rc = check_grid(comm_old, kFunction, ndims, dims, periods, &nodes); rc != MPI_SUCCESS) {
@@ -266,6 +268,7 @@ WEFT_MPI_ALIAS(MPI_Cart_shift);
 // in it by their coordinates in the kept ones.
 extern "C" int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   constexpr std::string_view kFunction = "MPI_Cart_sub";
+  if (newcomm != nullptr) *newcomm = MPI_COMM_NULL;
   const Topology* topology = nullptr;
   if (int rc = check_topology(comm, kFunction, MPI_CART, &topology); rc != MPI_SUCCESS) return rc;
   const int ndims = static_cast<int>(topology->dims.size());

@@ -88,6 +88,7 @@ extern "C" int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, 
                                                const int destinations[], const int destweights[],
                                                MPI_Info, int, MPI_Comm* comm_dist_graph) {
   constexpr std::string_view kFunction = "MPI_Dist_graph_create_adjacent";
+  if (comm_dist_graph != nullptr) *comm_dist_graph = MPI_COMM_NULL;
   if (int rc = check_old(comm_old, kFunction); rc != MPI_SUCCESS) return rc;
   if (int rc = check_degree(comm_old, kFunction, "indegree", indegree); rc != MPI_SUCCESS) {
     return rc;
@@ -130,6 +131,7 @@ extern "C" int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int source
                                       const int weights[], MPI_Info, int,
                                       MPI_Comm* comm_dist_graph) {
   constexpr std::string_view kFunction = "MPI_Dist_graph_create";
+  if (comm_dist_graph != nullptr) *comm_dist_graph = MPI_COMM_NULL;
   if (int rc = check_old(comm_old, kFunction); rc != MPI_SUCCESS) return rc;
   if (int rc = check_degree(comm_old, kFunction, "n", n); rc != MPI_SUCCESS) return rc;
   if (n > 0 && degrees == nullptr) {

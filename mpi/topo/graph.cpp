@@ -74,6 +74,7 @@ int check_node(MPI_Comm comm, std::string_view function, const Topology& topolog
 extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[],
                                  const int edges[], int, MPI_Comm* comm_graph) {
   constexpr std::string_view kFunction = "MPI_Graph_create";
+  if (comm_graph != nullptr) *comm_graph = MPI_COMM_NULL;
   if (int rc = check_graph(comm_old, kFunction, nnodes, index, edges); rc != MPI_SUCCESS) {
     return rc;
   }

@@ -473,8 +473,9 @@ TEST(Topology, ErrorsNameTheirClass) {
             errors_return();
             int dims[2] = {3, 2};
             int periods[2] = {0, 0};
-            MPI_Comm comm = MPI_COMM_NULL;
+            MPI_Comm comm = MPI_COMM_WORLD;
             EXPECT_EQ(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &comm), MPI_ERR_DIMS);
+            EXPECT_EQ(comm, MPI_COMM_NULL);
             EXPECT_EQ(MPI_Cart_create(MPI_COMM_WORLD, -1, dims, periods, 0, &comm), MPI_ERR_DIMS);
             dims[0] = -2;
             EXPECT_EQ(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &comm), MPI_ERR_DIMS);
