@@ -465,6 +465,66 @@ TEST(Neighbor, NonblockingAndPersistentFormsCompleteThroughRequests) {
             0);
 }
 
+// Blocks past the eager limit on 27 oversubscribed ranks of a periodic 3x3x3 torus: two
+// nonblocking calls in flight at once, a blocking one between them, and point-to-point traffic of
+// the program on the same communicator that none of them may take.
+TEST(Neighbor, LargeBlocksSeveralCallsInFlight) {
+  ASSERT_EQ(run_ranks(27, 2,
+                      [](int) {
+                        int dims[3] = {3, 3, 3};
+                        int periods[3] = {1, 1, 1};
+                        MPI_Comm torus = MPI_COMM_NULL;
+                        MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 1, &torus);
+                        int rank = -1;
+                        MPI_Comm_rank(torus, &rank);
+                        const int n = 40000;  // ints per block: 160 KB
+                        std::vector<int> first(6 * n), second(6 * n), third(6 * n);
+                        std::vector<int> got1(6 * n, -1), got2(6 * n, -1), got3(6 * n, -1);
+                        for (int b = 0; b < 6; ++b) {
+                          for (int i = 0; i < n; ++i) {
+                            first[b * n + i] = rank * 1000 + b * 10 + i % 7;
+                            second[b * n + i] = -(rank * 1000 + b * 10 + i % 5);
+                            third[b * n + i] = rank * 7 + b;
+                          }
+                        }
+                        int token = rank, received_token = -1;
+                        int next = -1, previous = -1;
+                        MPI_Cart_shift(torus, 2, 1, &previous, &next);
+                        MPI_Request user[2];
+                        MPI_Irecv(&received_token, 1, MPI_INT, previous, 5, torus, &user[0]);
+                        MPI_Isend(&token, 1, MPI_INT, next, 5, torus, &user[1]);
+                        MPI_Request requests[2];
+                        ASSERT_EQ(MPI_Ineighbor_alltoall(first.data(), n, MPI_INT, got1.data(), n,
+                                                         MPI_INT, torus, &requests[0]),
+                                  MPI_SUCCESS);
+                        ASSERT_EQ(MPI_Neighbor_alltoall(third.data(), n, MPI_INT, got3.data(), n,
+                                                        MPI_INT, torus),
+                                  MPI_SUCCESS);
+                        ASSERT_EQ(MPI_Ineighbor_alltoall(second.data(), n, MPI_INT, got2.data(), n,
+                                                         MPI_INT, torus, &requests[1]),
+                                  MPI_SUCCESS);
+                        ASSERT_EQ(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+                        MPI_Waitall(2, user, MPI_STATUSES_IGNORE);
+                        EXPECT_EQ(received_token, previous);
+                        for (int d = 0; d < 3; ++d) {
+                          int negative = -1, positive = -1;
+                          MPI_Cart_shift(torus, d, 1, &negative, &positive);
+                          for (int side = 0; side < 2; ++side) {
+                            const int from = side == 0 ? negative : positive;
+                            const int block = 2 * d + side;
+                            const int theirs = 2 * d + 1 - side;  // what `from` sent our way
+                            for (int i = 0; i < n; i += 997) {
+                              ASSERT_EQ(got1[block * n + i], from * 1000 + theirs * 10 + i % 7);
+                              ASSERT_EQ(got2[block * n + i], -(from * 1000 + theirs * 10 + i % 5));
+                              ASSERT_EQ(got3[block * n + i], from * 7 + theirs);
+                            }
+                          }
+                        }
+                        MPI_Comm_free(&torus);
+                      }),
+            0);
+}
+
 TEST(Topology, ErrorsNameTheirClass) {
   ASSERT_EQ(
       run_ranks(
