@@ -525,6 +525,41 @@ TEST(Neighbor, LargeBlocksSeveralCallsInFlight) {
             0);
 }
 
+// The large-count form narrows arrays as long as the caller's in- and out-degree, which differ
+// in a distributed graph: three in-edges, one out-edge.
+TEST(Neighbor, LargeCountFormsTakeTheirLengthsFromTheTopology) {
+  ASSERT_EQ(
+      run_ranks(4, 2,
+                [](int rank) {
+                  // Everyone sends to member 0... except 0, which sends to 1.
+                  const int to = rank == 0 ? 1 : 0;
+                  std::vector<int> from;
+                  for (int r = 0; r < 4; ++r) {
+                    if (r != rank && (r == 0 ? 1 : 0) == rank) from.push_back(r);
+                  }
+                  MPI_Comm graph = MPI_COMM_NULL;
+                  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, static_cast<int>(from.size()),
+                                                 from.data(), MPI_UNWEIGHTED, 1, &to,
+                                                 MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &graph);
+                  const MPI_Count one[1] = {2};
+                  const MPI_Aint zero[1] = {0};
+                  std::vector<MPI_Count> counts(from.size(), 2);
+                  std::vector<MPI_Aint> displs(from.size());
+                  for (std::size_t i = 0; i < from.size(); ++i) displs[i] = 2 * i;
+                  const int sent[2] = {rank, 10 * rank};
+                  std::vector<int> got(2 * from.size(), -1);
+                  ASSERT_EQ(MPI_Neighbor_alltoallv_c(sent, one, zero, MPI_INT, got.data(),
+                                                     counts.data(), displs.data(), MPI_INT, graph),
+                            MPI_SUCCESS);
+                  for (std::size_t i = 0; i < from.size(); ++i) {
+                    EXPECT_EQ(got[2 * i], from[i]);
+                    EXPECT_EQ(got[2 * i + 1], 10 * from[i]);
+                  }
+                  MPI_Comm_free(&graph);
+                }),
+      0);
+}
+
 TEST(Topology, ErrorsNameTheirClass) {
   ASSERT_EQ(
       run_ranks(
