@@ -66,7 +66,8 @@ int check_call(MPI_Comm comm, std::string_view function, const void* sendbuf, co
   }
   for (auto [argument, buffer] : {std::pair{"sendbuf", sendbuf}, std::pair{"recvbuf", recvbuf}}) {
     if (int rc = weft::mpi::collective::check_not_in_place(
-            comm, function, argument, buffer, "(neighbourhood collectives have no in-place form)");
+            comm, function, argument, buffer,
+            "nowhere: neighbourhood collectives have no in-place form");
         rc != MPI_SUCCESS) {
       return rc;
     }

@@ -125,60 +125,65 @@ TEST(Cart, ReorderGivesEachCoreNodeAndProcessACompactBox) {
 }
 
 TEST(Cart, QueriesShiftsAndRanksOutsideTheGrid) {
-  ASSERT_EQ(run_ranks(7, 2,
-                      [](int rank) {
-                        // 3 x 2, periodic in the second dimension only: rank 6 is left out.
-                        int dims[2] = {3, 2};
-                        int periods[2] = {0, 1};
-                        MPI_Comm cart = MPI_COMM_NULL;
-                        ASSERT_EQ(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart),
-                                  MPI_SUCCESS);
-                        if (rank == 6) {
-                          EXPECT_EQ(cart, MPI_COMM_NULL);
-                          return;
-                        }
-                        ASSERT_NE(cart, MPI_COMM_NULL);
-                        int status = -1;
-                        MPI_Topo_test(cart, &status);
-                        EXPECT_EQ(status, MPI_CART);
-                        int ndims = -1;
-                        MPI_Cartdim_get(cart, &ndims);
-                        EXPECT_EQ(ndims, 2);
-                        int got_dims[2], got_periods[2], coords[2];
-                        MPI_Cart_get(cart, 2, got_dims, got_periods, coords);
-                        EXPECT_EQ(got_dims[0], 3);
-                        EXPECT_EQ(got_dims[1], 2);
-                        EXPECT_EQ(got_periods[0], 0);
-                        EXPECT_EQ(got_periods[1], 1);
-                        EXPECT_EQ(coords[0], rank / 2);
-                        EXPECT_EQ(coords[1], rank % 2);
-                        int back = -1;
-                        MPI_Cart_rank(cart, coords, &back);
-                        EXPECT_EQ(back, rank);
-                        int wrapped[2] = {coords[0], coords[1] + 4};
-                        MPI_Cart_rank(cart, wrapped, &back);
-                        EXPECT_EQ(back, rank);
-                        int source = -5, dest = -5;
-                        MPI_Cart_shift(cart, 0, 1, &source, &dest);
-                        EXPECT_EQ(source, rank < 2 ? MPI_PROC_NULL : rank - 2);
-                        EXPECT_EQ(dest, rank >= 4 ? MPI_PROC_NULL : rank + 2);
-                        MPI_Cart_shift(cart, 1, 3, &source, &dest);
-                        EXPECT_EQ(source, rank ^ 1);
-                        EXPECT_EQ(dest, rank ^ 1);
-                        errors_return();
-                        MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
-                        int outside[2] = {3, 0};
-                        EXPECT_EQ(MPI_Cart_rank(cart, outside, &back), MPI_ERR_ARG);
-                        EXPECT_EQ(MPI_Cart_coords(cart, 6, 2, coords), MPI_ERR_RANK);
-                        EXPECT_EQ(MPI_Cart_shift(cart, 2, 1, &source, &dest), MPI_ERR_DIMS);
-                        int nnodes = 0, nedges = 0;
-                        EXPECT_EQ(MPI_Graphdims_get(cart, &nnodes, &nedges), MPI_ERR_TOPOLOGY);
-                        int in = 0, out = 0, weighted = 0;
-                        EXPECT_EQ(MPI_Dist_graph_neighbors_count(cart, &in, &out, &weighted),
-                                  MPI_ERR_TOPOLOGY);
-                        MPI_Comm_free(&cart);
-                      }),
-            0);
+  ASSERT_EQ(
+      run_ranks(
+          7, 2,
+          [](int rank) {
+            // 3 x 2, periodic in the second dimension only: rank 6 is left out.
+            int dims[2] = {3, 2};
+            int periods[2] = {0, 1};
+            MPI_Comm cart = MPI_COMM_NULL;
+            ASSERT_EQ(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart), MPI_SUCCESS);
+            if (rank == 6) {
+              EXPECT_EQ(cart, MPI_COMM_NULL);
+              return;
+            }
+            ASSERT_NE(cart, MPI_COMM_NULL);
+            int status = -1;
+            MPI_Topo_test(cart, &status);
+            EXPECT_EQ(status, MPI_CART);
+            int ndims = -1;
+            MPI_Cartdim_get(cart, &ndims);
+            EXPECT_EQ(ndims, 2);
+            int got_dims[2], got_periods[2], coords[2];
+            MPI_Cart_get(cart, 2, got_dims, got_periods, coords);
+            EXPECT_EQ(got_dims[0], 3);
+            EXPECT_EQ(got_dims[1], 2);
+            EXPECT_EQ(got_periods[0], 0);
+            EXPECT_EQ(got_periods[1], 1);
+            EXPECT_EQ(coords[0], rank / 2);
+            EXPECT_EQ(coords[1], rank % 2);
+            int back = -1;
+            MPI_Cart_rank(cart, coords, &back);
+            EXPECT_EQ(back, rank);
+            int wrapped[2] = {coords[0], coords[1] + 4};
+            MPI_Cart_rank(cart, wrapped, &back);
+            EXPECT_EQ(back, rank);
+            int source = -5, dest = -5;
+            MPI_Cart_shift(cart, 0, 1, &source, &dest);
+            EXPECT_EQ(source, rank < 2 ? MPI_PROC_NULL : rank - 2);
+            EXPECT_EQ(dest, rank >= 4 ? MPI_PROC_NULL : rank + 2);
+            MPI_Cart_shift(cart, 1, 3, &source, &dest);
+            EXPECT_EQ(source, rank ^ 1);
+            EXPECT_EQ(dest, rank ^ 1);
+            errors_return();
+            MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+            int outside[2] = {3, 0};
+            EXPECT_EQ(MPI_Cart_rank(cart, outside, &back), MPI_ERR_ARG);
+            EXPECT_EQ(MPI_Cart_coords(cart, 6, 2, coords), MPI_ERR_RANK);
+            EXPECT_EQ(MPI_Cart_shift(cart, 2, 1, &source, &dest), MPI_ERR_DIMS);
+            int nnodes = 0, nedges = 0;
+            EXPECT_EQ(MPI_Graphdims_get(cart, &nnodes, &nedges), MPI_ERR_TOPOLOGY);
+            int in = 0, out = 0, weighted = 0;
+            EXPECT_EQ(MPI_Dist_graph_neighbors_count(cart, &in, &out, &weighted), MPI_ERR_TOPOLOGY);
+            int block[4] = {0, 0, 0, 0};
+            EXPECT_EQ(MPI_Neighbor_allgather(MPI_IN_PLACE, 1, MPI_INT, block, 1, MPI_INT, cart),
+                      MPI_ERR_BUFFER);
+            EXPECT_EQ(MPI_Neighbor_alltoall(block, -1, MPI_INT, block, 1, MPI_INT, cart),
+                      MPI_ERR_COUNT);
+            MPI_Comm_free(&cart);
+          }),
+      0);
 }
 
 TEST(Cart, SubGridsKeepTheChosenDimensions) {
