@@ -4,6 +4,7 @@
 
 #include "comm/communicator.h"
 #include "errhan/error.h"
+#include "request/request.h"
 #include "topo/topology.h"
 
 namespace weft::mpi::large_count {
@@ -24,6 +25,10 @@ int refuse(std::string_view function, std::string_view argument, long long value
 int check_comm_for(std::string_view function, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   return check_comm(comm, function);
+}
+
+void keep_with(MPI_Request request, std::shared_ptr<void> owned) {
+  if (request != MPI_REQUEST_NULL) request->keep_alive = std::move(owned);
 }
 
 int group_size(MPI_Comm comm) {
