@@ -598,4 +598,29 @@ TEST(Topology, ErrorsNameTheirClass) {
       0);
 }
 
+// Topologies are for intracommunicators: an intercommunicator is refused by name.
+TEST(Topology, IntercommunicatorsAreRefused) {
+  ASSERT_EQ(
+      run_ranks(4, 2,
+                [](int rank) {
+                  MPI_Comm half = MPI_COMM_NULL, inter = MPI_COMM_NULL;
+                  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+                  MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 9, &inter);
+                  MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+                  int dims[1] = {2}, periods[1] = {0};
+                  MPI_Comm cart = MPI_COMM_WORLD;
+                  EXPECT_EQ(MPI_Cart_create(inter, 1, dims, periods, 0, &cart), MPI_ERR_COMM);
+                  EXPECT_EQ(cart, MPI_COMM_NULL);
+                  int status = 0;
+                  EXPECT_EQ(MPI_Topo_test(inter, &status), MPI_SUCCESS);
+                  EXPECT_EQ(status, MPI_UNDEFINED);
+                  int value = 0;
+                  EXPECT_EQ(MPI_Neighbor_allgather(&value, 1, MPI_INT, &value, 1, MPI_INT, inter),
+                            MPI_ERR_COMM);
+                  MPI_Comm_free(&inter);
+                  MPI_Comm_free(&half);
+                }),
+      0);
+}
+
 }  // namespace
