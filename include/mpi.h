@@ -754,12 +754,12 @@ int MPI_Remove_error_string(int errorcode);
 /* One-sided communication (MPI-4.1 12). */
 typedef void(MPI_Win_errhandler_function)(MPI_Win* win, int* error_code, ...);
 
-/* Predefined window attributes (MPICH's values) and what they hold. */
-#define MPI_WIN_BASE 0x66000001
-#define MPI_WIN_SIZE 0x66000003
-#define MPI_WIN_DISP_UNIT 0x66000005
-#define MPI_WIN_CREATE_FLAVOR 0x66000007
-#define MPI_WIN_MODEL 0x66000009
+/* Predefined window attributes (keyvals of the range attr/keyval.h reserves) and their values. */
+#define MPI_WIN_BASE 16
+#define MPI_WIN_SIZE 17
+#define MPI_WIN_DISP_UNIT 18
+#define MPI_WIN_CREATE_FLAVOR 19
+#define MPI_WIN_MODEL 20
 #define MPI_WIN_FLAVOR_CREATE 1
 #define MPI_WIN_FLAVOR_ALLOCATE 2
 #define MPI_WIN_FLAVOR_DYNAMIC 3
@@ -787,7 +787,13 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win);
 int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size);
 int MPI_Win_detach(MPI_Win win, const void* base);
 int MPI_Win_free(MPI_Win* win);
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
+                          MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval,
+                          void* extra_state);
+int MPI_Win_free_keyval(int* win_keyval);
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val);
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag);
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
 int MPI_Win_set_name(MPI_Win win, const char* win_name);
 int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen);
 int MPI_Win_get_group(MPI_Win win, MPI_Group* group);
@@ -1563,7 +1569,13 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win);
 int PMPI_Win_attach(MPI_Win win, void* base, MPI_Aint size);
 int PMPI_Win_detach(MPI_Win win, const void* base);
 int PMPI_Win_free(MPI_Win* win);
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
+                           MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval,
+                           void* extra_state);
+int PMPI_Win_free_keyval(int* win_keyval);
+int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val);
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag);
+int PMPI_Win_delete_attr(MPI_Win win, int win_keyval);
 int PMPI_Win_set_name(MPI_Win win, const char* win_name);
 int PMPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen);
 int PMPI_Win_get_group(MPI_Win win, MPI_Group* group);

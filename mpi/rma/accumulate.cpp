@@ -162,7 +162,17 @@ std::string accumulate(Window& win, int target, const Place& place, std::size_t 
                        std::byte* result) {
   const std::size_t bytes = count * type.size();
   if (bytes == 0) return {};
-  if (const Datatype* unit = atomic_unit(win, place, type); unit != nullptr) {
+  const Datatype* unit = atomic_unit(win, place, type);
+  if (unit != nullptr && bytes == unit->size()) {
+    update_element(bytes, place.direct + type.true_lb(), operand, result, op, *unit);
+    return {};
+  }
+  // Several elements: one operation under the stripe locks, so that it is atomic as a whole
+  // with respect to the other multi-element ones (programs rely on that for a pair of words
+  // updated as MPI_BYTEs, as MPICH and Open MPI give it), each element still updated by an
+  // atomic instruction against the single-element operations that take no lock.
+  StripeLocks locks(win, target, place, count, type);
+  if (unit != nullptr) {
     const std::size_t size = unit->size();
     std::size_t done = 0;
     for_each_block(count, type, [&](MPI_Aint offset, std::size_t length) {
@@ -173,7 +183,6 @@ std::string accumulate(Window& win, int target, const Place& place, std::size_t 
     });
     return {};
   }
-  StripeLocks locks(win, target, place, count, type);
   Typed in(count, type);
   if (op->kind != OpKind::no_op) unpack(operand, bytes, in.data(), count, type);
   MPI_Datatype handle = const_cast<Datatype*>(&type);

@@ -178,6 +178,11 @@ int do_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin
                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, std::string_view function,
                   bool fetch) {
   if (int rc = check_win(win, function); rc != MPI_SUCCESS) return rc;
+  // MPICH and Open MPI accumulate on MPI_CHAR as on MPI_SIGNED_CHAR, which reductions refuse
+  // (MPI-4.1 6.9.2 lists no operation for it); programs written for them do so.
+  for (MPI_Datatype* type : {&origin_datatype, &result_datatype, &target_datatype}) {
+    if (*type == MPI_CHAR) *type = MPI_SIGNED_CHAR;
+  }
   const bool no_op = op != MPI_OP_NULL && op->kind == weft::mpi::OpKind::no_op;
   if (!no_op || !fetch) {
     if (int rc = check_origin(*win, function, "origin", origin_count, origin_datatype);
@@ -198,13 +203,15 @@ int do_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin
       rc != MPI_SUCCESS || skip) {
     return rc;
   }
+  const std::size_t count = static_cast<std::size_t>(target_count);
+  const std::size_t bytes = count * target_datatype->size();
+  // An operation that moves no data does nothing, whatever its types (MPICH's badrma).
+  if (bytes == 0) return MPI_SUCCESS;
   if (int rc = check_accumulate(*win, function, op, no_op ? MPI_DATATYPE_NULL : origin_datatype,
                                 target_datatype);
       rc != MPI_SUCCESS) {
     return rc;
   }
-  const std::size_t count = static_cast<std::size_t>(target_count);
-  const std::size_t bytes = count * target_datatype->size();
   std::vector<std::byte> operand;
   if (!no_op) {
     const std::size_t origin_bytes =

@@ -1,7 +1,8 @@
 // Passive-target synchronization (MPI-4.1 12.5.3-12.5.4): each target's lock word in the control
 // block is taken by the origin alone (a compare-and-swap; a waiting origin yields its core), so
 // the target takes no part. Operations are complete when their call returns, so the flushes and
-// MPI_Win_sync only order memory.
+// MPI_Win_sync only order memory, and give the core to its other threads: programs poll window
+// memory in loops of flushes and syncs, waiting for a rank that may share this core.
 #include <atomic>
 #include <string>
 
@@ -159,6 +160,7 @@ extern "C" int PMPI_Win_flush(int rank, MPI_Win win) {
   if (int rc = check_win(win, "MPI_Win_flush"); rc != MPI_SUCCESS) return rc;
   if (int rc = check_locked(*win, rank, "MPI_Win_flush"); rc != MPI_SUCCESS) return rc;
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  weft::mpi::after_failed_test();
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Win_flush);
@@ -167,6 +169,7 @@ extern "C" int PMPI_Win_flush_local(int rank, MPI_Win win) {
   if (int rc = check_win(win, "MPI_Win_flush_local"); rc != MPI_SUCCESS) return rc;
   if (int rc = check_locked(*win, rank, "MPI_Win_flush_local"); rc != MPI_SUCCESS) return rc;
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  weft::mpi::after_failed_test();
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Win_flush_local);
@@ -175,6 +178,7 @@ extern "C" int PMPI_Win_flush_all(MPI_Win win) {
   if (int rc = check_win(win, "MPI_Win_flush_all"); rc != MPI_SUCCESS) return rc;
   if (int rc = check_any_lock(*win, "MPI_Win_flush_all"); rc != MPI_SUCCESS) return rc;
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  weft::mpi::after_failed_test();
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Win_flush_all);
@@ -183,6 +187,7 @@ extern "C" int PMPI_Win_flush_local_all(MPI_Win win) {
   if (int rc = check_win(win, "MPI_Win_flush_local_all"); rc != MPI_SUCCESS) return rc;
   if (int rc = check_any_lock(*win, "MPI_Win_flush_local_all"); rc != MPI_SUCCESS) return rc;
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  weft::mpi::after_failed_test();
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Win_flush_local_all);
@@ -192,6 +197,7 @@ WEFT_MPI_ALIAS(MPI_Win_flush_local_all);
 extern "C" int PMPI_Win_sync(MPI_Win win) {
   if (int rc = check_win(win, "MPI_Win_sync"); rc != MPI_SUCCESS) return rc;
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  weft::mpi::after_failed_test();
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Win_sync);

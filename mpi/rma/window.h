@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "attr/attribute_set.h"
 #include "mpi.h"
 #include "rma/control.h"
 #include "rma/shared_memory.h"
@@ -103,6 +104,7 @@ struct weft_mpi_win {
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
   std::vector<std::pair<std::string, std::string>> info;  // the hints in effect
+  weft::mpi::AttributeSet attributes;                     // those of the program's keyvals
 
   // Attribute values of the predefined attributes (MPI_Win_get_attr returns their addresses).
   MPI_Aint size_attribute = 0;

@@ -306,6 +306,10 @@ extern "C" int PMPI_Win_free(MPI_Win* win) {
                                  "an epoch is still open on win (a lock, MPI_Win_start or "
                                  "MPI_Win_post not yet closed)");
   }
+  if (const weft::mpi::Outcome o = weft::mpi::delete_attributes<MPI_Win>(w.attributes, *win);
+      !o.ok()) {
+    return weft::mpi::rma::raise(*win, "MPI_Win_free", o.code, o.detail);
+  }
   // Every origin has finished with every target's memory before any rank lets go of it.
   PMPI_Barrier(w.comm);
   w.window_memory.release();

@@ -1,5 +1,5 @@
-// What a window carries besides its memory (MPI-4.1 12.2.6-12.2.7, 9.3.2): its attributes,
-// name, group, error handler and info.
+// What a window carries besides its memory and attributes (MPI-4.1 12.2.6-12.2.7, 9.3.2):
+// its name, group, error handler and info.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -14,41 +14,6 @@
 
 using weft::mpi::rma::check_win;
 using weft::mpi::rma::raise;
-
-extern "C" int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
-  if (int rc = check_win(win, "MPI_Win_get_attr"); rc != MPI_SUCCESS) return rc;
-  if (attribute_val == nullptr || flag == nullptr) {
-    return raise(win, "MPI_Win_get_attr", MPI_ERR_ARG,
-                 "attribute_val or flag is NULL, expected where to store the attribute");
-  }
-  void* value = nullptr;
-  switch (win_keyval) {
-    case MPI_WIN_BASE:
-      value = win->base;
-      break;
-    case MPI_WIN_SIZE:
-      value = &win->size_attribute;
-      break;
-    case MPI_WIN_DISP_UNIT:
-      value = &win->disp_unit_attribute;
-      break;
-    case MPI_WIN_CREATE_FLAVOR:
-      value = &win->flavor_attribute;
-      break;
-    case MPI_WIN_MODEL:
-      value = &win->model_attribute;
-      break;
-    default:
-      return raise(win, "MPI_Win_get_attr", MPI_ERR_KEYVAL,
-                   "win_keyval = " + std::to_string(win_keyval) +
-                       ", expected a window keyval (MPI_WIN_BASE, MPI_WIN_SIZE, "
-                       "MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR or MPI_WIN_MODEL)");
-  }
-  *static_cast<void**>(attribute_val) = value;
-  *flag = 1;
-  return MPI_SUCCESS;
-}
-WEFT_MPI_ALIAS(MPI_Win_get_attr);
 
 extern "C" int PMPI_Win_set_name(MPI_Win win, const char* win_name) {
   if (int rc = check_win(win, "MPI_Win_set_name"); rc != MPI_SUCCESS) return rc;

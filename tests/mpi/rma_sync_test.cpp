@@ -1,0 +1,263 @@
+// Each synchronization mode of one-sided communication with concurrent ranks, on one core (the
+// ranks interleave only when a wait yields) and on several, and accumulates under contention:
+// every update must land exactly once, whatever path (atomic instruction or stripe lock) the
+// datatype takes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <vector>
+
+#include "mpi_test_util.h"
+
+namespace {
+
+using weft::testing::run_ranks;
+
+constexpr int kRanks = 4;
+
+// The number of virtual processors of the job: 1 (one core) or 2.
+class RmaSync : public ::testing::TestWithParam<int> {};
+
+// A window of `n` longs per rank, zeroed, made with MPI_Win_create or MPI_Win_allocate.
+struct Window {
+  Window(int n, bool allocate) {
+    if (allocate) {
+      MPI_Win_allocate(n * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    } else {
+      own.assign(static_cast<std::size_t>(n), 0);
+      base = own.data();
+      MPI_Win_create(base, n * 8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    }
+    std::fill(base, base + n, 0L);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  ~Window() { MPI_Win_free(&win); }
+  std::vector<long> own;
+  long* base = nullptr;
+  MPI_Win win = MPI_WIN_NULL;
+};
+
+TEST_P(RmaSync, FenceRingPutGetAccumulate) {
+  EXPECT_EQ(run_ranks(kRanks, GetParam(),
+                      [](int rank) {
+                        for (bool allocate : {false, true}) {
+                          Window w(kRanks + 2, allocate);
+                          const int right = (rank + 1) % kRanks;
+                          const int left = (rank + kRanks - 1) % kRanks;
+                          for (int round = 1; round <= 5; ++round) {
+                            MPI_Win_fence(0, w.win);
+                            long value = round * 100 + rank;
+                            MPI_Put(&value, 1, MPI_LONG, right, rank, 1, MPI_LONG, w.win);
+                            long one = round;
+                            MPI_Accumulate(&one, 1, MPI_LONG, 0, kRanks, 1, MPI_LONG, MPI_SUM,
+                                           w.win);
+                            MPI_Win_fence(0, w.win);
+                            EXPECT_EQ(w.base[left], round * 100 + left);
+                            long got = -1;
+                            MPI_Get(&got, 1, MPI_LONG, right, rank, 1, MPI_LONG, w.win);
+                            MPI_Win_fence(0, w.win);
+                            EXPECT_EQ(got, round * 100 + rank);
+                          }
+                          MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win);
+                          if (rank == 0) {
+                            EXPECT_EQ(w.base[kRanks], 15L * kRanks);
+                          }
+                        }
+                      }),
+            0);
+}
+
+TEST_P(RmaSync, PostStartCompleteWaitWithNeighbours) {
+  EXPECT_EQ(run_ranks(kRanks, GetParam(),
+                      [](int rank) {
+                        Window w(4, false);
+                        const int right = (rank + 1) % kRanks;
+                        const int left = (rank + kRanks - 1) % kRanks;
+                        MPI_Group world, neighbours;
+                        MPI_Win_get_group(w.win, &world);
+                        const int both[2] = {left, right};
+                        MPI_Group_incl(world, 2, both, &neighbours);
+                        for (int round = 1; round <= 20; ++round) {
+                          MPI_Win_post(neighbours, 0, w.win);
+                          MPI_Win_start(neighbours, 0, w.win);
+                          long value = round * 10 + rank;
+                          MPI_Put(&value, 1, MPI_LONG, right, 0, 1, MPI_LONG, w.win);
+                          MPI_Put(&value, 1, MPI_LONG, left, 1, 1, MPI_LONG, w.win);
+                          MPI_Win_complete(w.win);
+                          if (round % 2 == 0) {
+                            int flag = 0;
+                            while (!flag) MPI_Win_test(w.win, &flag);
+                          } else {
+                            MPI_Win_wait(w.win);
+                          }
+                          EXPECT_EQ(w.base[0], round * 10 + left);
+                          EXPECT_EQ(w.base[1], round * 10 + right);
+                        }
+                        MPI_Group_free(&neighbours);
+                        MPI_Group_free(&world);
+                      }),
+            0);
+}
+
+// A read-modify-write under an exclusive lock is never interleaved with another rank's.
+TEST_P(RmaSync, ExclusiveLockSerializesReadModifyWrite) {
+  EXPECT_EQ(run_ranks(kRanks, GetParam(),
+                      [](int rank) {
+                        Window w(1, false);
+                        constexpr int kRounds = 200;
+                        for (int i = 0; i < kRounds; ++i) {
+                          MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w.win);
+                          long x = 0;
+                          MPI_Get(&x, 1, MPI_LONG, 0, 0, 1, MPI_LONG, w.win);
+                          MPI_Win_flush(0, w.win);
+                          ++x;
+                          MPI_Put(&x, 1, MPI_LONG, 0, 0, 1, MPI_LONG, w.win);
+                          MPI_Win_unlock(0, w.win);
+                        }
+                        MPI_Barrier(MPI_COMM_WORLD);
+                        if (rank == 0) {
+                          MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w.win);
+                          EXPECT_EQ(w.base[0], static_cast<long>(kRounds) * kRanks);
+                          MPI_Win_unlock(0, w.win);
+                        }
+                        MPI_Barrier(MPI_COMM_WORLD);
+                      }),
+            0);
+}
+
+TEST_P(RmaSync, LockAllFlushAndRequests) {
+  EXPECT_EQ(run_ranks(kRanks, GetParam(),
+                      [](int rank) {
+                        Window w(kRanks, false);
+                        MPI_Win_lock_all(0, w.win);
+                        std::vector<MPI_Request> requests;
+                        for (int t = 0; t < kRanks; ++t) {
+                          long value = rank * 1000 + t;
+                          MPI_Request r = MPI_REQUEST_NULL;
+                          EXPECT_EQ(MPI_Rput(&value, 1, MPI_LONG, t, rank, 1, MPI_LONG, w.win, &r),
+                                    MPI_SUCCESS);
+                          requests.push_back(r);
+                        }
+                        MPI_Waitall(kRanks, requests.data(), MPI_STATUSES_IGNORE);
+                        MPI_Win_flush_all(w.win);
+                        MPI_Win_flush_local_all(w.win);
+                        MPI_Win_unlock_all(w.win);
+                        MPI_Barrier(MPI_COMM_WORLD);
+                        MPI_Win_lock_all(MPI_MODE_NOCHECK, w.win);
+                        for (int t = 0; t < kRanks; ++t) {
+                          long got = -1;
+                          MPI_Request r = MPI_REQUEST_NULL;
+                          MPI_Rget(&got, 1, MPI_LONG, t, (rank + 1) % kRanks, 1, MPI_LONG, w.win,
+                                   &r);
+                          MPI_Wait(&r, MPI_STATUS_IGNORE);
+                          EXPECT_EQ(got, ((rank + 1) % kRanks) * 1000 + t);
+                          MPI_Win_flush_local(t, w.win);
+                        }
+                        MPI_Win_unlock_all(w.win);
+                        MPI_Win_sync(w.win);
+                        MPI_Barrier(MPI_COMM_WORLD);
+                      }),
+            0);
+}
+
+// Every rank adds to the same elements at once, with the operations and types that take the
+// atomic path and those that take the stripe locks.
+TEST_P(RmaSync, AccumulatesAreAtomicUnderContention) {
+  EXPECT_EQ(run_ranks(kRanks, GetParam(),
+                      [](int rank) {
+                        constexpr int kRounds = 300;
+                        for (bool allocate : {false, true}) {
+                          // [0] long, [1] double (bytes), [2..3] long double, [4..5] a MPI_LONG_INT
+                          // pair (MAXLOC), [6] a ticket counter, [7] a CAS word.
+                          Window w(8, allocate);
+                          MPI_Win_lock_all(0, w.win);
+                          long tickets_seen = 0;
+                          for (int i = 0; i < kRounds; ++i) {
+                            long one = 1;
+                            MPI_Accumulate(&one, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_SUM, w.win);
+                            double half = 0.5;
+                            MPI_Accumulate(&half, 1, MPI_DOUBLE, 0, 1, 1, MPI_DOUBLE, MPI_SUM,
+                                           w.win);
+                            long double quarter = 0.25L;
+                            MPI_Accumulate(&quarter, 1, MPI_LONG_DOUBLE, 0, 2, 1, MPI_LONG_DOUBLE,
+                                           MPI_SUM, w.win);
+                            struct {
+                              long value;
+                              int index;
+                            } pair{static_cast<long>(i) * kRanks + rank, rank}, unused;
+                            MPI_Get_accumulate(&pair, 1, MPI_LONG_INT, &unused, 1, MPI_LONG_INT, 0,
+                                               4, 1, MPI_LONG_INT, MPI_MAXLOC, w.win);
+                            long ticket = -1;
+                            MPI_Fetch_and_op(&one, &ticket, MPI_LONG, 0, 6, MPI_SUM, w.win);
+                            tickets_seen += ticket;
+                          }
+                          MPI_Win_flush_all(w.win);
+                          MPI_Win_unlock_all(w.win);
+                          // The tickets are 0..n-1, each drawn once.
+                          long tickets_total = 0;
+                          MPI_Reduce(&tickets_seen, &tickets_total, 1, MPI_LONG, MPI_SUM, 0,
+                                     MPI_COMM_WORLD);
+                          MPI_Barrier(MPI_COMM_WORLD);
+                          if (rank == 0) {
+                            const long n = static_cast<long>(kRounds) * kRanks;
+                            EXPECT_EQ(w.base[0], n);
+                            double sum = 0;
+                            std::memcpy(&sum, &w.base[1], sizeof sum);
+                            EXPECT_EQ(sum, 0.5 * n);
+                            long double wide = 0;
+                            std::memcpy(&wide, &w.base[2], sizeof wide);
+                            EXPECT_EQ(wide, 0.25L * n);
+                            EXPECT_EQ(w.base[4], n - 1);
+                            EXPECT_EQ(w.base[6], n);
+                            EXPECT_EQ(tickets_total, n * (n - 1) / 2);
+                          }
+                          // One winner of a compare-and-swap race.
+                          MPI_Barrier(MPI_COMM_WORLD);
+                          if (rank == 0) w.base[7] = -1;
+                          MPI_Barrier(MPI_COMM_WORLD);
+                          MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w.win);
+                          long me = rank, expected = -1, old = 0;
+                          MPI_Compare_and_swap(&me, &expected, &old, MPI_LONG, 0, 7, w.win);
+                          MPI_Win_unlock(0, w.win);
+                          int won = old == -1 ? 1 : 0, winners = 0;
+                          MPI_Allreduce(&won, &winners, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+                          EXPECT_EQ(winners, 1);
+                        }
+                      }),
+            0);
+}
+
+// Non-contiguous datatypes on both sides.
+TEST_P(RmaSync, DerivedDatatypes) {
+  EXPECT_EQ(run_ranks(2, GetParam(),
+                      [](int rank) {
+                        Window w(16, false);
+                        MPI_Datatype every_other;
+                        MPI_Type_vector(4, 1, 2, MPI_LONG, &every_other);
+                        MPI_Type_commit(&every_other);
+                        const long source[4] = {1, 2, 3, 4};
+                        const int other = 1 - rank;
+                        MPI_Win_fence(0, w.win);
+                        MPI_Put(source, 4, MPI_LONG, other, 1, 1, every_other, w.win);
+                        MPI_Accumulate(source, 4, MPI_LONG, other, 9, 1, every_other, MPI_SUM,
+                                       w.win);
+                        MPI_Win_fence(0, w.win);
+                        for (int i = 0; i < 4; ++i) {
+                          EXPECT_EQ(w.base[1 + 2 * i], i + 1);
+                          EXPECT_EQ(w.base[2 + 2 * i], 0);
+                          EXPECT_EQ(w.base[9 + 2 * i], i + 1);
+                        }
+                        long back[4] = {};
+                        MPI_Get(back, 4, MPI_LONG, other, 1, 1, every_other, w.win);
+                        MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win);
+                        for (int i = 0; i < 4; ++i) EXPECT_EQ(back[i], i + 1);
+                        MPI_Type_free(&every_other);
+                      }),
+            0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cores, RmaSync, ::testing::Values(1, 2));
+
+}  // namespace
