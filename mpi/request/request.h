@@ -31,7 +31,8 @@ class Instance;
 }
 
 // `collective`: a nonblocking or persistent collective (mpi/coll/nbc.h).
-enum class RequestKind : std::uint8_t { send, recv, collective };
+// `generalized`: MPI_Grequest_start's (mpi/request/generalized.h).
+enum class RequestKind : std::uint8_t { send, recv, collective, generalized };
 // Send modes. `buffered` is the internal send of a message that MPI_Bsend copied into the
 // attached buffer; the user's own Bsend request completes at once.
 enum class SendMode : std::uint8_t { standard, sync, ready, buffered };
@@ -75,6 +76,13 @@ struct alignas(64) weft_mpi_request {
   std::function<void(weft_mpi_request&)> restart;
   // A collective between processes (no instance): the call's name, for its failure's message.
   std::string_view spanning_call;
+  // RequestKind::generalized: the program's callbacks.
+  struct Generalized {
+    MPI_Grequest_query_function* query = nullptr;
+    MPI_Grequest_free_function* free = nullptr;
+    MPI_Grequest_cancel_function* cancel = nullptr;
+    void* extra_state = nullptr;
+  } generalized;
 
   bool matches(const weft::mpi::Envelope& envelope) const {
     return weft::mpi::Pattern{context, peer, tag}.matches(envelope);
