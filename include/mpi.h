@@ -748,6 +748,29 @@ int MPI_Add_error_string(int errorcode, const char* string);
 int MPI_Remove_error_class(int errorclass);
 int MPI_Remove_error_code(int errorcode);
 int MPI_Remove_error_string(int errorcode);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr);
+int MPI_Free_mem(void* base);
+int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag);
+int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info);
+/* MPI-4.0: an error ends the processes of the communicator's group; weft ends the job. */
+extern struct weft_mpi_errhandler weft_mpi_errors_abort;
+#define MPI_ERRORS_ABORT (&weft_mpi_errors_abort)
+typedef int(MPI_Grequest_query_function)(void* extra_state, MPI_Status* status);
+typedef int(MPI_Grequest_free_function)(void* extra_state);
+typedef int(MPI_Grequest_cancel_function)(void* extra_state, int complete);
+int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                       MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                       MPI_Request* request);
+int MPI_Grequest_complete(MPI_Request request);
+int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count);
+int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count);
+int MPI_Status_set_cancelled(MPI_Status* status, int flag);
+int MPI_Status_set_source(MPI_Status* status, int source);
+int MPI_Status_set_tag(MPI_Status* status, int tag);
+int MPI_Status_set_error(MPI_Status* status, int error);
+int MPI_Status_get_source(const MPI_Status* status, int* source);
+int MPI_Status_get_tag(const MPI_Status* status, int* tag);
+int MPI_Status_get_error(const MPI_Status* status, int* error);
 
 /* The tools interface (MPI-4.1 15). */
 
@@ -1558,6 +1581,23 @@ int PMPI_Add_error_string(int errorcode, const char* string);
 int PMPI_Remove_error_class(int errorclass);
 int PMPI_Remove_error_code(int errorcode);
 int PMPI_Remove_error_string(int errorcode);
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr);
+int PMPI_Free_mem(void* base);
+int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag);
+int PMPI_Info_create_env(int argc, char* argv[], MPI_Info* info);
+int PMPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
+                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
+                        MPI_Request* request);
+int PMPI_Grequest_complete(MPI_Request request);
+int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count);
+int PMPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count);
+int PMPI_Status_set_cancelled(MPI_Status* status, int flag);
+int PMPI_Status_set_source(MPI_Status* status, int source);
+int PMPI_Status_set_tag(MPI_Status* status, int tag);
+int PMPI_Status_set_error(MPI_Status* status, int error);
+int PMPI_Status_get_source(const MPI_Status* status, int* source);
+int PMPI_Status_get_tag(const MPI_Status* status, int* tag);
+int PMPI_Status_get_error(const MPI_Status* status, int* error);
 int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                     MPI_Win* win);
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,

@@ -13,6 +13,7 @@
 
 weft_mpi_errhandler weft_mpi_errors_are_fatal;
 weft_mpi_errhandler weft_mpi_errors_return;
+weft_mpi_errhandler weft_mpi_errors_abort;
 
 using weft::mpi::check_comm;
 using weft::mpi::check_initialized;
@@ -21,7 +22,8 @@ using weft::mpi::raise;
 namespace {
 
 bool predefined(MPI_Errhandler handler) {
-  return handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_RETURN;
+  return handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_RETURN ||
+         handler == MPI_ERRORS_ABORT;
 }
 
 // The MPI-3.1 error classes weft raises or reports (MPI_Error_class maps each to itself).

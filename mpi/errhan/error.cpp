@@ -171,7 +171,12 @@ int raise(MPI_Comm comm, std::string_view function, int error_class, std::string
   MPI_Comm target = handler_comm(comm);
   const MPI_Errhandler handler = target->local_of_caller().errhandler;
   if (handler == MPI_ERRORS_RETURN) return error_class;
-  if (handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRHANDLER_NULL) end_job(message);
+  // MPI_ERRORS_ABORT ends the processes of the communicator's group only; those of a weft job
+  // share their fate (one process's end ends the job), so it ends the job as MPI_Abort does.
+  if (handler == MPI_ERRORS_ARE_FATAL || handler == MPI_ERRORS_ABORT ||
+      handler == MPI_ERRHANDLER_NULL) {
+    end_job(message);
+  }
   int code = error_class;
   handler->function(&target, &code);
   return error_class;

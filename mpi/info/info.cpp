@@ -214,3 +214,42 @@ extern "C" int PMPI_Info_free(MPI_Info* info) {
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Info_free);
+
+// MPI-4.0: *buflen is the buffer's size on input (the value may be NULL when it is 0) and the
+// value's size with its terminating null on output; the value is cut to fit, always terminated.
+extern "C" int PMPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value,
+                                    int* flag) {
+  constexpr std::string_view kFunction = "MPI_Info_get_string";
+  if (int rc = check_info(kFunction, info, false); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_key(kFunction, key); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_out(kFunction, "buflen", buflen); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_out(kFunction, "flag", flag); rc != MPI_SUCCESS) return rc;
+  if (*buflen < 0) {
+    return fail(kFunction, MPI_ERR_ARG, "*buflen = " + std::to_string(*buflen) + ", expected >= 0");
+  }
+  if (*buflen > 0) {
+    if (int rc = check_out(kFunction, "value", value); rc != MPI_SUCCESS) return rc;
+  }
+  Entries scratch;
+  const Entries& entries = entries_of(info, scratch);
+  const auto it = find(entries, key);
+  *flag = it != entries.end();
+  if (!*flag) return MPI_SUCCESS;
+  if (*buflen > 0) {
+    const std::size_t n = std::min(it->second.size(), static_cast<std::size_t>(*buflen - 1));
+    std::memcpy(value, it->second.data(), n);
+    value[n] = '\0';
+  }
+  *buflen = static_cast<int>(it->second.size()) + 1;
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Info_get_string);
+
+// MPI-4.0: a new info holding what MPI_INFO_ENV would say now; callable before MPI_Init.
+// argc and argv may be NULL; weft takes the command from the running program either way.
+extern "C" int PMPI_Info_create_env(int, char*[], MPI_Info* info) {
+  if (int rc = check_out("MPI_Info_create_env", "info", info); rc != MPI_SUCCESS) return rc;
+  *info = new weft_mpi_info{environment()};
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Info_create_env);

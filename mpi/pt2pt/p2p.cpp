@@ -4,6 +4,7 @@
 
 #include "errhan/error.h"
 #include "init/world.h"
+#include "request/generalized.h"
 #include "transport/transport.h"
 
 namespace weft::mpi {
@@ -155,6 +156,7 @@ void complete_proc_null(Request& request) {
 
 int collect(MPI_Request* handle, MPI_Status* status) {
   Request* request = *handle;
+  if (request->kind == RequestKind::generalized) collect_generalized(*request);
   const int error = request->status.MPI_ERROR;
   if (status != MPI_STATUS_IGNORE) *status = request->status;
   if (request->persistent) {

@@ -31,7 +31,8 @@ class Instance;
 }
 
 // `collective`: a nonblocking or persistent collective (mpi/coll/nbc.h).
-enum class RequestKind : std::uint8_t { send, recv, collective };
+// `generalized`: MPI_Grequest_start's (mpi/request/generalized.h).
+enum class RequestKind : std::uint8_t { send, recv, collective, generalized };
 // Send modes. `buffered` is the internal send of a message that MPI_Bsend copied into the
 // attached buffer; the user's own Bsend request completes at once.
 enum class SendMode : std::uint8_t { standard, sync, ready, buffered };
@@ -78,6 +79,13 @@ struct alignas(64) weft_mpi_request {
   // What the operation reads while it runs and its caller made for it: the narrowed count arrays
   // of a large-count form (mpi/api/large_count.h). Released when the request is disposed of.
   std::shared_ptr<void> keep_alive;
+  // RequestKind::generalized: the program's callbacks.
+  struct Generalized {
+    MPI_Grequest_query_function* query = nullptr;
+    MPI_Grequest_free_function* free = nullptr;
+    MPI_Grequest_cancel_function* cancel = nullptr;
+    void* extra_state = nullptr;
+  } generalized;
 
   bool matches(const weft::mpi::Envelope& envelope) const {
     return weft::mpi::Pattern{context, peer, tag}.matches(envelope);

@@ -2,6 +2,7 @@
 #include "errhan/error.h"
 #include "init/world.h"
 #include "pt2pt/p2p.h"
+#include "request/generalized.h"
 #include "util/profiling.h"
 #include "weft/this_thread.h"
 
@@ -34,7 +35,13 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
   }
   *request = MPI_REQUEST_NULL;
   r->collective.reset();
-  if (weft::mpi::inactive(r) || !r->completion.mark_freed()) weft::mpi::dispose(r);
+  if (weft::mpi::inactive(r) || !r->completion.mark_freed()) {
+    // A generalized request complete already: its free_fn runs now (generalized.cpp).
+    if (r->kind == weft::mpi::RequestKind::generalized) {
+      r->generalized.free(r->generalized.extra_state);
+    }
+    weft::mpi::dispose(r);
+  }
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Request_free);
@@ -55,6 +62,9 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
     weft::mpi::after_failed_test();
     return MPI_SUCCESS;
   }
+  if (request->kind == weft::mpi::RequestKind::generalized) {
+    weft::mpi::query_generalized(*request);
+  }
   if (status != MPI_STATUS_IGNORE) *status = request->status;
   return MPI_SUCCESS;
 }
@@ -68,6 +78,14 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
   if (r->persistent && !r->active) {
     return weft::mpi::raise(r->comm, "MPI_Cancel", MPI_ERR_REQUEST,
                             "the persistent request is not started, expected an active one");
+  }
+  if (r->kind == weft::mpi::RequestKind::generalized) {
+    // The program decides; a request cancelled in time reports it through its query_fn.
+    const int rc = r->generalized.cancel(r->generalized.extra_state, r->completion.done());
+    if (rc == MPI_SUCCESS) return MPI_SUCCESS;
+    return weft::mpi::raise(MPI_COMM_WORLD, "MPI_Cancel", rc,
+                            "the cancel_fn of the generalized request returned " +
+                                std::to_string(rc) + ", expected MPI_SUCCESS");
   }
   if (r->kind == weft::mpi::RequestKind::collective) {
     return weft::mpi::raise(r->comm, "MPI_Cancel", MPI_ERR_REQUEST,

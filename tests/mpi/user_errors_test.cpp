@@ -136,4 +136,25 @@ TEST(UserErrors, RanksAddTheirOwn) {
             0);
 }
 
+class ErrorsAbortDeath : public ::testing::Test {
+ protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+// MPI-4.0's MPI_ERRORS_ABORT: the error ends the job with its message, like MPI_Abort; it is
+// predefined, so MPI_Errhandler_free refuses it.
+TEST_F(ErrorsAbortDeath, ErrorsAbortEndsTheJob) {
+  EXPECT_EXIT(weft::testing::exit_with(
+                  run_ranks(2, 1,
+                            [](int rank) {
+                              MPI_Errhandler handler = MPI_ERRORS_ABORT;
+                              MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+                              if (MPI_Errhandler_free(&handler) != MPI_ERR_ARG) return;
+                              MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ABORT);
+                              int v = 0;
+                              if (rank == 1) MPI_Send(&v, 1, MPI_INT, 5, 0, MPI_COMM_WORLD);
+                            })),
+              ::testing::ExitedWithCode(1), "MPI_Send \\(rank 1\\): MPI_ERR_RANK: dest = 5");
+}
+
 }  // namespace
