@@ -326,6 +326,26 @@ int split(MPI_Comm comm, std::string_view function, Part& part, MPI_Comm* newcom
   return finish(newcomm, result, rc);
 }
 
+// MPI_Comm_create on an intercommunicator: `group`, a subset of the caller's group, keeps its
+// members, in group order; the new intercommunicator joins the kept members of both groups.
+int create_inter(MPI_Comm comm, std::string_view function, const Part& part, MPI_Comm* newcomm) {
+  if (part.error_class != MPI_SUCCESS) return raise_problem(comm, function, part);
+  const MPI_Group group = part.group;
+  int key = -1;
+  for (int i = 0; i < group->size(); ++i) {
+    const int w = group->members[i];
+    if (comm->rank_of(w) < 0) {
+      *newcomm = MPI_COMM_NULL;
+      return weft::mpi::raise(comm, function, MPI_ERR_GROUP,
+                              "group rank " + std::to_string(i) + " is world rank " +
+                                  std::to_string(w) +
+                                  ", which is not in comm's local group, expected a subset of it");
+    }
+    if (w == weft::mpi::caller_world_rank()) key = i;
+  }
+  return weft::mpi::inter::split(comm, key < 0 ? MPI_UNDEFINED : 0, key, function, newcomm);
+}
+
 }  // namespace
 
 extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
@@ -364,6 +384,11 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
     complain(part, MPI_ERR_ARG,
              "color = " + std::to_string(color) + ", expected >= 0 or MPI_UNDEFINED");
   }
+  if (comm->is_inter()) {
+    check_newcomm(part, newcomm);
+    if (part.error_class != MPI_SUCCESS) return raise_problem(comm, kFunction, part);
+    return weft::mpi::inter::split(comm, color, key, kFunction, newcomm);
+  }
   return split(comm, kFunction, part, newcomm);
 }
 WEFT_MPI_ALIAS(MPI_Comm_split);
@@ -395,6 +420,7 @@ extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcom
     complain(part, MPI_ERR_GROUP, "group = MPI_GROUP_NULL, expected a group");
   }
   check_newcomm(part, newcomm);
+  if (comm->is_inter()) return create_inter(comm, kFunction, part, newcomm);
   int rc = MPI_SUCCESS;
   const MPI_Comm result = meet(comm, kFunction, part, build_create, rc);
   return finish(newcomm, result, rc);

@@ -52,4 +52,7 @@ inline MPI_Comm local_group(MPI_Comm comm) {
 // MPI_Comm_dup of an intercommunicator, for the caller: the same groups in a new context.
 int dup(MPI_Comm comm, std::string_view function, MPI_Comm* newcomm);
 
+// MPI_Comm_split of an intercommunicator, for the caller (comm/intercomm_split.cpp).
+int split(MPI_Comm comm, int color, int key, std::string_view function, MPI_Comm* newcomm);
+
 }  // namespace weft::mpi::inter
