@@ -25,6 +25,7 @@
 
 #include "attr/attribute.h"
 #include "coll/collective_spanning.h"
+#include "comm/comm_dup.h"
 #include "comm/comm_lifetime.h"
 #include "comm/communicator.h"
 #include "comm/intercomm.h"
@@ -186,10 +187,10 @@ std::uint64_t digest(MPI_Group group) {
 
 // The meeting of one creation call on a parent spanning processes: parts and reservations go
 // to every member, then the members of this process meet with all of them.
-std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builder build) {
+std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builder build,
+                                       std::uint64_t number) {
   const int rank = parent->my_rank();
   const int size = parent->size();
-  const std::uint64_t number = parent->local_of_caller().collectives++;
   const WirePart out{mine.color, mine.key, mine.error_class, weft::mpi::allocate_context(),
                      digest(mine.group)};
   std::vector<WirePart> wire(static_cast<std::size_t>(size));
@@ -247,23 +248,18 @@ std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builde
   return std::static_pointer_cast<Outcome>(meeting->shared);
 }
 
-// The meeting of one creation call. Returns the caller's new communicator (MPI_COMM_NULL when it
-// has none), or raises the call's error on `parent` and returns its class in `rc`.
-MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Builder build,
-              int& rc) {
-  if (parent->is_inter()) {
-    rc = weft::mpi::raise(parent, function, MPI_ERR_COMM,
-                          "comm is an intercommunicator, expected an intracommunicator");
-    return MPI_COMM_NULL;
-  }
+// The meeting of one creation call, the caller's collective call `number` on `parent`. Returns
+// the caller's new communicator (MPI_COMM_NULL when it has none), or raises the call's error on
+// `parent` and returns its class in `rc`.
+MPI_Comm meet_as(MPI_Comm parent, std::string_view function, const Part& mine, Builder build,
+                 int& rc, std::uint64_t number) {
   const int rank = parent->my_rank();
   const int size = parent->size();
   std::shared_ptr<Outcome> kept;
   if (parent->spans_processes) {
-    kept = meet_spanning(parent, mine, build);
+    kept = meet_spanning(parent, mine, build, number);
   } else {
-    const std::shared_ptr<Meeting> meeting =
-        parent->meetings.join(parent->local_of_caller().collectives++, size);
+    const std::shared_ptr<Meeting> meeting = parent->meetings.join(number, size);
     meeting->publish(rank, &mine);
     // The last member to arrive builds for all before any member leaves the phase, so every
     // part it reads is still on its member's stack.
@@ -290,6 +286,17 @@ MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Buil
     mine_comm->local_of_caller().errhandler = parent->local_of_caller().errhandler;
   }
   return mine_comm;
+}
+
+// The same as the caller's next collective call.
+MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Builder build,
+              int& rc) {
+  if (parent->is_inter()) {
+    rc = weft::mpi::raise(parent, function, MPI_ERR_COMM,
+                          "comm is an intercommunicator, expected an intracommunicator");
+    return MPI_COMM_NULL;
+  }
+  return meet_as(parent, function, mine, build, rc, parent->local_of_caller().collectives++);
 }
 
 // The checks made before joining: without a valid parent there is no meeting to join.
@@ -348,29 +355,40 @@ int create_inter(MPI_Comm comm, std::string_view function, const Part& part, MPI
 
 }  // namespace
 
-extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
-  constexpr std::string_view kFunction = "MPI_Comm_dup";
-  if (int rc = check_parent(comm, kFunction); rc != MPI_SUCCESS) return rc;
+namespace weft::mpi {
+
+int duplicate(MPI_Comm comm, std::string_view function, std::uint64_t number, const Hints* hints,
+              MPI_Comm* newcomm) {
   Part part;
   part.key = comm->my_rank();
   check_newcomm(part, newcomm);
   int rc = MPI_SUCCESS;
   MPI_Comm result = MPI_COMM_NULL;
   if (comm->is_inter()) {
-    if (newcomm == nullptr) return raise_problem(comm, kFunction, part);
-    rc = weft::mpi::inter::dup(comm, kFunction, &result);
+    if (newcomm == nullptr) return raise_problem(comm, function, part);
+    rc = inter::dup(comm, function, spanning::tag_of(number, 0), &result);
     if (rc == MPI_SUCCESS) {
       result->local_of_caller().errhandler = comm->local_of_caller().errhandler;
     }
   } else {
-    result = meet(comm, kFunction, part, build_split, rc);
+    result = meet_as(comm, function, part, build_split, rc, number);
   }
-  if (rc != MPI_SUCCESS) return finish(newcomm, MPI_COMM_NULL, rc);
-  if (int copy_rc = weft::mpi::copy_attributes(comm, result, kFunction); copy_rc != MPI_SUCCESS) {
-    weft::mpi::leave(result);
-    return finish(newcomm, MPI_COMM_NULL, copy_rc);
+  if (rc != MPI_SUCCESS) return ::finish(newcomm, MPI_COMM_NULL, rc);
+  if (int copy_rc = copy_attributes(comm, result, function); copy_rc != MPI_SUCCESS) {
+    leave(result);
+    return ::finish(newcomm, MPI_COMM_NULL, copy_rc);
   }
-  return finish(newcomm, result, MPI_SUCCESS);
+  result->local_of_caller().hints = hints != nullptr ? *hints : comm->local_of_caller().hints;
+  return ::finish(newcomm, result, MPI_SUCCESS);
+}
+
+}  // namespace weft::mpi
+
+extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  constexpr std::string_view kFunction = "MPI_Comm_dup";
+  if (int rc = check_parent(comm, kFunction); rc != MPI_SUCCESS) return rc;
+  return weft::mpi::duplicate(comm, kFunction, comm->local_of_caller().collectives++, nullptr,
+                              newcomm);
 }
 WEFT_MPI_ALIAS(MPI_Comm_dup);
 

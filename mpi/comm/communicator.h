@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "coll/meeting.h"
@@ -24,6 +25,8 @@ struct weft_mpi_comm {
     std::map<int, void*> attributes;  // keyval -> value
     std::uint64_t collectives = 0;    // collective calls made so far: the next meeting's number
     bool freed = false;               // MPI_Comm_free called by this member
+    // The info hints in effect for this member (comm/comm_dup.h), in the order set.
+    std::vector<std::pair<std::string, std::string>> hints;
   };
 
   weft_mpi_comm() = default;
