@@ -600,6 +600,8 @@ int MPI_Info_free(MPI_Info* info);
 /* Topologies and neighborhood collectives (MPI-4.1 8). */
 
 /* Intercommunicators and the further ways to make communicators (MPI-4.1 7). */
+#define MPI_COMM_TYPE_HW_GUIDED 2
+#define MPI_COMM_TYPE_HW_UNGUIDED 3
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                          int remote_leader, int tag, MPI_Comm* newintercomm);
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm);

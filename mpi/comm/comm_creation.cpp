@@ -28,6 +28,7 @@
 #include "comm/comm_dup.h"
 #include "comm/comm_lifetime.h"
 #include "comm/communicator.h"
+#include "comm/hardware_split.h"
 #include "comm/intercomm.h"
 #include "errhan/error.h"
 #include "group/group.h"
@@ -412,18 +413,27 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
 WEFT_MPI_ALIAS(MPI_Comm_split);
 
 // Every rank of a process shares its memory, so MPI_COMM_TYPE_SHARED keeps all the members
-// together; info hints change nothing.
-extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info,
+// together; the hardware types split by NUMA node or core (comm/hardware_split.h).
+extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                                     MPI_Comm* newcomm) {
   constexpr std::string_view kFunction = "MPI_Comm_split_type";
   if (int rc = check_parent(comm, kFunction); rc != MPI_SUCCESS) return rc;
   Part part;
   part.color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
   part.key = key;
-  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
+  if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+    std::string problem;
+    if (comm->is_inter()) {
+      complain(part, MPI_ERR_COMM, "comm is an intercommunicator, expected an intracommunicator");
+    } else if (int rc = weft::mpi::hardware_color(comm, split_type, info, &part.color, &problem);
+               rc != MPI_SUCCESS) {
+      complain(part, rc, problem);
+    }
+  } else if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
     complain(part, MPI_ERR_ARG,
              "split_type = " + std::to_string(split_type) +
-                 ", expected MPI_COMM_TYPE_SHARED or MPI_UNDEFINED");
+                 ", expected MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
+                 "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED");
   }
   return split(comm, kFunction, part, newcomm);
 }
