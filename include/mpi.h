@@ -685,12 +685,20 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[],
                                 MPI_Request* request);
 
 /* Intercommunicators and the further ways to make communicators (MPI-4.1 7). */
+#define MPI_COMM_TYPE_HW_GUIDED 2
+#define MPI_COMM_TYPE_HW_UNGUIDED 3
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                          int remote_leader, int tag, MPI_Comm* newintercomm);
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm);
 int MPI_Comm_remote_size(MPI_Comm comm, int* size);
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group);
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm);
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request);
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
+                            MPI_Request* request);
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used);
 
 /* Datatypes: subarray, darray, external32 and the rest of MPI-4.1 5. */
 
@@ -1562,6 +1570,11 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm);
 int PMPI_Comm_remote_size(MPI_Comm comm, int* size);
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group);
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm);
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request);
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request);
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used);
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
                             MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
                             void* extra_state);

@@ -25,8 +25,10 @@
 
 #include "attr/attribute.h"
 #include "coll/collective_spanning.h"
+#include "comm/comm_dup.h"
 #include "comm/comm_lifetime.h"
 #include "comm/communicator.h"
+#include "comm/hardware_split.h"
 #include "comm/intercomm.h"
 #include "errhan/error.h"
 #include "group/group.h"
@@ -186,10 +188,10 @@ std::uint64_t digest(MPI_Group group) {
 
 // The meeting of one creation call on a parent spanning processes: parts and reservations go
 // to every member, then the members of this process meet with all of them.
-std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builder build) {
+std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builder build,
+                                       std::uint64_t number) {
   const int rank = parent->my_rank();
   const int size = parent->size();
-  const std::uint64_t number = parent->local_of_caller().collectives++;
   const WirePart out{mine.color, mine.key, mine.error_class, weft::mpi::allocate_context(),
                      digest(mine.group)};
   std::vector<WirePart> wire(static_cast<std::size_t>(size));
@@ -247,23 +249,18 @@ std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builde
   return std::static_pointer_cast<Outcome>(meeting->shared);
 }
 
-// The meeting of one creation call. Returns the caller's new communicator (MPI_COMM_NULL when it
-// has none), or raises the call's error on `parent` and returns its class in `rc`.
-MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Builder build,
-              int& rc) {
-  if (parent->is_inter()) {
-    rc = weft::mpi::raise(parent, function, MPI_ERR_COMM,
-                          "comm is an intercommunicator, expected an intracommunicator");
-    return MPI_COMM_NULL;
-  }
+// The meeting of one creation call, the caller's collective call `number` on `parent`. Returns
+// the caller's new communicator (MPI_COMM_NULL when it has none), or raises the call's error on
+// `parent` and returns its class in `rc`.
+MPI_Comm meet_as(MPI_Comm parent, std::string_view function, const Part& mine, Builder build,
+                 int& rc, std::uint64_t number) {
   const int rank = parent->my_rank();
   const int size = parent->size();
   std::shared_ptr<Outcome> kept;
   if (parent->spans_processes) {
-    kept = meet_spanning(parent, mine, build);
+    kept = meet_spanning(parent, mine, build, number);
   } else {
-    const std::shared_ptr<Meeting> meeting =
-        parent->meetings.join(parent->local_of_caller().collectives++, size);
+    const std::shared_ptr<Meeting> meeting = parent->meetings.join(number, size);
     meeting->publish(rank, &mine);
     // The last member to arrive builds for all before any member leaves the phase, so every
     // part it reads is still on its member's stack.
@@ -290,6 +287,17 @@ MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Buil
     mine_comm->local_of_caller().errhandler = parent->local_of_caller().errhandler;
   }
   return mine_comm;
+}
+
+// The same as the caller's next collective call.
+MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Builder build,
+              int& rc) {
+  if (parent->is_inter()) {
+    rc = weft::mpi::raise(parent, function, MPI_ERR_COMM,
+                          "comm is an intercommunicator, expected an intracommunicator");
+    return MPI_COMM_NULL;
+  }
+  return meet_as(parent, function, mine, build, rc, parent->local_of_caller().collectives++);
 }
 
 // The checks made before joining: without a valid parent there is no meeting to join.
@@ -326,33 +334,64 @@ int split(MPI_Comm comm, std::string_view function, Part& part, MPI_Comm* newcom
   return finish(newcomm, result, rc);
 }
 
+// MPI_Comm_create on an intercommunicator: `group`, a subset of the caller's group, keeps its
+// members, in group order; the new intercommunicator joins the kept members of both groups.
+int create_inter(MPI_Comm comm, std::string_view function, const Part& part, MPI_Comm* newcomm) {
+  if (part.error_class != MPI_SUCCESS) return raise_problem(comm, function, part);
+  const MPI_Group group = part.group;
+  int key = -1;
+  for (int i = 0; i < group->size(); ++i) {
+    const int w = group->members[i];
+    if (comm->rank_of(w) < 0) {
+      *newcomm = MPI_COMM_NULL;
+      return weft::mpi::raise(comm, function, MPI_ERR_GROUP,
+                              "group rank " + std::to_string(i) + " is world rank " +
+                                  std::to_string(w) +
+                                  ", which is not in comm's local group, expected a subset of it");
+    }
+    if (w == weft::mpi::caller_world_rank()) key = i;
+  }
+  return weft::mpi::inter::split(comm, key < 0 ? MPI_UNDEFINED : 0, key, function, newcomm);
+}
+
 }  // namespace
 
-extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
-  constexpr std::string_view kFunction = "MPI_Comm_dup";
-  if (int rc = check_parent(comm, kFunction); rc != MPI_SUCCESS) return rc;
+namespace weft::mpi {
+
+int duplicate(MPI_Comm comm, std::string_view function, std::uint64_t number, const Hints* hints,
+              MPI_Comm* newcomm) {
   Part part;
   part.key = comm->my_rank();
   check_newcomm(part, newcomm);
   int rc = MPI_SUCCESS;
   MPI_Comm result = MPI_COMM_NULL;
   if (comm->is_inter()) {
-    if (newcomm == nullptr) return raise_problem(comm, kFunction, part);
-    rc = weft::mpi::inter::dup(comm, kFunction, &result);
+    if (newcomm == nullptr) return raise_problem(comm, function, part);
+    rc = inter::dup(comm, function, spanning::tag_of(number, 0), &result);
     if (rc == MPI_SUCCESS) {
       result->local_of_caller().errhandler = comm->local_of_caller().errhandler;
     }
   } else {
-    result = meet(comm, kFunction, part, build_split, rc);
+    result = meet_as(comm, function, part, build_split, rc, number);
   }
-  if (rc != MPI_SUCCESS) return finish(newcomm, MPI_COMM_NULL, rc);
-  if (int copy_rc = weft::mpi::copy_attributes(comm, result, kFunction); copy_rc != MPI_SUCCESS) {
-    weft::mpi::leave(result);
-    return finish(newcomm, MPI_COMM_NULL, copy_rc);
+  if (rc != MPI_SUCCESS) return ::finish(newcomm, MPI_COMM_NULL, rc);
+  if (int copy_rc = copy_attributes(comm, result, function); copy_rc != MPI_SUCCESS) {
+    leave(result);
+    return ::finish(newcomm, MPI_COMM_NULL, copy_rc);
   }
-  // MPI-4.1 7.4.2: the duplicate has the same topology.
+  result->local_of_caller().hints = hints != nullptr ? *hints : comm->local_of_caller().hints;
+  // MPI-4.1 7.4.2: the duplicate has the same topology (dup, idup and their info forms alike).
   result->local_of_caller().topology = comm->local_of_caller().topology;
-  return finish(newcomm, result, MPI_SUCCESS);
+  return ::finish(newcomm, result, MPI_SUCCESS);
+}
+
+}  // namespace weft::mpi
+
+extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  constexpr std::string_view kFunction = "MPI_Comm_dup";
+  if (int rc = check_parent(comm, kFunction); rc != MPI_SUCCESS) return rc;
+  return weft::mpi::duplicate(comm, kFunction, comm->local_of_caller().collectives++, nullptr,
+                              newcomm);
 }
 WEFT_MPI_ALIAS(MPI_Comm_dup);
 
@@ -366,23 +405,37 @@ extern "C" int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newc
     complain(part, MPI_ERR_ARG,
              "color = " + std::to_string(color) + ", expected >= 0 or MPI_UNDEFINED");
   }
+  if (comm->is_inter()) {
+    check_newcomm(part, newcomm);
+    if (part.error_class != MPI_SUCCESS) return raise_problem(comm, kFunction, part);
+    return weft::mpi::inter::split(comm, color, key, kFunction, newcomm);
+  }
   return split(comm, kFunction, part, newcomm);
 }
 WEFT_MPI_ALIAS(MPI_Comm_split);
 
 // Every rank of a process shares its memory, so MPI_COMM_TYPE_SHARED keeps all the members
-// together; info hints change nothing.
-extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info,
+// together; the hardware types split by NUMA node or core (comm/hardware_split.h).
+extern "C" int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                                     MPI_Comm* newcomm) {
   constexpr std::string_view kFunction = "MPI_Comm_split_type";
   if (int rc = check_parent(comm, kFunction); rc != MPI_SUCCESS) return rc;
   Part part;
   part.color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : 0;
   part.key = key;
-  if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
+  if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+    std::string problem;
+    if (comm->is_inter()) {
+      complain(part, MPI_ERR_COMM, "comm is an intercommunicator, expected an intracommunicator");
+    } else if (int rc = weft::mpi::hardware_color(comm, split_type, info, &part.color, &problem);
+               rc != MPI_SUCCESS) {
+      complain(part, rc, problem);
+    }
+  } else if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED) {
     complain(part, MPI_ERR_ARG,
              "split_type = " + std::to_string(split_type) +
-                 ", expected MPI_COMM_TYPE_SHARED or MPI_UNDEFINED");
+                 ", expected MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_GUIDED, "
+                 "MPI_COMM_TYPE_HW_UNGUIDED or MPI_UNDEFINED");
   }
   return split(comm, kFunction, part, newcomm);
 }
@@ -397,6 +450,7 @@ extern "C" int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcom
     complain(part, MPI_ERR_GROUP, "group = MPI_GROUP_NULL, expected a group");
   }
   check_newcomm(part, newcomm);
+  if (comm->is_inter()) return create_inter(comm, kFunction, part, newcomm);
   int rc = MPI_SUCCESS;
   const MPI_Comm result = meet(comm, kFunction, part, build_create, rc);
   return finish(newcomm, result, rc);

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attr/attribute_set.h"
@@ -31,6 +32,8 @@ struct weft_mpi_comm {
     bool freed = false;             // MPI_Comm_free called by this member
     // The process topology as this member sees it (MPI-4.1 8), null when none.
     std::shared_ptr<const weft::mpi::Topology> topology;
+    // The info hints in effect for this member (comm/comm_dup.h), in the order set.
+    std::vector<std::pair<std::string, std::string>> hints;
   };
 
   weft_mpi_comm() = default;

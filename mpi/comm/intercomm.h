@@ -49,7 +49,11 @@ inline MPI_Comm local_group(MPI_Comm comm) {
   return comm->inter->local.get();
 }
 
-// MPI_Comm_dup of an intercommunicator, for the caller: the same groups in a new context.
-int dup(MPI_Comm comm, std::string_view function, MPI_Comm* newcomm);
+// MPI_Comm_dup of an intercommunicator, for the caller: the same groups in a new context; `tag`
+// is that of the caller's collective call (taken when the call was made).
+int dup(MPI_Comm comm, std::string_view function, int tag, MPI_Comm* newcomm);
+
+// MPI_Comm_split of an intercommunicator, for the caller (comm/intercomm_split.cpp).
+int split(MPI_Comm comm, int color, int key, std::string_view function, MPI_Comm* newcomm);
 
 }  // namespace weft::mpi::inter

@@ -77,8 +77,7 @@ MPI_Comm adopt_side(const std::vector<int>& local, const std::vector<int>& remot
   });
 }
 
-int dup(MPI_Comm comm, std::string_view function, MPI_Comm* newcomm) {
-  const int tag = next_call_tag(comm);
+int dup(MPI_Comm comm, std::string_view function, int tag, MPI_Comm* newcomm) {
   // The leaders agree on the new shared context (the larger proposal; each is unique in the
   // job); each side's leader picks its own hidden context.
   std::vector<int> info;

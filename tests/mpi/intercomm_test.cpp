@@ -244,6 +244,85 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Intercomm,
                                   std::to_string(info.param.leader);
                          });
 
+// Split by world rank parity: color c joins group A's and group B's members of parity c (keys
+// reverse the order), a color present in one group only gives MPI_COMM_NULL. Create keeps the
+// members of a subgroup of each side.
+TEST_P(Intercomm, SplitAndCreateMakeIntercommunicatorsOfTheMembersKept) {
+  const Shape shape = GetParam();
+  EXPECT_EQ(run_ranks(shape.ranks, 2,
+                      [shape](int rank) {
+                        const Halves halves{shape.cut};
+                        MPI_Comm local = MPI_COMM_NULL;
+                        MPI_Comm inter = MPI_COMM_NULL;
+                        make_intercomm(halves, rank, shape.ranks, shape.leader, &local, &inter);
+                        const bool a = halves.in_a(rank);
+                        auto of_parity = [&](bool group_a, int parity) {
+                          std::vector<int> members;
+                          for (int r = shape.ranks - 1; r >= 0; --r) {
+                            if (halves.in_a(r) == group_a && r % 2 == parity) members.push_back(r);
+                          }
+                          return members;  // descending: keys are -rank
+                        };
+                        MPI_Comm split = MPI_COMM_NULL;
+                        ASSERT_EQ(MPI_Comm_split(inter, rank % 2, -rank, &split), MPI_SUCCESS);
+                        const std::vector<int> mine = of_parity(a, rank % 2);
+                        const std::vector<int> theirs = of_parity(!a, rank % 2);
+                        if (theirs.empty()) {
+                          EXPECT_EQ(split, MPI_COMM_NULL);
+                        } else {
+                          ASSERT_NE(split, MPI_COMM_NULL);
+                          int flag = 0;
+                          MPI_Comm_test_inter(split, &flag);
+                          EXPECT_EQ(flag, 1);
+                          MPI_Group group = MPI_GROUP_NULL;
+                          MPI_Comm_group(split, &group);
+                          EXPECT_EQ(world_ranks_of(group), mine);
+                          MPI_Group_free(&group);
+                          MPI_Comm_remote_group(split, &group);
+                          EXPECT_EQ(world_ranks_of(group), theirs);
+                          MPI_Group_free(&group);
+                          int sum = -1;
+                          MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, split);
+                          int expected = 0;
+                          for (int r : theirs) expected += r;
+                          EXPECT_EQ(sum, expected);
+                          MPI_Comm_free(&split);
+                        }
+                        // Create: each side keeps its members of local rank 0 and 1 (when present).
+                        MPI_Group local_group = MPI_GROUP_NULL;
+                        MPI_Comm_group(inter, &local_group);
+                        int size = 0;
+                        MPI_Group_size(local_group, &size);
+                        const int kept_ranks[] = {1, 0};
+                        MPI_Group kept = MPI_GROUP_NULL;
+                        MPI_Group_incl(local_group, size > 1 ? 2 : 1,
+                                       size > 1 ? kept_ranks : &kept_ranks[1], &kept);
+                        MPI_Comm created = MPI_COMM_NULL;
+                        ASSERT_EQ(MPI_Comm_create(inter, kept, &created), MPI_SUCCESS);
+                        int me = -1;
+                        MPI_Comm_rank(inter, &me);
+                        if (me > 1) {
+                          EXPECT_EQ(created, MPI_COMM_NULL);
+                        } else {
+                          ASSERT_NE(created, MPI_COMM_NULL);
+                          int remote_size = 0;
+                          MPI_Comm_remote_size(created, &remote_size);
+                          int remote_total = 0;
+                          MPI_Comm_remote_size(inter, &remote_total);
+                          EXPECT_EQ(remote_size, remote_total > 1 ? 2 : 1);
+                          int new_rank = -1;
+                          MPI_Comm_rank(created, &new_rank);
+                          EXPECT_EQ(new_rank, size > 1 ? 1 - me : 0);
+                          MPI_Comm_free(&created);
+                        }
+                        MPI_Group_free(&kept);
+                        MPI_Group_free(&local_group);
+                        MPI_Comm_free(&inter);
+                        MPI_Comm_free(&local);
+                      }),
+            0);
+}
+
 TEST(Intercomm, CreateFromSelfAndWithADupAsPeer) {
   EXPECT_EQ(run_ranks(2, 2,
                       [](int rank) {
