@@ -611,6 +611,14 @@ int MPI_Info_free(MPI_Info* info);
 /* One-sided communication (MPI-4.1 12). */
 
 /* Sessions (MPI-4.1 11.3) and partitioned communication (MPI-4.1 4). */
+int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                   int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                   int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int MPI_Pready(int partition, MPI_Request request);
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
+int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
+int MPI_Parrived(MPI_Request request, int partition, int* flag);
 
 /* Process creation and management (MPI-4.1 11.8-11.10). */
 
@@ -656,6 +664,10 @@ int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* 
                 MPI_Status* status);
 int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
                  MPI_Request* request);
+int MPI_Psend_init_c(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                     int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int MPI_Precv_init_c(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                     int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
 int MPI_Buffer_attach_c(void* buffer, MPI_Count size);
 int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size);
 int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);
@@ -1081,6 +1093,14 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char* key);
 int PMPI_Info_delete(MPI_Info info, const char* key);
 int PMPI_Info_dup(MPI_Info info, MPI_Info* newinfo);
 int PMPI_Info_free(MPI_Info* info);
+int PMPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                    int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                    int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int PMPI_Pready(int partition, MPI_Request request);
+int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
+int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
+int PMPI_Parrived(MPI_Request request, int partition, int* flag);
 int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm);
 int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
@@ -1121,6 +1141,10 @@ int PMPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
                  MPI_Status* status);
 int PMPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
                   MPI_Request* request);
+int PMPI_Psend_init_c(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                      int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int PMPI_Precv_init_c(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                      int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
 int PMPI_Buffer_attach_c(void* buffer, MPI_Count size);
 int PMPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size);
 int PMPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count);

@@ -34,6 +34,9 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
   }
   *request = MPI_REQUEST_NULL;
   r->collective.reset();
+  // A persistent request's restart owns what its operation keeps (a partitioned channel): it
+  // goes now, while the rank is alive, not when the pool reuses the request.
+  r->restart = nullptr;
   if (weft::mpi::inactive(r) || !r->completion.mark_freed()) weft::mpi::dispose(r);
   return MPI_SUCCESS;
 }
