@@ -79,6 +79,7 @@ Envelope envelope_of(const Request& send) {
 int deliver(Request& send, std::string_view function, std::size_t eager_limit) {
   World& w = *world();
   const int dest = send.comm->world_rank(send.peer);
+  w.rank(send.owner).engine.count_sent();
   if (w.is_local(dest)) {
     w.rank(dest).engine.send(send, envelope_of(send), eager_limit);
     return MPI_SUCCESS;
