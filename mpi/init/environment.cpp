@@ -73,6 +73,12 @@ WEFT_MPI_ALIAS(MPI_Init_thread);
 extern "C" int PMPI_Finalize(void) {
   if (int rc = check_initialized("MPI_Finalize"); rc != MPI_SUCCESS) return rc;
   RankState& state = weft::mpi::caller_state();
+  if (state.world_model.load(std::memory_order_acquire) != RankState::Phase::initialized) {
+    // MPI is usable through a session only: the world model was never started.
+    weft::mpi::end_job("MPI_Finalize (rank " + std::to_string(weft::mpi::caller_world_rank()) +
+                       "): called without MPI_Init or MPI_Init_thread (only sessions are open), "
+                       "expected MPI_Session_finalize for them");
+  }
   // Buffered sends must reach their receivers (MPI-3.1 3.6.1); eager copies already live in the
   // receivers' engines, so other ranks may still receive them after this rank is gone.
   state.bsend.drain();
