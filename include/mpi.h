@@ -781,6 +781,104 @@ int MPI_Status_get_tag(const MPI_Status* status, int* tag);
 int MPI_Status_get_error(const MPI_Status* status, int* error);
 
 /* The tools interface (MPI-4.1 15). */
+typedef struct weft_mpi_t_enum* MPI_T_enum;
+typedef struct weft_mpi_t_cvar_handle* MPI_T_cvar_handle;
+typedef struct weft_mpi_t_pvar_handle* MPI_T_pvar_handle;
+typedef struct weft_mpi_t_pvar_session* MPI_T_pvar_session;
+typedef enum MPI_T_source_order { MPI_T_SOURCE_ORDERED, MPI_T_SOURCE_UNORDERED } MPI_T_source_order;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)-1)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_VERBOSITY_USER_BASIC 221
+#define MPI_T_VERBOSITY_USER_DETAIL 222
+#define MPI_T_VERBOSITY_USER_ALL 223
+#define MPI_T_VERBOSITY_TUNER_BASIC 224
+#define MPI_T_VERBOSITY_TUNER_DETAIL 225
+#define MPI_T_VERBOSITY_TUNER_ALL 226
+#define MPI_T_VERBOSITY_MPIDEV_BASIC 227
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 228
+#define MPI_T_VERBOSITY_MPIDEV_ALL 229
+#define MPI_T_BIND_NO_OBJECT 9700
+#define MPI_T_BIND_MPI_COMM 9701
+#define MPI_T_BIND_MPI_DATATYPE 9702
+#define MPI_T_BIND_MPI_ERRHANDLER 9703
+#define MPI_T_BIND_MPI_FILE 9704
+#define MPI_T_BIND_MPI_GROUP 9705
+#define MPI_T_BIND_MPI_OP 9706
+#define MPI_T_BIND_MPI_REQUEST 9707
+#define MPI_T_BIND_MPI_WIN 9708
+#define MPI_T_BIND_MPI_MESSAGE 9709
+#define MPI_T_BIND_MPI_INFO 9710
+#define MPI_T_BIND_MPI_SESSION 9711
+#define MPI_T_SCOPE_CONSTANT 9800
+#define MPI_T_SCOPE_READONLY 9801
+#define MPI_T_SCOPE_LOCAL 9802
+#define MPI_T_SCOPE_GROUP 9803
+#define MPI_T_SCOPE_GROUP_EQ 9804
+#define MPI_T_SCOPE_ALL 9805
+#define MPI_T_SCOPE_ALL_EQ 9806
+#define MPI_T_PVAR_CLASS_STATE 9900
+#define MPI_T_PVAR_CLASS_LEVEL 9901
+#define MPI_T_PVAR_CLASS_SIZE 9902
+#define MPI_T_PVAR_CLASS_PERCENTAGE 9903
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 9904
+#define MPI_T_PVAR_CLASS_LOWWATERMARK 9905
+#define MPI_T_PVAR_CLASS_COUNTER 9906
+#define MPI_T_PVAR_CLASS_AGGREGATE 9907
+#define MPI_T_PVAR_CLASS_TIMER 9908
+#define MPI_T_PVAR_CLASS_GENERIC 9909
+int MPI_T_init_thread(int required, int* provided);
+int MPI_T_finalize(void);
+int MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len);
+int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len);
+int MPI_T_cvar_get_num(int* num_cvar);
+int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity,
+                        MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len,
+                        int* bind, int* scope);
+int MPI_T_cvar_get_index(const char* name, int* cvar_index);
+int MPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle,
+                            int* count);
+int MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle);
+int MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf);
+int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf);
+int MPI_T_pvar_get_num(int* num_pvar);
+int MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class,
+                        MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len,
+                        int* bind, int* readonly, int* continuous, int* atomic);
+int MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index);
+int MPI_T_pvar_session_create(MPI_T_pvar_session* session);
+int MPI_T_pvar_session_free(MPI_T_pvar_session* session);
+int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void* obj_handle,
+                            MPI_T_pvar_handle* handle, int* count);
+int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle* handle);
+int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf);
+int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void* buf);
+int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf);
+int MPI_T_category_get_num(int* num_cat);
+int MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len,
+                            int* num_cvars, int* num_pvars, int* num_categories);
+int MPI_T_category_get_num_events(int cat_index, int* num_events);
+int MPI_T_category_get_index(const char* name, int* cat_index);
+int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_events(int cat_index, int len, int indices[]);
+int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int MPI_T_category_changed(int* update_number);
+int MPI_T_source_get_num(int* num_sources);
+int MPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len,
+                          MPI_T_source_order* ordering, MPI_Count* ticks_per_second,
+                          MPI_Count* max_ticks, MPI_Info* info);
+int MPI_T_event_get_num(int* num_events);
+int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity,
+                         MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[],
+                         int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc,
+                         int* desc_len, int* bind);
+int MPI_T_event_get_index(const char* name, int* event_index);
 
 /* One-sided communication (MPI-4.1 12). */
 typedef void(MPI_Win_errhandler_function)(MPI_Win* win, int* error_code, ...);
@@ -883,6 +981,34 @@ int MPI_Win_flush_local_all(MPI_Win win);
 int MPI_Win_sync(MPI_Win win);
 
 /* Sessions (MPI-4.1 11.3) and partitioned communication (MPI-4.1 4). */
+typedef struct weft_mpi_session* MPI_Session;
+typedef void(MPI_Session_errhandler_function)(MPI_Session* session, int* error_code, ...);
+#define MPI_SESSION_NULL ((MPI_Session)0)
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session);
+int MPI_Session_finalize(MPI_Session* session);
+int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names);
+int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len,
+                             char* pset_name);
+int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info);
+int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used);
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler);
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn,
+                                  MPI_Errhandler* errhandler);
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup);
+int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info,
+                               MPI_Errhandler errhandler, MPI_Comm* newcomm);
+int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                   int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                   int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int MPI_Pready(int partition, MPI_Request request);
+int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
+int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
+int MPI_Parrived(MPI_Request request, int partition, int* flag);
 
 /* Process creation and management (MPI-4.1 11.8-11.10). */
 
@@ -1611,6 +1737,56 @@ int PMPI_Status_set_error(MPI_Status* status, int error);
 int PMPI_Status_get_source(const MPI_Status* status, int* source);
 int PMPI_Status_get_tag(const MPI_Status* status, int* tag);
 int PMPI_Status_get_error(const MPI_Status* status, int* error);
+int PMPI_T_init_thread(int required, int* provided);
+int PMPI_T_finalize(void);
+int PMPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len);
+int PMPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, int* name_len);
+int PMPI_T_cvar_get_num(int* num_cvar);
+int PMPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosity,
+                         MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len,
+                         int* bind, int* scope);
+int PMPI_T_cvar_get_index(const char* name, int* cvar_index);
+int PMPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle* handle,
+                             int* count);
+int PMPI_T_cvar_handle_free(MPI_T_cvar_handle* handle);
+int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf);
+int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf);
+int PMPI_T_pvar_get_num(int* num_pvar);
+int PMPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosity, int* var_class,
+                         MPI_Datatype* datatype, MPI_T_enum* enumtype, char* desc, int* desc_len,
+                         int* bind, int* readonly, int* continuous, int* atomic);
+int PMPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index);
+int PMPI_T_pvar_session_create(MPI_T_pvar_session* session);
+int PMPI_T_pvar_session_free(MPI_T_pvar_session* session);
+int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void* obj_handle,
+                             MPI_T_pvar_handle* handle, int* count);
+int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle* handle);
+int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf);
+int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void* buf);
+int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void* buf);
+int PMPI_T_category_get_num(int* num_cat);
+int PMPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc, int* desc_len,
+                             int* num_cvars, int* num_pvars, int* num_categories);
+int PMPI_T_category_get_num_events(int cat_index, int* num_events);
+int PMPI_T_category_get_index(const char* name, int* cat_index);
+int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_events(int cat_index, int len, int indices[]);
+int PMPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int PMPI_T_category_changed(int* update_number);
+int PMPI_T_source_get_num(int* num_sources);
+int PMPI_T_source_get_info(int source_index, char* name, int* name_len, char* desc, int* desc_len,
+                           MPI_T_source_order* ordering, MPI_Count* ticks_per_second,
+                           MPI_Count* max_ticks, MPI_Info* info);
+int PMPI_T_event_get_num(int* num_events);
+int PMPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbosity,
+                          MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[],
+                          int* num_elements, MPI_T_enum* enumtype, MPI_Info* info, char* desc,
+                          int* desc_len, int* bind);
+int PMPI_T_event_get_index(const char* name, int* event_index);
 int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                     MPI_Win* win);
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
@@ -1685,6 +1861,29 @@ int PMPI_Win_flush_all(MPI_Win win);
 int PMPI_Win_flush_local(int rank, MPI_Win win);
 int PMPI_Win_flush_local_all(MPI_Win win);
 int PMPI_Win_sync(MPI_Win win);
+int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* session);
+int PMPI_Session_finalize(MPI_Session* session);
+int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_names);
+int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pset_len,
+                              char* pset_name);
+int PMPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_Info* info);
+int PMPI_Session_get_info(MPI_Session session, MPI_Info* info_used);
+int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler);
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errhandler_fn,
+                                   MPI_Errhandler* errhandler);
+int PMPI_Session_call_errhandler(MPI_Session session, int errorcode);
+int PMPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_Group* newgroup);
+int PMPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info,
+                                MPI_Errhandler errhandler, MPI_Comm* newcomm);
+int PMPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype,
+                    int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int PMPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
+                    int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request);
+int PMPI_Pready(int partition, MPI_Request request);
+int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
+int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
+int PMPI_Parrived(MPI_Request request, int partition, int* flag);
 int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm);
 int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,

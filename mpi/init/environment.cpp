@@ -33,7 +33,8 @@ int initialize(std::string_view function, int level) {
     // check_initialized words the reason (no job, or not a rank's thread) and ends the job.
     return check_initialized(function);
   }
-  if (state->phase.load(std::memory_order_acquire) != RankState::Phase::fresh) {
+  std::lock_guard lock(state->usage_lock);
+  if (state->world_model.load(std::memory_order_acquire) != RankState::Phase::fresh) {
     weft::mpi::end_job(std::string(function) + " (rank " +
                        std::to_string(weft::mpi::caller_world_rank()) +
                        "): MPI is already initialised in this rank, expected one call of "
@@ -42,6 +43,7 @@ int initialize(std::string_view function, int level) {
   state->thread_level = level;
   state->main_thread = weft::this_thread::id();
   // release: a thread of the rank that sees "initialized" sees the fields above.
+  state->world_model.store(RankState::Phase::initialized, std::memory_order_release);
   state->phase.store(RankState::Phase::initialized, std::memory_order_release);
   return MPI_SUCCESS;
 }
@@ -77,18 +79,27 @@ extern "C" int PMPI_Finalize(void) {
     return rc;
   }
   RankState& state = weft::mpi::caller_state();
+  if (state.world_model.load(std::memory_order_acquire) != RankState::Phase::initialized) {
+    // MPI is usable through a session only: the world model was never started.
+    weft::mpi::end_job("MPI_Finalize (rank " + std::to_string(weft::mpi::caller_world_rank()) +
+                       "): called without MPI_Init or MPI_Init_thread (only sessions are open), "
+                       "expected MPI_Session_finalize for them");
+  }
   // Buffered sends must reach their receivers (MPI-3.1 3.6.1); eager copies already live in the
   // receivers' engines, so other ranks may still receive them after this rank is gone.
   state.bsend.drain();
-  state.phase.store(RankState::Phase::finalized, std::memory_order_release);
+  std::lock_guard lock(state.usage_lock);
+  state.world_model.store(RankState::Phase::finalized, std::memory_order_release);
+  // Open sessions keep MPI usable for the objects derived from them (MPI-4.1 11.3).
+  if (state.sessions == 0) state.phase.store(RankState::Phase::finalized, std::memory_order_release);
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Finalize);
 
 extern "C" int PMPI_Initialized(int* flag) {
   const RankState* state = state_or_null();
-  *flag =
-      state != nullptr && state->phase.load(std::memory_order_acquire) != RankState::Phase::fresh;
+  *flag = state != nullptr &&
+          state->world_model.load(std::memory_order_acquire) != RankState::Phase::fresh;
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Initialized);
@@ -96,7 +107,7 @@ WEFT_MPI_ALIAS(MPI_Initialized);
 extern "C" int PMPI_Finalized(int* flag) {
   const RankState* state = state_or_null();
   *flag = state != nullptr &&
-          state->phase.load(std::memory_order_acquire) == RankState::Phase::finalized;
+          state->world_model.load(std::memory_order_acquire) == RankState::Phase::finalized;
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Finalized);

@@ -60,6 +60,7 @@ void Engine::collective_kinds_differ(const Request& recv, int sender) {
 
 void Engine::enqueue(weft_mpi_message* message) {
   unexpected_.push_back(message);
+  bump(unexpected_length_, 1);
   message->queued = true;
   for (Prober* prober = probers_.front(); prober != nullptr;) {
     Prober* next = prober->next;
@@ -77,6 +78,7 @@ weft_mpi_message* Engine::take_match(const Pattern& pattern) {
   if (message != nullptr) {
     unexpected_.remove(message);
     message->queued = false;
+    bump(unexpected_length_, -1);
   }
   return message;
 }
@@ -105,6 +107,7 @@ template <class ToSlot, class ToReceive, class ToQueue>
 void Engine::route(const Envelope& envelope, ToSlot&& to_slot, ToReceive&& to_receive,
                    ToQueue&& to_queue) {
   lock_.lock();
+  bump(arrived_, 1);
   // The slot's receive was posted before anything in posted_.
   if (slot_state_.load(std::memory_order_relaxed) == SlotState::posted &&
       slot_pattern_.matches(envelope)) {
@@ -300,6 +303,7 @@ bool Engine::cancel_send(Request& send) {
   if (!send.rendezvous.queued) return false;
   unexpected_.remove(&send.rendezvous);
   send.rendezvous.queued = false;
+  bump(unexpected_length_, -1);
   return true;
 }
 

@@ -71,6 +71,17 @@ class alignas(64) Engine {
   // Delivers a message taken from the queue into `recv` and completes it.
   static void receive(Request& recv, weft_mpi_message& message);
 
+  // What the tools interface reads (mpi/mpi_t/): messages that reached this rank, messages it
+  // sent, and the unexpected queue's length now. Read from any thread, without the lock.
+  std::uint64_t messages_arrived() const { return arrived_.load(std::memory_order_relaxed); }
+  std::uint64_t messages_sent() const { return sent_.load(std::memory_order_relaxed); }
+  std::uint64_t unexpected_length() const {
+    return unexpected_length_.load(std::memory_order_relaxed);
+  }
+  // By a send of this engine's rank. A load and a store rather than an atomic add, so that the
+  // count costs a send nothing: sends made at once by several threads of the rank may lose one.
+  void count_sent() { bump(sent_, 1); }
+
  private:
   // A thread parked in wait_for(), woken by the arrival of a message it may want.
   struct Prober {
@@ -117,10 +128,20 @@ class alignas(64) Engine {
   MPI_Datatype slot_datatype_ = MPI_DATATYPE_NULL;
   int slot_count_ = 0;
 
+  // relaxed, changed by load and store: under lock_ (arrived_, unexpected_length_) or by the
+  // rank's own sends (sent_), and only read elsewhere.
+  static void bump(std::atomic<std::uint64_t>& counter, std::int64_t by) {
+    counter.store(counter.load(std::memory_order_relaxed) + static_cast<std::uint64_t>(by),
+                  std::memory_order_relaxed);
+  }
+
   alignas(64) IntrusiveList<Request> posted_;
+  std::atomic<std::uint64_t> arrived_{0};
+  std::atomic<std::uint64_t> unexpected_length_{0};
   IntrusiveList<weft_mpi_message> unexpected_;
   IntrusiveList<Prober> probers_;
   EagerPool eager_;
+  alignas(64) std::atomic<std::uint64_t> sent_{0};
 };
 
 // Writes a receive's status for a delivered message.

@@ -42,7 +42,7 @@ std::int64_t monotonic_ns() noexcept {
 }
 
 void SpinBudget::set_limit(std::int64_t limit_ns) noexcept {
-  limit_ns_ = limit_ns;
+  limit_ns_.store(limit_ns, std::memory_order_relaxed);
   budget_ns_.store(limit_ns / 4, std::memory_order_relaxed);
 }
 
@@ -54,14 +54,15 @@ bool SpinBudget::keep_spinning(std::int64_t start_ns) noexcept {
 
 void SpinBudget::succeeded() noexcept {
   const std::int64_t grown = budget_ns_.load(std::memory_order_relaxed) * 2 + 1000;
-  budget_ns_.store(std::min(grown, limit_ns_), std::memory_order_relaxed);
+  budget_ns_.store(std::min(grown, limit()), std::memory_order_relaxed);
 }
 
 void SpinBudget::parked(std::int64_t parked_ns) noexcept {
-  if (parked_ns >= limit_ns_) return;
+  parks_.fetch_add(1, std::memory_order_relaxed);
+  if (parked_ns >= limit()) return;
   const std::int64_t covering = 2 * parked_ns;
   if (covering > budget_ns_.load(std::memory_order_relaxed)) {
-    budget_ns_.store(std::min(covering, limit_ns_), std::memory_order_relaxed);
+    budget_ns_.store(std::min(covering, limit()), std::memory_order_relaxed);
   }
 }
 

@@ -91,6 +91,7 @@ class Completion {
 class SpinBudget {
  public:
   void set_limit(std::int64_t limit_ns) noexcept;
+  std::int64_t limit_ns() const noexcept { return limit(); }
   // Spins (yielding to the core's other threads) until done() or the budget runs out; true
   // when done.
   bool spin(const Completion& completion) noexcept;
@@ -98,6 +99,8 @@ class SpinBudget {
   bool spin_until(Pred&& pred) noexcept;
   // After a park of `parked_ns` that followed a failed spin.
   void parked(std::int64_t parked_ns) noexcept;
+  // Parks so far, for the tools interface (mpi/mpi_t/).
+  std::uint64_t parks() const noexcept { return parks_.load(std::memory_order_relaxed); }
   // Called at every round of a spin (the transport between processes, whose messages arrive
   // only when someone progresses it); none by default.
   void set_progress(bool (*progress)(void*), void* context) noexcept {
@@ -112,11 +115,16 @@ class SpinBudget {
   static constexpr int kSkippedSpins = 16;
   bool keep_spinning(std::int64_t start_ns) noexcept;
   void succeeded() noexcept;
-  std::int64_t limit_ns_ = 0;
+  std::int64_t limit() const noexcept { return limit_ns_.load(std::memory_order_relaxed); }
+  // relaxed: MPI_T_cvar_write of scheduler.spin_us changes it while the rank's threads spin.
+  std::atomic<std::int64_t> limit_ns_{0};
   // relaxed: a heuristic shared by the rank's threads; a lost update costs nothing.
   std::atomic<std::int64_t> budget_ns_{0};
   // relaxed, like budget_ns_.
   std::atomic<int> spins_to_skip_{0};
+  // relaxed: a statistic; fetch_add because the rank's threads may park at once, and a park
+  // costs far more than the add.
+  std::atomic<std::uint64_t> parks_{0};
   bool (*progress_)(void*) = nullptr;
   void* progress_context_ = nullptr;
 };

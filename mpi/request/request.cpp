@@ -13,7 +13,7 @@ void prepare(Request& request, RequestKind kind, SendMode mode, const void* buff
   request.mode = mode;
   request.buffer = const_cast<void*>(buffer);
   request.count = count;
-  request.datatype = datatype;
+  request.datatype = datatype != MPI_DATATYPE_NULL ? datatype : MPI_BYTE;  // count 0 only
   request.peer = peer;
   request.tag = tag;
   request.comm = comm;

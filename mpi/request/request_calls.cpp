@@ -35,6 +35,9 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
   }
   *request = MPI_REQUEST_NULL;
   r->collective.reset();
+  // A persistent request's restart owns what its operation keeps (a partitioned channel): it
+  // goes now, while the rank is alive, not when the pool reuses the request.
+  r->restart = nullptr;
   if (weft::mpi::inactive(r) || !r->completion.mark_freed()) {
     // A generalized request complete already: its free_fn runs now (generalized.cpp).
     if (r->kind == weft::mpi::RequestKind::generalized) {
