@@ -602,6 +602,25 @@ int MPI_Info_free(MPI_Info* info);
 /* Intercommunicators and the further ways to make communicators (MPI-4.1 7). */
 
 /* Datatypes: subarray, darray, external32 and the rest of MPI-4.1 5. */
+#define MPI_COMBINER_SUBARRAY 12
+#define MPI_COMBINER_DARRAY 13
+#define MPI_COMBINER_F90_REAL 14
+#define MPI_COMBINER_F90_COMPLEX 15
+#define MPI_COMBINER_F90_INTEGER 16
+#define MPI_COMBINER_VALUE_INDEX 17
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                             const int array_of_starts[], int order, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype);
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype);
 
 /* Attributes on every object, MPI-1 attribute names, user error classes, generalized requests,
  * handle conversions, memory allocation and the other calls of MPI-4.1 7.7, 9-10, 13. */

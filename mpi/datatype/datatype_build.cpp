@@ -185,10 +185,13 @@ MPI_Datatype build(const std::vector<Piece>& pieces, Padding padding, Contents c
 }
 
 MPI_Datatype build_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent) {
+  return build_resized(old, lb, extent, Contents{MPI_COMBINER_RESIZED, {}, {lb, extent}, {old}});
+}
+
+MPI_Datatype build_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, Contents contents) {
   const Layout& from = *old->layout;
-  auto* parts = new DerivedParts{std::vector<Block>(from.blocks, from.blocks + from.block_count),
-                                 {},
-                                 Contents{MPI_COMBINER_RESIZED, {}, {lb, extent}, {old}}};
+  auto* parts = new DerivedParts{
+      std::vector<Block>(from.blocks, from.blocks + from.block_count), {}, std::move(contents)};
   Layout* layout = blank_layout();
   layout->repeat = from.repeat;
   layout->stride = from.stride;
