@@ -47,6 +47,18 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
                         "*datatype = " + std::string((*datatype)->name()) +
                             ", expected a derived datatype (predefined ones cannot be freed)");
   }
+  // The Fortran 90 and value-index types are predefined to the program (datatype_matching.cpp).
+  switch (contents_of(*datatype).combiner) {
+    case MPI_COMBINER_F90_INTEGER:
+    case MPI_COMBINER_F90_REAL:
+    case MPI_COMBINER_F90_COMPLEX:
+    case MPI_COMBINER_VALUE_INDEX:
+      return checks::fail(kFunction, MPI_ERR_TYPE,
+                          "*datatype is a predefined Fortran 90 or value-index type, expected a "
+                          "derived datatype (predefined ones cannot be freed)");
+    default:
+      break;
+  }
   // Pending operations and types built on it hold references of their own.
   (*datatype)->release();
   *datatype = MPI_DATATYPE_NULL;
