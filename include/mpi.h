@@ -627,6 +627,25 @@ int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize
                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
 int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
                            MPI_Aint *size);
+extern struct weft_mpi_datatype weft_mpi_character, weft_mpi_logical, weft_mpi_integer,
+    weft_mpi_real, weft_mpi_double_precision, weft_mpi_complex, weft_mpi_double_complex,
+    weft_mpi_integer1, weft_mpi_integer2, weft_mpi_integer4, weft_mpi_integer8, weft_mpi_real4,
+    weft_mpi_real8, weft_mpi_complex8, weft_mpi_complex16;
+#define MPI_CHARACTER (&weft_mpi_character)
+#define MPI_LOGICAL (&weft_mpi_logical)
+#define MPI_INTEGER (&weft_mpi_integer)
+#define MPI_REAL (&weft_mpi_real)
+#define MPI_DOUBLE_PRECISION (&weft_mpi_double_precision)
+#define MPI_COMPLEX (&weft_mpi_complex)
+#define MPI_DOUBLE_COMPLEX (&weft_mpi_double_complex)
+#define MPI_INTEGER1 (&weft_mpi_integer1)
+#define MPI_INTEGER2 (&weft_mpi_integer2)
+#define MPI_INTEGER4 (&weft_mpi_integer4)
+#define MPI_INTEGER8 (&weft_mpi_integer8)
+#define MPI_REAL4 (&weft_mpi_real4)
+#define MPI_REAL8 (&weft_mpi_real8)
+#define MPI_COMPLEX8 (&weft_mpi_complex8)
+#define MPI_COMPLEX16 (&weft_mpi_complex16)
 #define MPI_TYPECLASS_REAL 1
 #define MPI_TYPECLASS_INTEGER 2
 #define MPI_TYPECLASS_COMPLEX 3

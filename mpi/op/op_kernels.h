@@ -137,9 +137,13 @@ bool complex(TypeCode code, F&& f) {
   }
 }
 
-// MPI_C_BOOL and MPI_CXX_BOOL.
+// MPI_C_BOOL, MPI_CXX_BOOL and Fortran's MPI_LOGICAL (an int).
 template <class F>
 bool logical(TypeCode code, F&& f) {
+  if (code == TypeCode::logical) {
+    f(Tag<int>{});
+    return true;
+  }
   if (code != TypeCode::c_bool && code != TypeCode::cxx_bool) return false;
   f(Tag<bool>{});
   return true;

@@ -320,3 +320,20 @@ TEST(OpCalls, ErrorsInAJob) {
 }
 
 }  // namespace
+
+namespace {
+
+// Fortran's named types reduce as their kind: INTEGER as an integer, LOGICAL logically only,
+// CHARACTER not at all.
+TEST(PredefinedOps, FortranNamedTypes) {
+  integer_ops<int>(MPI_INTEGER, true);
+  integer_ops<std::int64_t>(MPI_INTEGER8, true);
+  expect_op<int>(MPI_LAND, MPI_LOGICAL, {1, 0, 1}, {1, 1, 0},
+                 [](int a, int b) { return a && b ? 1 : 0; });
+  for (MPI_Op op : {MPI_SUM, MPI_MAX, MPI_BAND}) expect_refused(op, MPI_LOGICAL);
+  for (MPI_Op op : {MPI_SUM, MPI_MAX, MPI_BAND, MPI_LAND}) expect_refused(op, MPI_CHARACTER);
+  expect_op<double>(MPI_SUM, MPI_DOUBLE_PRECISION, {1.5, 2}, {2, 3},
+                    [](double a, double b) { return a + b; });
+}
+
+}  // namespace
