@@ -28,7 +28,7 @@ int check_comm_for(std::string_view function, MPI_Comm comm) {
 }
 
 void keep_with(MPI_Request request, std::shared_ptr<void> owned) {
-  if (request != MPI_REQUEST_NULL) request->keep_alive = std::move(owned);
+  if (request != MPI_REQUEST_NULL) request->narrowed_arrays = std::move(owned);
 }
 
 int group_size(MPI_Comm comm) {

@@ -15,6 +15,7 @@
 #include "coll/meeting.h"
 #include "comm/communicator.h"
 #include "datatype/datatype.h"
+#include "datatype/keep_alive.h"
 #include "mpi.h"
 #include "op/op.h"
 
@@ -27,9 +28,15 @@ struct Start {
   enum class Mode { blocking, nonblocking, persistent };
   Mode mode = Mode::blocking;
   MPI_Request* request = nullptr;  // where a nonblocking or persistent call returns its request
+  // The datatypes and operation its request keeps alive (the program may free them at once).
+  Kept kept;
 
-  static Start nonblocking(MPI_Request* request) { return {Mode::nonblocking, request}; }
-  static Start persistent(MPI_Request* request) { return {Mode::persistent, request}; }
+  static Start nonblocking(MPI_Request* request, Kept kept = {}) {
+    return {Mode::nonblocking, request, kept};
+  }
+  static Start persistent(MPI_Request* request, Kept kept = {}) {
+    return {Mode::persistent, request, kept};
+  }
   bool blocking() const { return mode == Mode::blocking; }
   bool is_persistent() const { return mode == Mode::persistent; }
   // MPI_SUCCESS, or raises MPI_ERR_ARG when a nonblocking call has no request handle to write.
@@ -259,8 +266,8 @@ void reduce_parts(Call& call, const Chunks& chunks, int reference, int own_part,
   });
 }
 
-// Argument checks the collectives add to mpi/errhan/error.h's; each returns MPI_SUCCESS or raises on
-// `comm` and returns the class.
+// Argument checks the collectives add to mpi/errhan/error.h's; each returns MPI_SUCCESS or raises
+// on `comm` and returns the class.
 
 // MPI_IN_PLACE where this call does not allow it (MPI_ERR_BUFFER); `where` says where it is
 // allowed, e.g. "only as sendbuf at the root".

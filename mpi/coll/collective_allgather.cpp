@@ -138,16 +138,18 @@ WEFT_MPI_ALIAS(MPI_Allgather);
 extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                MPI_Request* request) {
-  return allgather_entry(collective::Start::nonblocking(request), "MPI_Iallgather", sendbuf,
-                         sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return allgather_entry(
+      collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+      "MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 WEFT_MPI_ALIAS(MPI_Iallgather);
 
 extern "C" int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                    void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                    MPI_Comm comm, MPI_Info, MPI_Request* request) {
-  return allgather_entry(collective::Start::persistent(request), "MPI_Allgather_init", sendbuf,
-                         sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return allgather_entry(
+      collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+      "MPI_Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 WEFT_MPI_ALIAS(MPI_Allgather_init);
 
@@ -196,8 +198,9 @@ WEFT_MPI_ALIAS(MPI_Allgatherv);
 extern "C" int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                 void* recvbuf, const int recvcounts[], const int displs[],
                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  return allgatherv_entry(collective::Start::nonblocking(request), "MPI_Iallgatherv", sendbuf,
-                          sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  return allgatherv_entry(
+      collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+      "MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 WEFT_MPI_ALIAS(MPI_Iallgatherv);
 
@@ -205,7 +208,9 @@ extern "C" int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Data
                                     void* recvbuf, const int recvcounts[], const int displs[],
                                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
                                     MPI_Request* request) {
-  return allgatherv_entry(collective::Start::persistent(request), "MPI_Allgatherv_init", sendbuf,
-                          sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  return allgatherv_entry(
+      collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+      "MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+      comm);
 }
 WEFT_MPI_ALIAS(MPI_Allgatherv_init);

@@ -179,16 +179,18 @@ WEFT_MPI_ALIAS(MPI_Alltoall);
 extern "C" int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                               MPI_Request* request) {
-  return alltoall_entry(collective::Start::nonblocking(request), "MPI_Ialltoall", sendbuf,
-                        sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return alltoall_entry(
+      collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}), "MPI_Ialltoall",
+      sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 WEFT_MPI_ALIAS(MPI_Ialltoall);
 
 extern "C" int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                   void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                   MPI_Comm comm, MPI_Info, MPI_Request* request) {
-  return alltoall_entry(collective::Start::persistent(request), "MPI_Alltoall_init", sendbuf,
-                        sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return alltoall_entry(collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+                        "MPI_Alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, comm);
 }
 WEFT_MPI_ALIAS(MPI_Alltoall_init);
 
@@ -246,9 +248,10 @@ extern "C" int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], cons
                                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                MPI_Request* request) {
-  return alltoallv_entry(collective::Start::nonblocking(request), "MPI_Ialltoallv", sendbuf,
-                         sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                         comm);
+  return alltoallv_entry(
+      collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+      "MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+      recvtype, comm);
 }
 WEFT_MPI_ALIAS(MPI_Ialltoallv);
 
@@ -256,9 +259,10 @@ extern "C" int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], 
                                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                    MPI_Info, MPI_Request* request) {
-  return alltoallv_entry(collective::Start::persistent(request), "MPI_Alltoallv_init", sendbuf,
-                         sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                         comm);
+  return alltoallv_entry(
+      collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+      "MPI_Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+      recvtype, comm);
 }
 WEFT_MPI_ALIAS(MPI_Alltoallv_init);
 

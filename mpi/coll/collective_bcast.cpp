@@ -111,14 +111,16 @@ WEFT_MPI_ALIAS(MPI_Bcast);
 
 extern "C" int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                            MPI_Request* request) {
-  return bcast_entry(collective::Start::nonblocking(request), "MPI_Ibcast", buffer, count, datatype,
-                     root, comm);
+  return bcast_entry(
+      collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, MPI_OP_NULL}),
+      "MPI_Ibcast", buffer, count, datatype, root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Ibcast);
 
 extern "C" int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root,
                                MPI_Comm comm, MPI_Info, MPI_Request* request) {
-  return bcast_entry(collective::Start::persistent(request), "MPI_Bcast_init", buffer, count,
-                     datatype, root, comm);
+  return bcast_entry(
+      collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, MPI_OP_NULL}),
+      "MPI_Bcast_init", buffer, count, datatype, root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Bcast_init);

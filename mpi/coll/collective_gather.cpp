@@ -174,16 +174,18 @@ WEFT_MPI_ALIAS(MPI_Gather);
 extern "C" int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                             MPI_Comm comm, MPI_Request* request) {
-  return gather_entry(collective::Start::nonblocking(request), "MPI_Igather", sendbuf, sendcount,
-                      sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return gather_entry(collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+                      "MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Igather);
 
 extern "C" int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                 MPI_Comm comm, MPI_Info, MPI_Request* request) {
-  return gather_entry(collective::Start::persistent(request), "MPI_Gather_init", sendbuf, sendcount,
-                      sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return gather_entry(collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+                      "MPI_Gather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                      root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Gather_init);
 
@@ -243,8 +245,9 @@ WEFT_MPI_ALIAS(MPI_Gatherv);
 extern "C" int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  return gatherv_entry(collective::Start::nonblocking(request), "MPI_Igatherv", sendbuf, sendcount,
-                       sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  return gatherv_entry(collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+                       "MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                       recvtype, root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Igatherv);
 
@@ -252,7 +255,8 @@ extern "C" int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
                                  void* recvbuf, const int recvcounts[], const int displs[],
                                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info,
                                  MPI_Request* request) {
-  return gatherv_entry(collective::Start::persistent(request), "MPI_Gatherv_init", sendbuf,
-                       sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  return gatherv_entry(collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+                       "MPI_Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                       displs, recvtype, root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Gatherv_init);

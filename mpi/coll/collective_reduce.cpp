@@ -171,16 +171,16 @@ WEFT_MPI_ALIAS(MPI_Reduce);
 
 extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
-  return reduce_entry(collective::Start::nonblocking(request), "MPI_Ireduce", sendbuf, recvbuf,
-                      count, datatype, op, root, comm);
+  return reduce_entry(collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, op}),
+                      "MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Ireduce);
 
 extern "C" int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info,
                                 MPI_Request* request) {
-  return reduce_entry(collective::Start::persistent(request), "MPI_Reduce_init", sendbuf, recvbuf,
-                      count, datatype, op, root, comm);
+  return reduce_entry(collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, op}),
+                      "MPI_Reduce_init", sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Reduce_init);
 
@@ -229,15 +229,17 @@ WEFT_MPI_ALIAS(MPI_Allreduce);
 
 extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return allreduce_entry(collective::Start::nonblocking(request), "MPI_Iallreduce", sendbuf,
-                         recvbuf, count, datatype, op, comm);
+  return allreduce_entry(
+      collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, op}),
+      "MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm);
 }
 WEFT_MPI_ALIAS(MPI_Iallreduce);
 
 extern "C" int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
                                    MPI_Request* request) {
-  return allreduce_entry(collective::Start::persistent(request), "MPI_Allreduce_init", sendbuf,
-                         recvbuf, count, datatype, op, comm);
+  return allreduce_entry(
+      collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, op}),
+      "MPI_Allreduce_init", sendbuf, recvbuf, count, datatype, op, comm);
 }
 WEFT_MPI_ALIAS(MPI_Allreduce_init);

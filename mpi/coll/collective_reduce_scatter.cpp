@@ -155,18 +155,18 @@ WEFT_MPI_ALIAS(MPI_Reduce_scatter_block);
 extern "C" int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                           MPI_Request* request) {
-  return reduce_scatter_block_entry(collective::Start::nonblocking(request),
-                                    "MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount,
-                                    datatype, op, comm);
+  return reduce_scatter_block_entry(
+      collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, op}),
+      "MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 WEFT_MPI_ALIAS(MPI_Ireduce_scatter_block);
 
 extern "C" int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
                                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                               MPI_Info, MPI_Request* request) {
-  return reduce_scatter_block_entry(collective::Start::persistent(request),
-                                    "MPI_Reduce_scatter_block_init", sendbuf, recvbuf, recvcount,
-                                    datatype, op, comm);
+  return reduce_scatter_block_entry(
+      collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, op}),
+      "MPI_Reduce_scatter_block_init", sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 WEFT_MPI_ALIAS(MPI_Reduce_scatter_block_init);
 
@@ -222,15 +222,17 @@ WEFT_MPI_ALIAS(MPI_Reduce_scatter);
 extern "C" int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                     MPI_Request* request) {
-  return reduce_scatter_entry(collective::Start::nonblocking(request), "MPI_Ireduce_scatter",
-                              sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  return reduce_scatter_entry(
+      collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, op}),
+      "MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 WEFT_MPI_ALIAS(MPI_Ireduce_scatter);
 
 extern "C" int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
                                         MPI_Request* request) {
-  return reduce_scatter_entry(collective::Start::persistent(request), "MPI_Reduce_scatter_init",
-                              sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  return reduce_scatter_entry(
+      collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, op}),
+      "MPI_Reduce_scatter_init", sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 WEFT_MPI_ALIAS(MPI_Reduce_scatter_init);

@@ -161,15 +161,15 @@ WEFT_MPI_ALIAS(MPI_Scan);
 
 extern "C" int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return scan<false>(collective::Start::nonblocking(request), sendbuf, recvbuf, count, datatype, op,
-                     comm, "MPI_Iscan");
+  return scan<false>(collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, op}),
+                     sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iscan");
 }
 WEFT_MPI_ALIAS(MPI_Iscan);
 
 extern "C" int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request* request) {
-  return scan<false>(collective::Start::persistent(request), sendbuf, recvbuf, count, datatype, op,
-                     comm, "MPI_Scan_init");
+  return scan<false>(collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, op}),
+                     sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan_init");
 }
 WEFT_MPI_ALIAS(MPI_Scan_init);
 
@@ -181,15 +181,15 @@ WEFT_MPI_ALIAS(MPI_Exscan);
 
 extern "C" int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  return scan<true>(collective::Start::nonblocking(request), sendbuf, recvbuf, count, datatype, op,
-                    comm, "MPI_Iexscan");
+  return scan<true>(collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, op}),
+                    sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iexscan");
 }
 WEFT_MPI_ALIAS(MPI_Iexscan);
 
 extern "C" int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
                                 MPI_Request* request) {
-  return scan<true>(collective::Start::persistent(request), sendbuf, recvbuf, count, datatype, op,
-                    comm, "MPI_Exscan_init");
+  return scan<true>(collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, op}),
+                    sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan_init");
 }
 WEFT_MPI_ALIAS(MPI_Exscan_init);

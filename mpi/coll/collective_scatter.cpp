@@ -171,16 +171,18 @@ WEFT_MPI_ALIAS(MPI_Scatter);
 extern "C" int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                              MPI_Comm comm, MPI_Request* request) {
-  return scatter_entry(collective::Start::nonblocking(request), "MPI_Iscatter", sendbuf, sendcount,
-                       sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return scatter_entry(collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+                       "MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                       root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Iscatter);
 
 extern "C" int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                  MPI_Comm comm, MPI_Info, MPI_Request* request) {
-  return scatter_entry(collective::Start::persistent(request), "MPI_Scatter_init", sendbuf,
-                       sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return scatter_entry(collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+                       "MPI_Scatter_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                       recvtype, root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Scatter_init);
 
@@ -241,8 +243,9 @@ extern "C" int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const
                               MPI_Datatype sendtype, void* recvbuf, int recvcount,
                               MPI_Datatype recvtype, int root, MPI_Comm comm,
                               MPI_Request* request) {
-  return scatterv_entry(collective::Start::nonblocking(request), "MPI_Iscatterv", sendbuf,
-                        sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return scatterv_entry(
+      collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}), "MPI_Iscatterv",
+      sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Iscatterv);
 
@@ -250,7 +253,8 @@ extern "C" int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], c
                                   MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info,
                                   MPI_Request* request) {
-  return scatterv_entry(collective::Start::persistent(request), "MPI_Scatterv_init", sendbuf,
-                        sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return scatterv_entry(collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
+                        "MPI_Scatterv_init", sendbuf, sendcounts, displs, sendtype, recvbuf,
+                        recvcount, recvtype, root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Scatterv_init);

@@ -106,6 +106,7 @@ int run(MPI_Comm comm, std::string_view function, const collective::Start& start
   }
   Request* request = nbc::new_request(comm);
   request->spanning_call = function;
+  request->keep.hold(start.kept);
   // The exchange runs in a thread of the rank, on the rank's core. It starts at once, so that
   // its first messages leave during the call, and the caller goes on when it waits.
   auto launch = [body](Request& r, int tag) {

@@ -141,7 +141,9 @@ Request* new_request(MPI_Comm comm);
 template <class Op, class Fill>
 int issue(MPI_Comm comm, std::string_view function, const collective::Start& start, Fill fill) {
   if (int rc = start.check(comm, function); rc != MPI_SUCCESS) return rc;
-  return issue<Op>(comm, function, start.is_persistent(), start.request, std::move(fill));
+  const int rc = issue<Op>(comm, function, start.is_persistent(), start.request, std::move(fill));
+  if (rc == MPI_SUCCESS) (*start.request)->keep.hold(start.kept);
+  return rc;
 }
 
 template <class Op, class Fill>

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "datatype/datatype_handles.h"
 #include "datatype/datatype_layout.h"
 
 using Layout = weft_mpi_datatype::Layout;
@@ -55,7 +56,7 @@ void weft_mpi_datatype::release() {
   for (MPI_Datatype inner : layout->parts->contents.types) inner->release();
   delete layout->parts;
   delete layout;
-  delete this;
+  weft::mpi::recycle_handle(this);
 }
 
 namespace weft::mpi {

@@ -6,6 +6,8 @@
 #include <limits>
 #include <utility>
 
+#include "datatype/datatype_handles.h"
+
 namespace weft::mpi {
 namespace {
 
@@ -23,15 +25,18 @@ void append(std::vector<Block>& blocks, MPI_Aint offset, std::size_t length) {
   blocks.push_back({offset, length});
 }
 
-// The lowest and highest of a value over `count` copies `step` bytes apart.
+// The lowest lower and highest upper bound over `count` copies `step` bytes apart. Emptiness is
+// its own flag: a type resized to a negative extent has its upper bound below its lower one.
 struct Span {
   MPI_Aint low = std::numeric_limits<MPI_Aint>::max();
   MPI_Aint high = std::numeric_limits<MPI_Aint>::min();
-  bool empty() const { return low > high; }
+  bool covered = false;
+  bool empty() const { return !covered; }
   void cover(MPI_Aint first_low, MPI_Aint first_high, std::size_t count, MPI_Aint step) {
     const MPI_Aint last = static_cast<MPI_Aint>(count - 1) * step;
     low = std::min({low, first_low, first_low + last});
     high = std::max({high, first_high, first_high + last});
+    covered = true;
   }
 };
 
@@ -73,7 +78,7 @@ MPI_Datatype publish(Layout* layout, DerivedParts* parts) {
   layout->code = TypeCode::none;
   layout->parts = parts;
   for (MPI_Datatype inner : parts->contents.types) inner->retain();
-  return new weft_mpi_datatype{layout};
+  return new_handle(layout);
 }
 
 Layout* blank_layout() {
@@ -180,10 +185,13 @@ MPI_Datatype build(const std::vector<Piece>& pieces, Padding padding, Contents c
 }
 
 MPI_Datatype build_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent) {
+  return build_resized(old, lb, extent, Contents{MPI_COMBINER_RESIZED, {}, {lb, extent}, {old}});
+}
+
+MPI_Datatype build_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, Contents contents) {
   const Layout& from = *old->layout;
-  auto* parts = new DerivedParts{std::vector<Block>(from.blocks, from.blocks + from.block_count),
-                                 {},
-                                 Contents{MPI_COMBINER_RESIZED, {}, {lb, extent}, {old}}};
+  auto* parts = new DerivedParts{
+      std::vector<Block>(from.blocks, from.blocks + from.block_count), {}, std::move(contents)};
   Layout* layout = blank_layout();
   layout->repeat = from.repeat;
   layout->stride = from.stride;

@@ -32,6 +32,9 @@ struct Repetition {
 MPI_Datatype build(const std::vector<Piece>& pieces, Padding padding, Contents contents,
                    Repetition repetition = {});
 MPI_Datatype build_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent);
+// The same type map and bounds under other constructor arguments: what MPI_Type_create_subarray
+// and _darray return, built from simpler types, carrying their own contents.
+MPI_Datatype build_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent, Contents contents);
 MPI_Datatype build_dup(MPI_Datatype old);
 
 }  // namespace weft::mpi

@@ -68,6 +68,8 @@ enum class TypeCode : std::uint8_t {
   two_int,
   short_int,
   long_double_int,
+  character,  // Fortran CHARACTER: not reducible
+  logical,    // Fortran LOGICAL, an int: the logical operations only
 };
 
 struct ObjectName {

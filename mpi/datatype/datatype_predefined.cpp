@@ -167,6 +167,33 @@ constinit Layout short_int_layout =
 constinit Layout long_double_int_layout = pair<long double, int>(
     TypeCode::long_double_int, "MPI_LONG_DOUBLE_INT", &weft_mpi_long_double_int);
 
+// Fortran's named types, as C sees them (MPI-4.1 19.3.6): the C type of the same size and kind.
+constinit Layout character_layout =
+    scalar<char>(TypeCode::character, "MPI_CHARACTER", &weft_mpi_character);
+constinit Layout logical_layout = scalar<int>(TypeCode::logical, "MPI_LOGICAL", &weft_mpi_logical);
+constinit Layout integer_layout = scalar<int>(TypeCode::int_, "MPI_INTEGER", &weft_mpi_integer);
+constinit Layout real_layout = scalar<float>(TypeCode::float_, "MPI_REAL", &weft_mpi_real);
+constinit Layout double_precision_layout =
+    scalar<double>(TypeCode::double_, "MPI_DOUBLE_PRECISION", &weft_mpi_double_precision);
+constinit Layout complex_layout =
+    scalar<std::complex<float>>(TypeCode::float_complex, "MPI_COMPLEX", &weft_mpi_complex);
+constinit Layout double_complex_layout = scalar<std::complex<double>>(
+    TypeCode::double_complex, "MPI_DOUBLE_COMPLEX", &weft_mpi_double_complex);
+constinit Layout integer1_layout =
+    scalar<std::int8_t>(TypeCode::int8, "MPI_INTEGER1", &weft_mpi_integer1);
+constinit Layout integer2_layout =
+    scalar<std::int16_t>(TypeCode::int16, "MPI_INTEGER2", &weft_mpi_integer2);
+constinit Layout integer4_layout =
+    scalar<std::int32_t>(TypeCode::int32, "MPI_INTEGER4", &weft_mpi_integer4);
+constinit Layout integer8_layout =
+    scalar<std::int64_t>(TypeCode::int64, "MPI_INTEGER8", &weft_mpi_integer8);
+constinit Layout real4_layout = scalar<float>(TypeCode::float_, "MPI_REAL4", &weft_mpi_real4);
+constinit Layout real8_layout = scalar<double>(TypeCode::double_, "MPI_REAL8", &weft_mpi_real8);
+constinit Layout complex8_layout =
+    scalar<std::complex<float>>(TypeCode::float_complex, "MPI_COMPLEX8", &weft_mpi_complex8);
+constinit Layout complex16_layout =
+    scalar<std::complex<double>>(TypeCode::double_complex, "MPI_COMPLEX16", &weft_mpi_complex16);
+
 }  // namespace
 }  // namespace weft::mpi
 
@@ -214,3 +241,18 @@ weft_mpi_datatype weft_mpi_long_int{&long_int_layout};
 weft_mpi_datatype weft_mpi_2int{&two_int_layout};
 weft_mpi_datatype weft_mpi_short_int{&short_int_layout};
 weft_mpi_datatype weft_mpi_long_double_int{&long_double_int_layout};
+weft_mpi_datatype weft_mpi_character{&character_layout};
+weft_mpi_datatype weft_mpi_logical{&logical_layout};
+weft_mpi_datatype weft_mpi_integer{&integer_layout};
+weft_mpi_datatype weft_mpi_real{&real_layout};
+weft_mpi_datatype weft_mpi_double_precision{&double_precision_layout};
+weft_mpi_datatype weft_mpi_complex{&complex_layout};
+weft_mpi_datatype weft_mpi_double_complex{&double_complex_layout};
+weft_mpi_datatype weft_mpi_integer1{&integer1_layout};
+weft_mpi_datatype weft_mpi_integer2{&integer2_layout};
+weft_mpi_datatype weft_mpi_integer4{&integer4_layout};
+weft_mpi_datatype weft_mpi_integer8{&integer8_layout};
+weft_mpi_datatype weft_mpi_real4{&real4_layout};
+weft_mpi_datatype weft_mpi_real8{&real8_layout};
+weft_mpi_datatype weft_mpi_complex8{&complex8_layout};
+weft_mpi_datatype weft_mpi_complex16{&complex16_layout};

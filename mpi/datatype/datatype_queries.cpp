@@ -48,6 +48,18 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
                         "*datatype = " + std::string((*datatype)->name()) +
                             ", expected a derived datatype (predefined ones cannot be freed)");
   }
+  // The Fortran 90 and value-index types are predefined to the program (datatype_matching.cpp).
+  switch (contents_of(*datatype).combiner) {
+    case MPI_COMBINER_F90_INTEGER:
+    case MPI_COMBINER_F90_REAL:
+    case MPI_COMBINER_F90_COMPLEX:
+    case MPI_COMBINER_VALUE_INDEX:
+      return checks::fail(kFunction, MPI_ERR_TYPE,
+                          "*datatype is a predefined Fortran 90 or value-index type, expected a "
+                          "derived datatype (predefined ones cannot be freed)");
+    default:
+      break;
+  }
   // MPI-4.1 7.7.4: the delete callbacks run at the free; a failing one keeps the type.
   if (int rc = weft::mpi::delete_type_attributes(*datatype, kFunction); rc != MPI_SUCCESS) {
     return rc;

@@ -82,6 +82,18 @@ void apply_user(MPI_Op op, const void* in, void* inout, std::size_t count, MPI_D
 
 }  // namespace
 
+void retain(MPI_Op op) {
+  if (op->kind != OpKind::user) return;
+  // relaxed: a new reference is taken from one the caller already holds.
+  op->references.fetch_add(1, std::memory_order_relaxed);
+}
+
+void release(MPI_Op op) {
+  if (op->kind != OpKind::user) return;
+  // acq_rel: the last release must see every use made under the other references.
+  if (op->references.fetch_sub(1, std::memory_order_acq_rel) == 1) delete op;
+}
+
 bool commutative(MPI_Op op) {
   return op->commutative;
 }

@@ -13,6 +13,10 @@ namespace weft::mpi {
 // (then nothing is written).
 int apply(MPI_Op op, const void* in, void* inout, std::size_t count, MPI_Datatype type);
 bool commutative(MPI_Op op);
+// A pending operation keeps a user operation alive past MPI_Op_free; predefined ones are never
+// counted.
+void retain(MPI_Op op);
+void release(MPI_Op op);
 bool defined_for(MPI_Op op, MPI_Datatype type);
 std::string_view name(MPI_Op op);  // "MPI_SUM", or "user operation"
 

@@ -40,7 +40,8 @@ extern "C" int PMPI_Op_free(MPI_Op* op) {
                 "*op = " + std::string((*op)->name) +
                     ", expected a user operation (predefined ones cannot be freed)");
   }
-  delete *op;
+  // Pending operations that use it hold references of their own.
+  weft::mpi::release(*op);
   *op = MPI_OP_NULL;
   return MPI_SUCCESS;
 }

@@ -18,9 +18,14 @@ template <class T>
 using Tag = std::type_identity<T>;
 
 // Each group calls f(Tag<C type>) when `code` belongs to it and says whether it did.
+// MPI_CHAR counts as a C integer: MPI-4.1 6.9.2 leaves it out, but MPICH and Open MPI both
+// reduce it as one (OSU's collectives sum MPI_CHAR by default). MPI_WCHAR stays out, as in both.
 template <class F>
 bool c_integer(TypeCode code, F&& f) {
   switch (code) {
+    case TypeCode::char_:
+      f(Tag<char>{});
+      return true;
     case TypeCode::signed_char:
       f(Tag<signed char>{});
       return true;
@@ -132,9 +137,13 @@ bool complex(TypeCode code, F&& f) {
   }
 }
 
-// MPI_C_BOOL and MPI_CXX_BOOL.
+// MPI_C_BOOL, MPI_CXX_BOOL and Fortran's MPI_LOGICAL (an int).
 template <class F>
 bool logical(TypeCode code, F&& f) {
+  if (code == TypeCode::logical) {
+    f(Tag<int>{});
+    return true;
+  }
   if (code != TypeCode::c_bool && code != TypeCode::cxx_bool) return false;
   f(Tag<bool>{});
   return true;

@@ -1,6 +1,7 @@
 // The operation object behind an MPI_Op handle, private to op*.cpp.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "mpi.h"
@@ -32,4 +33,6 @@ struct weft_mpi_op {
   MPI_User_function* function;  // user operations only
   bool commutative;
   const char* name;
+  // User operations: one for the handle, one per pending operation that uses it.
+  std::atomic<int> references{1};
 };

@@ -14,6 +14,7 @@ void prepare(Request& request, RequestKind kind, SendMode mode, const void* buff
   request.buffer = const_cast<void*>(buffer);
   request.count = count;
   request.datatype = datatype != MPI_DATATYPE_NULL ? datatype : MPI_BYTE;  // count 0 only
+  request.keep.hold({{request.datatype, MPI_DATATYPE_NULL}, MPI_OP_NULL});
   request.peer = peer;
   request.tag = tag;
   request.comm = comm;
@@ -76,7 +77,8 @@ void RequestPool::put(Request* request) {
 }
 
 void dispose(Request* request) {
-  request->keep_alive.reset();
+  request->narrowed_arrays.reset();
+  request->keep.reset();
   if (request->pool != nullptr) request->pool->put(request);
 }
 

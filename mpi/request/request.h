@@ -11,6 +11,7 @@
 
 #include "comm/communicator.h"
 #include "datatype/datatype.h"
+#include "datatype/keep_alive.h"
 #include "init/caller.h"
 #include "mpi.h"
 #include "pt2pt/message.h"
@@ -69,6 +70,9 @@ struct alignas(64) weft_mpi_request {
   weft::mpi::RendezvousMessage rendezvous;  // a send's message while it waits for its receive
   void* bsend_block = nullptr;              // SendMode::buffered: its part of the attached buffer
   weft::mpi::RequestPool* pool = nullptr;   // null for a request on a stack
+  // The derived datatypes and user operation the operation uses, until the request goes: the
+  // program may free them as soon as the call returns.
+  weft::mpi::KeepAlive keep;
 
   // RequestKind::collective: the instance the operation joined, and for a persistent collective
   // what MPI_Start does (join the next instance of its series and arrive in it).
@@ -78,7 +82,7 @@ struct alignas(64) weft_mpi_request {
   std::string_view spanning_call;
   // What the operation reads while it runs and its caller made for it: the narrowed count arrays
   // of a large-count form (mpi/api/large_count.h). Released when the request is disposed of.
-  std::shared_ptr<void> keep_alive;
+  std::shared_ptr<void> narrowed_arrays;
   // RequestKind::generalized: the program's callbacks.
   struct Generalized {
     MPI_Grequest_query_function* query = nullptr;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -307,6 +308,49 @@ TEST(Constructors, ResizedBoundsAreKeptByStruct) {
   ASSERT_EQ(PMPI_Type_create_struct(1, lengths, displacements, &odd, &s), MPI_SUCCESS);
   expect_bounds(s, {4, 0, 6, 0, 4});
   for (MPI_Datatype* t : {&resized, &two, &odd, &s}) PMPI_Type_free(t);
+}
+
+// MPICH's datatype/lbub: a type resized to a negative extent has its upper bound below its lower
+// one, and a count of it still has the lowest lower bound and the highest upper bound.
+TEST(Constructors, NegativeExtentsRepeat) {
+  MPI_Datatype four = MPI_DATATYPE_NULL, backwards = MPI_DATATYPE_NULL, three = MPI_DATATYPE_NULL;
+  ASSERT_EQ(PMPI_Type_contiguous(4, MPI_BYTE, &four), MPI_SUCCESS);
+  // {(LB,6), 4*(BYTE,0), (UB,-3)}
+  ASSERT_EQ(PMPI_Type_create_resized(four, 6, -9, &backwards), MPI_SUCCESS);
+  expect_bounds(backwards, {4, 6, -9, 0, 4});
+  // Copies at 0, -9 and -18: lower bounds 6, -3, -12; upper bounds -3, -12, -21.
+  ASSERT_EQ(PMPI_Type_contiguous(3, backwards, &three), MPI_SUCCESS);
+  expect_bounds(three, {12, -12, 9, -18, 22});
+  MPI_Datatype vector = MPI_DATATYPE_NULL;
+  ASSERT_EQ(PMPI_Type_vector(2, 1, 1, backwards, &vector), MPI_SUCCESS);
+  // Copies at 0 and -9: lower bounds 6, -3; upper bounds -3, -12.
+  expect_bounds(vector, {8, -3, 0, -9, 13});
+  for (MPI_Datatype* t : {&four, &backwards, &three, &vector}) PMPI_Type_free(t);
+}
+
+// MPICH's datatype/indexed_misc keeps using a freed handle after making its next type, relying on
+// MPICH's handle pool giving the new type the handle just freed (Open MPI's allocator does too).
+TEST(Lifetime, TheNextTypeGetsTheHandleJustFreed) {
+  MPI_Datatype first = MPI_DATATYPE_NULL, outer = MPI_DATATYPE_NULL;
+  ASSERT_EQ(PMPI_Type_vector(2, 1, 3, MPI_INT, &first), MPI_SUCCESS);
+  const int outer_lengths[] = {1, 1};
+  const MPI_Aint outer_displacements[] = {0, 32};
+  const MPI_Datatype outer_types[] = {first, MPI_INT};
+  ASSERT_EQ(PMPI_Type_create_struct(2, outer_lengths, outer_displacements, outer_types, &outer),
+            MPI_SUCCESS);
+  const MPI_Datatype stale = first;
+  EXPECT_EQ(int_map(outer), (std::vector<int>{0, 3, 8}));
+  ASSERT_EQ(PMPI_Type_free(&outer), MPI_SUCCESS);
+  ASSERT_EQ(PMPI_Type_free(&first), MPI_SUCCESS);
+  // What the program allocates in between does not matter.
+  const auto unrelated = std::make_unique<MPI_Datatype>(MPI_INT);
+  MPI_Datatype next = MPI_DATATYPE_NULL;
+  const int lengths[] = {0, 4, 0};
+  const MPI_Aint displacements[] = {1 << 30, 8, 1 << 30};
+  ASSERT_EQ(PMPI_Type_create_hindexed(3, lengths, displacements, MPI_INT, &next), MPI_SUCCESS);
+  EXPECT_EQ(next, stale);
+  expect_bounds(stale, {16, 8, 16, 8, 16});
+  PMPI_Type_free(&next);
 }
 
 TEST(Constructors, DupKeepsTheTypeMapAndCommitState) {

@@ -160,11 +160,13 @@ TEST(PredefinedOps, LogicalAndByte) {
   expect_op<U>(MPI_BOR, MPI_BYTE, in, inout, [](U a, U b) { return U(a | b); });
   expect_op<U>(MPI_BXOR, MPI_BYTE, in, inout, [](U a, U b) { return U(a ^ b); });
   for (MPI_Op op : {MPI_SUM, MPI_MAX, MPI_LAND}) expect_refused(op, MPI_BYTE);
-  // Characters are not numbers to MPI.
-  for (MPI_Op op : {MPI_SUM, MPI_MAX, MPI_BAND}) {
-    expect_refused(op, MPI_CHAR);
-    expect_refused(op, MPI_WCHAR);
-  }
+  // Wide characters are not numbers to MPI, nor to MPICH and Open MPI.
+  for (MPI_Op op : {MPI_SUM, MPI_MAX, MPI_BAND, MPI_LAND}) expect_refused(op, MPI_WCHAR);
+}
+
+// MPI_CHAR is reduced as a C integer, as MPICH and Open MPI do (OSU's collectives sum it).
+TEST(PredefinedOps, CharIsReducedAsAnInteger) {
+  integer_ops<char>(MPI_CHAR, true);
 }
 
 template <class V, class I>
@@ -315,6 +317,23 @@ TEST(OpCalls, ErrorsInAJob) {
   });
   EXPECT_EQ(status, 0);
   EXPECT_EQ(checked.load(), 1);
+}
+
+}  // namespace
+
+namespace {
+
+// Fortran's named types reduce as their kind: INTEGER as an integer, LOGICAL logically only,
+// CHARACTER not at all.
+TEST(PredefinedOps, FortranNamedTypes) {
+  integer_ops<int>(MPI_INTEGER, true);
+  integer_ops<std::int64_t>(MPI_INTEGER8, true);
+  expect_op<int>(MPI_LAND, MPI_LOGICAL, {1, 0, 1}, {1, 1, 0},
+                 [](int a, int b) { return a && b ? 1 : 0; });
+  for (MPI_Op op : {MPI_SUM, MPI_MAX, MPI_BAND}) expect_refused(op, MPI_LOGICAL);
+  for (MPI_Op op : {MPI_SUM, MPI_MAX, MPI_BAND, MPI_LAND}) expect_refused(op, MPI_CHARACTER);
+  expect_op<double>(MPI_SUM, MPI_DOUBLE_PRECISION, {1.5, 2}, {2, 3},
+                    [](double a, double b) { return a + b; });
 }
 
 }  // namespace
