@@ -379,6 +379,8 @@ int duplicate(MPI_Comm comm, std::string_view function, std::uint64_t number, co
     leave(result);
     return ::finish(newcomm, MPI_COMM_NULL, copy_rc);
   }
+  // MPI-4.1 7.4.2: the duplicate has the same topology.
+  result->local_of_caller().topology = comm->local_of_caller().topology;
   result->local_of_caller().hints = hints != nullptr ? *hints : comm->local_of_caller().hints;
   return ::finish(newcomm, result, MPI_SUCCESS);
 }

@@ -15,16 +15,23 @@
 #include <utility>
 #include <vector>
 
+#include "attr/attribute_set.h"
 #include "coll/meeting.h"
 #include "mpi.h"
+
+namespace weft::mpi {
+struct Topology;  // topo/topology.h
+}
 
 struct weft_mpi_comm {
   struct Local {
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;
-    std::map<int, void*> attributes;  // keyval -> value
-    std::uint64_t collectives = 0;    // collective calls made so far: the next meeting's number
-    bool freed = false;               // MPI_Comm_free called by this member
+    weft::mpi::AttributeSet attributes;
+    std::uint64_t collectives = 0;  // collective calls made so far: the next meeting's number
+    bool freed = false;             // MPI_Comm_free called by this member
+    // The process topology as this member sees it (MPI-4.1 8), null when none.
+    std::shared_ptr<const weft::mpi::Topology> topology;
     // The info hints in effect for this member (comm/comm_dup.h), in the order set.
     std::vector<std::pair<std::string, std::string>> hints;
   };

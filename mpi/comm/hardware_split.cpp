@@ -26,7 +26,7 @@ std::array<int, 3> place_of_caller() {
   const Scheduler* scheduler = Scheduler::current();
   const int vp = this_thread::vp();
   if (scheduler == nullptr || vp < 0) return {0, 0, 0};
-  const Topology& topology = scheduler->topology();
+  const weft::Topology& topology = scheduler->topology();
   return {0, topology.numa_os_index(scheduler->vp_numa(vp)),
           topology.core(scheduler->vp_core(vp)).os_index};
 }
