@@ -32,6 +32,7 @@ static struct {
   int last_operand;
   int initialized;
   enum ordering ordering;
+  int optopt; /* copied to optopt after every call, as glibc does */
 } scan;
 
 static const char* message(const char* text) {
@@ -133,7 +134,7 @@ static int long_option(int argc, char** argv, const char* optstring, const struc
     }
     scan.next_char += strlen(scan.next_char);
     ++optind;
-    optopt = 0;
+    scan.optopt = 0;
     return '?';
   }
 
@@ -144,7 +145,7 @@ static int long_option(int argc, char** argv, const char* optstring, const struc
       }
       scan.next_char = NULL;
       ++optind;
-      optopt = 0;
+      scan.optopt = 0;
       return '?';
     }
     return -1;
@@ -158,7 +159,7 @@ static int long_option(int argc, char** argv, const char* optstring, const struc
         fprintf(stderr, message("%s: option '%s%s' doesn't allow an argument\n"), argv[0], prefix,
                 found->name);
       }
-      optopt = found->val;
+      scan.optopt = found->val;
       return '?';
     }
     optarg = name_end + 1;
@@ -168,7 +169,7 @@ static int long_option(int argc, char** argv, const char* optstring, const struc
         fprintf(stderr, message("%s: option '%s%s' requires an argument\n"), argv[0], prefix,
                 found->name);
       }
-      optopt = found->val;
+      scan.optopt = found->val;
       return missing_argument(optstring);
     }
     optarg = argv[optind++];
@@ -245,8 +246,8 @@ static int next_element(int argc, char** argv, const char* optstring, const stru
   return 0;
 }
 
-static int scan_options(int argc, char** argv, const char* optstring, const struct option* longopts,
-                        int* longind, int long_only, int posixly_correct) {
+static int next_option(int argc, char** argv, const char* optstring, const struct option* longopts,
+                       int* longind, int long_only, int posixly_correct) {
   int print_errors = opterr;
   if (argc < 1) return -1;
   optarg = NULL;
@@ -269,7 +270,7 @@ static int scan_options(int argc, char** argv, const char* optstring, const stru
   if (*scan.next_char == '\0') ++optind;
   if (spec == NULL || c == ':' || c == ';') {
     if (print_errors) fprintf(stderr, message("%s: invalid option -- '%c'\n"), argv[0], c);
-    optopt = c;
+    scan.optopt = c;
     return '?';
   }
   if (spec[0] == 'W' && spec[1] == ';' && longopts != NULL) {
@@ -280,7 +281,7 @@ static int scan_options(int argc, char** argv, const char* optstring, const stru
       if (print_errors) {
         fprintf(stderr, message("%s: option requires an argument -- '%c'\n"), argv[0], c);
       }
-      optopt = c;
+      scan.optopt = c;
       return missing_argument(optstring);
     } else {
       scan.next_char = argv[optind];
@@ -297,7 +298,7 @@ static int scan_options(int argc, char** argv, const char* optstring, const stru
       if (print_errors) {
         fprintf(stderr, message("%s: option requires an argument -- '%c'\n"), argv[0], c);
       }
-      optopt = c;
+      scan.optopt = c;
       scan.next_char = NULL;
       return missing_argument(optstring);
     } else {
@@ -306,6 +307,14 @@ static int scan_options(int argc, char** argv, const char* optstring, const stru
     scan.next_char = NULL;
   }
   return c;
+}
+
+static int scan_options(int argc, char** argv, const char* optstring, const struct option* longopts,
+                        int* longind, int long_only, int posixly_correct) {
+  const int result =
+      next_option(argc, argv, optstring, longopts, longind, long_only, posixly_correct);
+  optopt = scan.optopt;
+  return result;
 }
 
 __attribute__((weak)) int getopt(int argc, char* const argv[], const char* optstring) {
