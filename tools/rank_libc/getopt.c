@@ -182,9 +182,10 @@ static int long_option(int argc, char** argv, const char* optstring, const struc
   return found->val;
 }
 
-/* Moves to the next element of argv that holds options. Returns 0 when there is one (with
- * scan.next_char set), else what getopt returns: -1 at the end, 1 for an operand returned in
- * order. A long option is processed here and its result returned in *result (with 2). */
+/* Moves to the next element of argv, permuting operands behind options as the ordering says.
+ * Returns 0 when it holds short options (scan.next_char on the first); otherwise returns 1 with
+ * the call's answer in *result: -1 at the end of the options, 1 for an operand returned in
+ * order, or the result of the long option the element names. */
 static int next_element(int argc, char** argv, const char* optstring, const struct option* longopts,
                         int* longind, int long_only, int print_errors, int* result) {
   if (scan.last_operand > optind) scan.last_operand = optind;
