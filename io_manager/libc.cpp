@@ -73,6 +73,7 @@ std::atomic<int (*)(int, int, off_t)> lockf_fn{nullptr};
 std::atomic<pid_t (*)(pid_t, int*, int, rusage*)> wait4_fn{nullptr};
 std::atomic<pid_t (*)(pid_t, int*, int)> waitpid_fn{nullptr};
 std::atomic<int (*)(idtype_t, id_t, siginfo_t*, int)> waitid_fn{nullptr};
+std::atomic<int (*)(pthread_t, void**)> pthread_join_fn{nullptr};
 
 }  // namespace
 
@@ -183,6 +184,9 @@ pid_t waitpid(pid_t pid, int* status, int options) {
 }
 int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
   return real(waitid_fn, "waitid")(type, id, info, options);
+}
+int pthread_join(pthread_t thread, void** value) {
+  return real(pthread_join_fn, "pthread_join")(thread, value);
 }
 
 }  // namespace weft::io::libc

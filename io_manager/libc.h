@@ -3,6 +3,7 @@
 #pragma once
 
 #include <poll.h>
+#include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/select.h>
@@ -53,5 +54,6 @@ int lockf(int fd, int command, off_t length);
 pid_t wait4(pid_t pid, int* status, int options, rusage* usage);
 pid_t waitpid(pid_t pid, int* status, int options);
 int waitid(idtype_t type, id_t id, siginfo_t* info, int options);
+int pthread_join(pthread_t thread, void** value);
 
 }  // namespace weft::io::libc

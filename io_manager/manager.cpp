@@ -7,6 +7,7 @@
 #include <string>
 
 #include "current.h"
+#include "kernel_thread_rank.h"
 #include "libc.h"
 #include "park.h"
 #include "timer_heap.h"
@@ -179,6 +180,7 @@ void Manager::ensure_blocker() {
     // The spare thread takes no signal but those the masks of ppoll, pselect and epoll_pwait let
     // through while it waits for them: a signal the program blocks stays pending for the wait.
     const AsyncSignalsBlocked blocked;
+    const weft::detail::RuntimeThreadCreation runtime_thread;  // a rank's wait may start it
     blocker_ = std::thread([this] { blocker_main(); });
   }
   // release: as in ensure_polling.

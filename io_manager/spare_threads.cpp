@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 
+#include "kernel_thread_rank.h"
 #include "park.h"
 #include "weft/error.h"
 
@@ -41,6 +42,8 @@ void SpareThreads::run(void (*body)(void*), void* context) noexcept {
   jobs_.push_back(&job);
   if (make_thread) {
     try {
+      // A rank's blocking call may start it; it serves every rank.
+      const weft::detail::RuntimeThreadCreation runtime_thread;
       threads_.emplace_back([this] { main(); });
     } catch (const std::system_error& e) {
       fatal(std::string("I/O manager: cannot start a spare kernel thread: ") + e.what());

@@ -6,6 +6,7 @@
 
 #include "current.h"
 #include "fiber.h"
+#include "kernel_thread_rank.h"
 #include "park.h"
 #include "scheduler_impl.h"
 #include "weft/error.h"
@@ -145,7 +146,7 @@ int vp() {
 
 int rank() {
   detail::Fiber* self = detail::current_fiber();
-  return self != nullptr ? self->rank : -1;
+  return self != nullptr ? self->rank : detail::kernel_thread_rank();
 }
 
 int priority() {

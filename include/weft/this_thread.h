@@ -17,7 +17,9 @@ bool is_weft_thread();
 std::uint64_t id();  // 0 outside weft
 ThreadType type();   // ThreadType::user outside weft
 int vp();            // virtual processor now running the caller, -1 outside weft
-int rank();          // -1 when the thread has none
+// -1 when the thread has none. A kernel thread outside weft has the rank of the thread that
+// started it (pthread_create, std::thread, thrd_create).
+int rank();
 int priority();
 // Sets the priority the thread runs at and returns to when unboosted.
 void set_priority(int priority);

@@ -113,7 +113,9 @@ int run(MPI_Comm comm, std::string_view function, const collective::Start& start
     ThreadAttr attr;
     attr.type = ThreadType::mpi_task;
     attr.rank = r.owner;
-    attr.placement = Placement::pinned(this_thread::vp());
+    // A kernel thread of the rank (one it started) runs no core: the exchange may run anywhere.
+    const int vp = this_thread::vp();
+    attr.placement = vp >= 0 ? Placement::pinned(vp) : Placement::free();
     attr.run_at_once = true;
     spawn(attr, [body, &r, tag] {
       r.status.MPI_ERROR = body(tag);

@@ -191,8 +191,8 @@ int check_initialized(std::string_view function) {
   }
   if (rank < 0) {
     end_job(std::string(function) +
-            " called from a thread of no MPI rank: a thread that a rank spawns must pass "
-            "ThreadAttr::rank");
+            " called from a thread of no MPI rank: neither a rank nor a thread that a rank "
+            "started (a thread made with weft::spawn must pass ThreadAttr::rank)");
   }
   switch (w->rank(rank).phase.load(std::memory_order_acquire)) {
     case RankState::Phase::initialized:
