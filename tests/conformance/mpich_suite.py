@@ -244,17 +244,21 @@ def command_run(options):
         hung = {(r[0], r[1], r[2]) for r in read_tsv(Path(options.expected), 4)
                 if r[3].startswith("timeout")}
     memory_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    results = []  # (entry, mode, result, reason)
     log = sys.stderr
+    results = open(options.results, "w")
+    results.write("# dir\tentry\tmode\tresult\treason\n")
 
-    def skip_reason(entry, mode):
+    def not_built(entry):
         if (entry.top, entry.name) in aside:
             return "set aside: " + aside[(entry.top, entry.name)]
         if entry.mem_gb > memory_gb:
             return f"needs {entry.mem_gb} GB of memory"
+        return None
+
+    def skip_reason(entry, mode):
         if mode.endswith("-p2") and entry.ranks < 2:
             return "one rank: no second process"
-        return None
+        return not_built(entry)
 
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=options.jobs)
     builds = {}  # build dir -> {(folder, program): None or why it did not compile}
@@ -264,7 +268,7 @@ def command_run(options):
             # Every program once, even when several entries or modes run it.
             programs = {}
             for entry in entries:
-                if not skip_reason(entry, mode):
+                if not not_built(entry):
                     programs.setdefault((entry.workdir, entry.program), entry)
             start = time.monotonic()
             dtpools = dtpools_error(build_dir)
@@ -287,21 +291,19 @@ def command_run(options):
             limit = min(entry.time_limit or options.timeout, options.max_timeout)
             if (entry.top, entry.label, mode) in hung:
                 limit = min(limit, options.hung_timeout)
-            return run(entry, build_dir, launcher, limit, log_dir / mode / f"{entry.workdir}/{entry.program}.{number}.log")
+            run_log = log_dir / mode / f"{entry.workdir}/{entry.program}.{number}.log"
+            return run(entry, build_dir, launcher, limit, run_log)
 
         start = time.monotonic()
         for entry, (result, reason) in zip(entries, pool.map(one, enumerate(entries))):
-            results.append((entry, mode, result, reason))
+            results.write(f"{entry.top}\t{entry.label}\t{mode}\t{result}\t{reason}\n")
+            results.flush()
             if options.verbose or result == "fail":
                 print(f"  {mode:8} {result:4} {entry.top}: {entry.label}  {reason}", file=log,
                       flush=True)
         print(f"conformance: {mode}: ran {len(entries)} entries in {time.monotonic() - start:.0f} s",
               file=log, flush=True)
-
-    with open(options.results, "w") as out:
-        out.write("# dir\tentry\tmode\tresult\treason\n")
-        for entry, mode, result, reason in results:
-            out.write(f"{entry.top}\t{entry.label}\t{mode}\t{result}\t{reason}\n")
+    results.close()
 
 
 def command_report(options):
