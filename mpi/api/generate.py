@@ -186,7 +186,11 @@ def source_text(functions, rows):
         '#include "api/large_count.h"',
         '#include "util/profiling.h"',
         "",
+        "#include <memory>",
+        "#include <vector>",
+        "",
         "using namespace weft::mpi::large_count;",
+        "using Kept = std::vector<std::shared_ptr<void>>;",
         "",
     ]
     for name, row in large_forms(functions, rows):
@@ -201,7 +205,7 @@ def source_text(functions, rows):
             continue
         large = {lp.name: lp for lp in row}
         comm = comm_of(f)
-        body, args, after = [], [], []
+        body, args, after, kept = [], [], [], []
         fn = f'"{name}_c"'
         if any(lp.length in ("group", "local", "indegree", "outdegree") for lp in row):
             body.append(f"  if (int rc = check_comm_for({fn}, {comm}); rc != MPI_SUCCESS) return rc;")
@@ -224,14 +228,15 @@ def source_text(functions, rows):
                     cond = f"is_root({comm}, root)"
                 elif lp.when == "@send":
                     cond = "sendbuf != MPI_IN_PLACE"
-                body.append(f"  Narrowed<{base}> {local};")
+                body.append(f"  auto {local} = std::make_shared<Narrowed<{base}>>();")
                 body.append(
-                    f'  if (int rc = {local}.take({fn}, "{p.name}", {p.name}, {cond} ? {length_expr} : 0, {comm});'
+                    f'  if (int rc = {local}->take({fn}, "{p.name}", {p.name}, {cond} ? {length_expr} : 0, {comm});'
                 )
                 body.append("      rc != MPI_SUCCESS) {")
                 body.append("    return rc;")
                 body.append("  }")
-                args.append(f"{local}.data()")
+                args.append(f"{local}->data()")
+                kept.append(local)
             elif p.type.endswith("*"):
                 inout = p.name == "position"
                 body.append(f"  {base} {local} = 0;")
@@ -250,6 +255,12 @@ def source_text(functions, rows):
         out.append(wrap(f'extern "C" {f.result} P{name}_c', large_form(f, row, functions), " {"))
         out += body
         call = f"P{name}({', '.join(args)})"
+        if kept and any(p.name == "request" and p.type == "MPI_Request*" for p in f.params):
+            # The operation reads its arrays while it runs: the request keeps them.
+            bundle = ", ".join(kept)
+            after.append(
+                f"  if (rc == MPI_SUCCESS) keep_with(*request, std::make_shared<Kept>(Kept{{{bundle}}}));"
+            )
         if after:
             out.append(f"  const int rc = {call};")
             out += after

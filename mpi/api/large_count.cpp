@@ -3,13 +3,14 @@
 #include <string>
 
 #include "errhan/error.h"
+#include "request/request.h"
 
 namespace weft::mpi::large_count {
 
-int refuse(std::string_view function, std::string_view argument, long long value,
-           long long largest, MPI_Comm comm) {
-  const bool displacement = argument.find("displ") != std::string_view::npos ||
-                            argument == "lb" || argument == "extent" || argument == "stride";
+int refuse(std::string_view function, std::string_view argument, long long value, long long largest,
+           MPI_Comm comm) {
+  const bool displacement = argument.find("displ") != std::string_view::npos || argument == "lb" ||
+                            argument == "extent" || argument == "stride";
   std::string detail = std::string(argument) + " = " + std::to_string(value) + ", expected " +
                        (value < 0 ? "at least " + std::to_string(-largest - 1)
                                   : "at most " + std::to_string(largest)) +
@@ -22,6 +23,10 @@ int refuse(std::string_view function, std::string_view argument, long long value
 int check_comm_for(std::string_view function, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   return check_comm(comm, function);
+}
+
+void keep_with(MPI_Request request, std::shared_ptr<void> owned) {
+  if (request != MPI_REQUEST_NULL) request->keep_alive = std::move(owned);
 }
 
 int group_size(MPI_Comm comm) {

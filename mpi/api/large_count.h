@@ -5,6 +5,7 @@
 #pragma once
 
 #include <limits>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -12,8 +13,8 @@
 
 namespace weft::mpi::large_count {
 
-int refuse(std::string_view function, std::string_view argument, long long value,
-           long long largest, MPI_Comm comm);
+int refuse(std::string_view function, std::string_view argument, long long value, long long largest,
+           MPI_Comm comm);
 
 template <typename Narrow, typename Wide>
 int narrow(std::string_view function, std::string_view argument, Wide value, Narrow* out,
@@ -25,8 +26,8 @@ int narrow(std::string_view function, std::string_view argument, Wide value, Nar
   return MPI_SUCCESS;
 }
 
-// An array argument narrowed element by element; it lives as long as the blocking call it is
-// passed to.
+// An array argument narrowed element by element. It lives as long as the blocking call it is
+// passed to, or, for a nonblocking or persistent call, as long as the request (keep_with).
 template <typename Narrow>
 class Narrowed {
  public:
@@ -54,6 +55,10 @@ class Narrowed {
 // MPI is initialized in the caller's rank and `comm` is a communicator it may use: checked before
 // the length of a per-member array is asked of it.
 int check_comm_for(std::string_view function, MPI_Comm comm);
+// Hands `owned` to `request`, which keeps it until it is disposed of: the arrays a nonblocking or
+// persistent operation reads while it runs.
+void keep_with(MPI_Request request, std::shared_ptr<void> owned);
+
 // The length of a per-member array: the group's size, the remote group's on an
 // intercommunicator; 0 for a communicator the call will refuse anyway.
 int group_size(MPI_Comm comm);

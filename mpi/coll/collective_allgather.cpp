@@ -4,6 +4,7 @@
 // phase keeps every send block valid until the last reader is done.
 #include "coll/collective.h"
 #include "coll/collective_spanning.h"
+#include "coll/inter_collective.h"
 #include "coll/nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
@@ -108,6 +109,9 @@ int allgather_entry(const collective::Start& start, std::string_view function, c
                     MPI_Datatype recvtype, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::allgather(start, function, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                nullptr, nullptr, recvtype, comm);
   if (int rc = check_send(comm, function, sendbuf, sendcount, sendtype, recvbuf);
       rc != MPI_SUCCESS) {
     return rc;
@@ -154,6 +158,9 @@ int allgatherv_entry(const collective::Start& start, std::string_view function, 
                      const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::allgather(start, function, sendbuf, sendcount, sendtype, recvbuf, 0,
+                                recvcounts, displs, recvtype, comm);
   if (int rc = check_send(comm, function, sendbuf, sendcount, sendtype, recvbuf);
       rc != MPI_SUCCESS) {
     return rc;

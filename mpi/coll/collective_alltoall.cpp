@@ -8,6 +8,7 @@
 
 #include "coll/collective.h"
 #include "coll/collective_spanning.h"
+#include "coll/inter_collective.h"
 #include "coll/nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
@@ -141,6 +142,9 @@ int alltoall_entry(const collective::Start& start, std::string_view function, co
                    int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
   if (int rc = check_start(comm, function, sendbuf, recvbuf); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::alltoall(start, function, Blocks::regular(sendbuf, sendcount, sendtype),
+                               Blocks::regular(recvbuf, recvcount, recvtype), comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (!in_place) {
     if (int rc = check_count(comm, function, "sendcount", sendcount); rc != MPI_SUCCESS) return rc;
@@ -195,6 +199,10 @@ int alltoallv_entry(const collective::Start& start, std::string_view function, c
                     void* recvbuf, const int recvcounts[], const int rdispls[],
                     MPI_Datatype recvtype, MPI_Comm comm) {
   if (int rc = check_start(comm, function, sendbuf, recvbuf); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::alltoall(start, function,
+                               Blocks::varying(sendbuf, sendcounts, sdispls, sendtype),
+                               Blocks::varying(recvbuf, recvcounts, rdispls, recvtype), comm);
   const int size = comm->size();
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (!in_place) {
@@ -261,6 +269,10 @@ int alltoallw_entry(const collective::Start& start, std::string_view function, c
                     void* recvbuf, const int recvcounts[], const int rdispls[],
                     const MPI_Datatype recvtypes[], MPI_Comm comm) {
   if (int rc = check_start(comm, function, sendbuf, recvbuf); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::alltoall(start, function,
+                               Blocks::typed(sendbuf, sendcounts, sdispls, sendtypes),
+                               Blocks::typed(recvbuf, recvcounts, rdispls, recvtypes), comm);
   const int size = comm->size();
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (!in_place) {

@@ -2,6 +2,7 @@
 // when its last member arrives.
 #include "coll/collective.h"
 #include "coll/collective_spanning.h"
+#include "coll/inter_collective.h"
 #include "coll/nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
@@ -23,6 +24,7 @@ class BarrierOp : public nbc::Instance {
 int barrier_entry(const collective::Start& start, std::string_view function, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter()) return intercoll::barrier(start, function, comm);
   if (spanning::spans(comm)) {
     return spanning::run(comm, function, start,
                          [=](int tag) { return spanning::barrier(comm, tag); });

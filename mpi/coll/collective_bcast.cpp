@@ -5,6 +5,7 @@
 // copy is done.
 #include "coll/collective.h"
 #include "coll/collective_spanning.h"
+#include "coll/inter_collective.h"
 #include "coll/nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
@@ -51,6 +52,8 @@ int bcast_entry(const collective::Start& start, std::string_view function, void*
                 MPI_Datatype datatype, int root, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::bcast(start, function, buffer, count, datatype, root, comm);
   if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
   if (int rc = check_count(comm, function, "count", count); rc != MPI_SUCCESS) return rc;
   if (int rc = check_datatype(comm, function, "datatype", datatype); rc != MPI_SUCCESS) return rc;

@@ -5,6 +5,7 @@
 // checked against its block there (the root reports truncation, as a receive would).
 #include "coll/collective.h"
 #include "coll/collective_spanning.h"
+#include "coll/inter_collective.h"
 #include "coll/nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
@@ -133,6 +134,9 @@ int gather_entry(const collective::Start& start, std::string_view function, cons
                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::gather(start, function, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                             nullptr, nullptr, recvtype, root, comm);
   if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
   if (int rc = check_send(comm, function, sendbuf, sendcount, sendtype, recvbuf, root);
       rc != MPI_SUCCESS) {
@@ -190,6 +194,9 @@ int gatherv_entry(const collective::Start& start, std::string_view function, con
                   const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::gather(start, function, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
+                             displs, recvtype, root, comm);
   if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
   if (int rc = check_send(comm, function, sendbuf, sendcount, sendtype, recvbuf, root);
       rc != MPI_SUCCESS) {

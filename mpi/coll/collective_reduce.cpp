@@ -9,6 +9,7 @@
 
 #include "coll/collective.h"
 #include "coll/collective_spanning.h"
+#include "coll/inter_collective.h"
 #include "coll/nbc_reduction.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
@@ -121,6 +122,8 @@ int reduce_entry(const collective::Start& start, std::string_view function, cons
                  MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::reduce(start, function, sendbuf, recvbuf, count, datatype, op, root, comm);
   if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
   const bool is_root = comm->my_rank() == root;
   if (!is_root) {
@@ -187,6 +190,8 @@ int allreduce_entry(const collective::Start& start, std::string_view function, c
                     void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::allreduce(start, function, sendbuf, recvbuf, count, datatype, op, comm);
   if (int rc = check_reduction(comm, function, sendbuf, recvbuf, count, datatype, op, true);
       rc != MPI_SUCCESS) {
     return rc;

@@ -8,6 +8,7 @@
 
 #include "coll/collective.h"
 #include "coll/collective_spanning.h"
+#include "coll/inter_collective.h"
 #include "coll/nbc_reduction.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
@@ -118,6 +119,9 @@ int reduce_scatter_block_entry(const collective::Start& start, std::string_view 
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::reduce_scatter(start, function, sendbuf, recvbuf, recvcount, nullptr,
+                                     datatype, op, comm);
   if (int rc = check_count(comm, function, "recvcount", recvcount); rc != MPI_SUCCESS) return rc;
   if (int rc = check_common(comm, function, sendbuf, recvbuf, datatype, op); rc != MPI_SUCCESS) {
     return rc;
@@ -173,6 +177,9 @@ int reduce_scatter_entry(const collective::Start& start, std::string_view functi
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::reduce_scatter(start, function, sendbuf, recvbuf, 0, recvcounts, datatype, op,
+                                     comm);
   const int size = comm->size();
   if (int rc = collective::check_counts(comm, function, "recvcounts", recvcounts, size);
       rc != MPI_SUCCESS) {

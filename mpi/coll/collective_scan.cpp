@@ -9,6 +9,7 @@
 
 #include "coll/collective.h"
 #include "coll/collective_spanning.h"
+#include "coll/inter_collective.h"
 #include "coll/nbc_reduction.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
@@ -102,6 +103,7 @@ int scan(const collective::Start& start, const void* sendbuf, void* recvbuf, int
          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, std::string_view function) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter()) return intercoll::refuse(function, comm);
   if (int rc = check_count(comm, function, "count", count); rc != MPI_SUCCESS) return rc;
   if (int rc = check_datatype(comm, function, "datatype", datatype); rc != MPI_SUCCESS) return rc;
   if (int rc = collective::check_op_on(comm, function, op, datatype); rc != MPI_SUCCESS) return rc;

@@ -5,6 +5,7 @@
 // receiver, as a receive would; the final phase keeps the root's buffer valid until then.
 #include "coll/collective.h"
 #include "coll/collective_spanning.h"
+#include "coll/inter_collective.h"
 #include "coll/nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
@@ -129,6 +130,9 @@ int scatter_entry(const collective::Start& start, std::string_view function, con
                   MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::scatter(start, function, sendbuf, sendcount, nullptr, nullptr, sendtype,
+                              recvbuf, recvcount, recvtype, root, comm);
   if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
   Blocks send;
   if (comm->my_rank() == root) {
@@ -187,6 +191,9 @@ int scatterv_entry(const collective::Start& start, std::string_view function, co
                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter())
+    return intercoll::scatter(start, function, sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
+                              recvcount, recvtype, root, comm);
   if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
   Blocks send;
   if (comm->my_rank() == root) {

@@ -27,6 +27,7 @@
 #include "coll/collective_spanning.h"
 #include "comm/comm_lifetime.h"
 #include "comm/communicator.h"
+#include "comm/intercomm.h"
 #include "errhan/error.h"
 #include "group/group.h"
 #include "init/world.h"
@@ -105,38 +106,48 @@ void build_split(const std::vector<const Part*>& parts, const std::vector<int>& 
   }
 }
 
-// The members of the group, in group order, get one communicator; the group must be the same in
-// every member and a subset of the parent.
+// MPI_Comm_create: each distinct group passed makes one communicator of its members, in group
+// order. MPI-2.2 lets the members pass different, disjoint groups (a member outside its own group
+// gets none); every member of a group must have passed that group, and every group is a subset
+// of the parent. A part's group is null when this process does not know it (the part of a member
+// in another process whose group no member here passed): no group known here holds that member.
 void build_create(const std::vector<const Part*>& parts, const std::vector<int>& members,
                   const ContextOf& context_of, Outcome& outcome) {
-  const MPI_Group group = parts[0]->group;
-  for (int r = 1; r < static_cast<int>(parts.size()); ++r) {
-    if (parts[r]->group->members != group->members) {
-      outcome.error_class = MPI_ERR_GROUP;
-      outcome.culprit = r;
-      outcome.problem =
-          "group differs from that of comm rank 0, expected the same group in "
-          "every member of the communicator";
-      return;
-    }
-  }
   std::vector<int> parent_rank(static_cast<std::size_t>(weft::mpi::world()->size()), -1);
   for (int r = 0; r < static_cast<int>(members.size()); ++r) parent_rank[members[r]] = r;
-  for (int i = 0; i < group->size(); ++i) {
-    const int w = group->members[i];
-    if (w < 0 || w >= static_cast<int>(parent_rank.size()) || parent_rank[w] < 0) {
-      outcome.error_class = MPI_ERR_GROUP;
-      outcome.culprit = 0;
-      outcome.problem = "group rank " + std::to_string(i) + " is world rank " + std::to_string(w) +
-                        ", which is not a member of comm, expected a subset of comm's group";
-      return;
+  auto fail = [&](int culprit, std::string problem) {
+    outcome.error_class = MPI_ERR_GROUP;
+    outcome.culprit = culprit;
+    outcome.problem = std::move(problem);
+  };
+  std::vector<bool> done(parts.size(), false);  // parts whose group has been built
+  for (int r = 0; r < static_cast<int>(parts.size()); ++r) {
+    const MPI_Group group = parts[r]->group;
+    if (group == MPI_GROUP_NULL || done[r]) continue;
+    std::vector<int> parent_ranks;
+    for (int i = 0; i < group->size(); ++i) {
+      const int w = group->members[i];
+      const int p = w >= 0 && w < static_cast<int>(parent_rank.size()) ? parent_rank[w] : -1;
+      if (p < 0) {
+        return fail(r, "group rank " + std::to_string(i) + " is world rank " + std::to_string(w) +
+                           ", which is not a member of comm, expected a subset of comm's group");
+      }
+      if (parts[p]->group == MPI_GROUP_NULL || parts[p]->group->members != group->members) {
+        return fail(p, "group differs from that of comm rank " + std::to_string(r) +
+                           ", which holds this member, expected each member to pass the group "
+                           "it belongs to (groups of different members disjoint)");
+      }
+      parent_ranks.push_back(p);
     }
+    // The members that passed this very group but are not in it get no communicator.
+    for (int q = r; q < static_cast<int>(parts.size()); ++q) {
+      done[q] = done[q] ||
+                (parts[q]->group != MPI_GROUP_NULL && parts[q]->group->members == group->members);
+    }
+    if (parent_ranks.empty()) continue;
+    const MPI_Comm comm = make_comm(parent_ranks, members, context_of);
+    for (int p : parent_ranks) outcome.comms[p] = comm;
   }
-  if (group->size() == 0) return;
-  std::vector<int> parent_ranks;
-  for (int w : group->members) parent_ranks.push_back(parent_rank[w]);
-  const MPI_Comm comm = make_comm(parent_ranks, members, context_of);
-  for (int r : parent_ranks) outcome.comms[r] = comm;
 }
 
 // Builds the outcome of a call from every member's part.
@@ -188,19 +199,21 @@ std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builde
       weft::mpi::spanning::tag_of(number, 0));
   std::vector<Part> all(static_cast<std::size_t>(size));
   std::vector<const Part*> parts(static_cast<std::size_t>(size));
+  // The members of this process, by parent rank: the index of each in the meeting.
+  std::vector<int> local_index(static_cast<std::size_t>(size), -1);
+  int local_members = 0;
+  for (int r = 0; r < size; ++r) {
+    if (weft::mpi::world()->is_local(parent->members[r])) local_index[r] = local_members++;
+  }
   for (int r = 0; r < size; ++r) {
     Part& part = all[r];
     part.color = wire[r].color;
     part.key = wire[r].key;
-    part.group = mine.group;
     part.error_class = wire[r].error_class;
     if (r == rank) {
       part.problem = mine.problem;
     } else if (part.error_class != MPI_SUCCESS) {
       part.problem = "its arguments were refused (its own error says why)";
-    } else if (wire[r].group != out.group) {
-      part.error_class = MPI_ERR_GROUP;
-      part.problem = "group differs from this member's, expected the same group in every member";
     }
     if (rc != MPI_SUCCESS && part.error_class == MPI_SUCCESS) {
       part.error_class = rc;
@@ -213,11 +226,24 @@ std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builde
     for (int r : parent_ranks) context = std::max(context, wire[r].reserved);
     return context;
   };
-  int local_members = 0;
-  for (int w : parent->members) local_members += weft::mpi::world()->is_local(w) ? 1 : 0;
-  // Every member of this process has all the parts: the last to arrive builds for all.
+  // Every member of this process has all the parts but only its own group: the last to arrive
+  // takes the groups of the others here, and that of a member elsewhere from the one member here
+  // that passed the same group (by digest), and builds for all.
   const std::shared_ptr<Meeting> meeting = parent->meetings.join(number, local_members);
-  meeting->phase([&] { meeting->shared = build_outcome(parent, parts, build, context_of); });
+  meeting->publish(local_index[rank], &mine);
+  meeting->phase([&] {
+    for (int r = 0; r < size; ++r) {
+      if (local_index[r] >= 0) {
+        all[r].group = meeting->arguments_of<Part>(local_index[r]).group;
+        continue;
+      }
+      for (int q = 0; q < size && all[r].group == MPI_GROUP_NULL; ++q) {
+        if (local_index[q] < 0 || wire[q].group != wire[r].group) continue;
+        all[r].group = meeting->arguments_of<Part>(local_index[q]).group;
+      }
+    }
+    meeting->shared = build_outcome(parent, parts, build, context_of);
+  });
   return std::static_pointer_cast<Outcome>(meeting->shared);
 }
 
@@ -225,6 +251,11 @@ std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builde
 // has none), or raises the call's error on `parent` and returns its class in `rc`.
 MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Builder build,
               int& rc) {
+  if (parent->is_inter()) {
+    rc = weft::mpi::raise(parent, function, MPI_ERR_COMM,
+                          "comm is an intercommunicator, expected an intracommunicator");
+    return MPI_COMM_NULL;
+  }
   const int rank = parent->my_rank();
   const int size = parent->size();
   std::shared_ptr<Outcome> kept;
@@ -279,6 +310,10 @@ void check_newcomm(Part& part, const MPI_Comm* newcomm) {
   }
 }
 
+int raise_problem(MPI_Comm comm, std::string_view function, const Part& part) {
+  return weft::mpi::raise(comm, function, part.error_class, part.problem);
+}
+
 int finish(MPI_Comm* newcomm, MPI_Comm result, int rc) {
   if (newcomm != nullptr) *newcomm = result;
   return rc;
@@ -300,7 +335,16 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   part.key = comm->my_rank();
   check_newcomm(part, newcomm);
   int rc = MPI_SUCCESS;
-  const MPI_Comm result = meet(comm, kFunction, part, build_split, rc);
+  MPI_Comm result = MPI_COMM_NULL;
+  if (comm->is_inter()) {
+    if (newcomm == nullptr) return raise_problem(comm, kFunction, part);
+    rc = weft::mpi::inter::dup(comm, kFunction, &result);
+    if (rc == MPI_SUCCESS) {
+      result->local_of_caller().errhandler = comm->local_of_caller().errhandler;
+    }
+  } else {
+    result = meet(comm, kFunction, part, build_split, rc);
+  }
   if (rc != MPI_SUCCESS) return finish(newcomm, MPI_COMM_NULL, rc);
   if (int copy_rc = weft::mpi::copy_attributes(comm, result, kFunction); copy_rc != MPI_SUCCESS) {
     weft::mpi::leave(result);

@@ -23,6 +23,20 @@ void leave(MPI_Comm comm) {
 
 }  // namespace weft::mpi
 
+namespace {
+
+// MPI_CONGRUENT for the same ranks in the same order, MPI_SIMILAR in another order, else
+// MPI_UNEQUAL (these three ascend in mpi.h, so the worse of two results is the larger).
+int compare_members(const std::vector<int>& members1, std::vector<int> members2) {
+  if (members1 == members2) return MPI_CONGRUENT;
+  std::vector<int> sorted1 = members1;
+  std::sort(sorted1.begin(), sorted1.end());
+  std::sort(members2.begin(), members2.end());
+  return sorted1 == members2 ? MPI_SIMILAR : MPI_UNEQUAL;
+}
+
+}  // namespace
+
 using weft::mpi::check_comm;
 using weft::mpi::check_initialized;
 using weft::mpi::raise;
@@ -65,16 +79,16 @@ extern "C" int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     *result = MPI_IDENT;
     return MPI_SUCCESS;
   }
-  const std::vector<int> members1 = weft::mpi::members_of(comm1);
-  std::vector<int> members2 = weft::mpi::members_of(comm2);
-  if (members1 == members2) {
-    *result = MPI_CONGRUENT;
+  // MPI-4.1 7.4.1: an intercommunicator and an intracommunicator are unequal; two
+  // intercommunicators compare as the worse of their local and their remote groups.
+  if (comm1->is_inter() != comm2->is_inter()) {
+    *result = MPI_UNEQUAL;
     return MPI_SUCCESS;
   }
-  std::vector<int> sorted1 = members1;
-  std::sort(sorted1.begin(), sorted1.end());
-  std::sort(members2.begin(), members2.end());
-  *result = sorted1 == members2 ? MPI_SIMILAR : MPI_UNEQUAL;
+  *result = compare_members(weft::mpi::members_of(comm1), weft::mpi::members_of(comm2));
+  if (comm1->is_inter()) {
+    *result = std::max(*result, compare_members(comm1->inter->remote, comm2->inter->remote));
+  }
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Comm_compare);
@@ -108,7 +122,6 @@ extern "C" int PMPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen
 }
 WEFT_MPI_ALIAS(MPI_Comm_get_name);
 
-// weft has no intercommunicators.
 extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   constexpr std::string_view kFunction = "MPI_Comm_test_inter";
   if (int rc = check_initialized(kFunction); rc != MPI_SUCCESS) return rc;
@@ -116,7 +129,7 @@ extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   if (flag == nullptr) {
     return raise(comm, kFunction, MPI_ERR_ARG, "flag = NULL, expected where to store it");
   }
-  *flag = 0;
+  *flag = comm->is_inter() ? 1 : 0;
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Comm_test_inter);

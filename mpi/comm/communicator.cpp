@@ -21,6 +21,10 @@ weft_mpi_comm::weft_mpi_comm(std::vector<int> world_ranks, std::uint32_t context
   for (int member : members)
     spans_processes = spans_processes || (w != nullptr && !w->is_local(member));
   if (!spans_processes) return;
+  // Only the members of this process free this object.
+  int local_members = 0;
+  for (int member : members) local_members += w->is_local(member) ? 1 : 0;
+  references.store(local_members, std::memory_order_relaxed);
   std::map<int, int> group_of_process;
   const int size = static_cast<int>(members.size());
   groups.group_of.resize(members.size());
@@ -43,8 +47,13 @@ int weft_mpi_comm::rank_of(int world_rank) const {
   return self ? 0 : rank_of_world[world_rank];
 }
 
-int weft_mpi_comm::world_rank(int comm_rank) const {
-  return self ? weft::mpi::caller_world_rank() : members[comm_rank];
+int weft_mpi_comm::peer_count() const {
+  return inter != nullptr ? static_cast<int>(inter->remote.size()) : size();
+}
+
+int weft_mpi_comm::world_rank(int peer) const {
+  if (inter != nullptr) return inter->remote[peer];
+  return self ? weft::mpi::caller_world_rank() : members[peer];
 }
 
 int weft_mpi_comm::my_rank() const {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "attr/attribute_set.h"
 #include "coll/meeting.h"
 #include "mpi.h"
 
@@ -21,9 +22,9 @@ struct weft_mpi_comm {
   struct Local {
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;
-    std::map<int, void*> attributes;  // keyval -> value
-    std::uint64_t collectives = 0;    // collective calls made so far: the next meeting's number
-    bool freed = false;               // MPI_Comm_free called by this member
+    weft::mpi::AttributeSet attributes;
+    std::uint64_t collectives = 0;  // collective calls made so far: the next meeting's number
+    bool freed = false;             // MPI_Comm_free called by this member
   };
 
   weft_mpi_comm() = default;
@@ -48,21 +49,45 @@ struct weft_mpi_comm {
     bool consecutive = true;
   };
   Groups groups;
-  std::vector<int> members;          // comm rank -> world rank
-  std::vector<int> rank_of_world;    // world rank -> comm rank, -1 for non-members
-  std::vector<Local> locals;         // by comm rank (by world rank for MPI_COMM_SELF)
+  std::vector<int> members;        // comm rank -> world rank
+  std::vector<int> rank_of_world;  // world rank -> comm rank, -1 for non-members
+  std::vector<Local> locals;       // by comm rank (by world rank for MPI_COMM_SELF)
+  // Set for one side of an intercommunicator (comm/intercomm.h): `members` is then the local group
+  // and point-to-point peers are ranks of the remote group.
+  struct Inter;
+  std::shared_ptr<const Inter> inter;
   weft::mpi::MeetingTable meetings;  // collective calls and communicator creation
   // Members that have not freed the communicator yet; the last MPI_Comm_free deletes it (the
   // predefined ones are never deleted).
   std::atomic<int> references{0};
 
   int size() const { return self ? 1 : static_cast<int>(members.size()); }
+  bool is_inter() const { return inter != nullptr; }
+  // The number of ranks a point-to-point peer is chosen from: the remote group's size for an
+  // intercommunicator, else size().
+  int peer_count() const;
   // Comm rank of a world rank, -1 when not a member.
   int rank_of(int world_rank) const;
-  int world_rank(int comm_rank) const;  // of a valid comm rank
+  // The world rank of a valid point-to-point peer: a comm rank, or a remote rank of an
+  // intercommunicator.
+  int world_rank(int peer) const;
   // The calling thread's comm rank, -1 when it is not a member (or not a rank).
   int my_rank() const;
   Local& local_of_caller();  // requires my_rank() >= 0
+};
+
+// One side of an intercommunicator: what the members of the local group share about the other.
+// The remote group is named by world ranks only, so it may be ranks started after this one (the
+// dynamic processes of MPI-4.1 11.8 join the job as new ranks).
+struct weft_mpi_comm::Inter {
+  std::vector<int> remote;  // remote rank -> world rank
+  // An intracommunicator of the local group, never handed to the program: the intercommunicator's
+  // collectives exchange inside the group through it, in its collective context, under the
+  // intercommunicator's call tags.
+  std::unique_ptr<weft_mpi_comm> local;
+  // Which group comes first where both sides must order the two groups alike (a merge whose
+  // sides pass the same `high`).
+  bool low = false;
 };
 
 namespace weft::mpi {

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "attr/datatype_attributes.h"
 #include "datatype/datatype_build.h"
 #include "datatype/datatype_checks.h"
 #include "util/profiling.h"
@@ -238,7 +239,12 @@ extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   constexpr std::string_view kFunction = "MPI_Type_dup";
   if (int rc = checks::type(kFunction, "oldtype", oldtype); rc != MPI_SUCCESS) return rc;
   if (int rc = checks::pointer(kFunction, "newtype", newtype); rc != MPI_SUCCESS) return rc;
-  *newtype = weft::mpi::build_dup(oldtype);
+  MPI_Datatype dup = weft::mpi::build_dup(oldtype);
+  if (int rc = weft::mpi::copy_type_attributes(oldtype, dup, kFunction); rc != MPI_SUCCESS) {
+    dup->release();
+    return rc;
+  }
+  *newtype = dup;
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Type_dup);

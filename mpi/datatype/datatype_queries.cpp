@@ -5,6 +5,7 @@
 #include <mutex>
 #include <string>
 
+#include "attr/datatype_attributes.h"
 #include "datatype/datatype_checks.h"
 #include "datatype/datatype_layout.h"
 #include "util/profiling.h"
@@ -46,6 +47,10 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
     return checks::fail(kFunction, MPI_ERR_TYPE,
                         "*datatype = " + std::string((*datatype)->name()) +
                             ", expected a derived datatype (predefined ones cannot be freed)");
+  }
+  // MPI-4.1 7.7.4: the delete callbacks run at the free; a failing one keeps the type.
+  if (int rc = weft::mpi::delete_type_attributes(*datatype, kFunction); rc != MPI_SUCCESS) {
+    return rc;
   }
   // Pending operations and types built on it hold references of their own.
   (*datatype)->release();

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "comm/communicator.h"
 #include "errhan/error.h"
 #include "errhan/error_text.h"
+#include "errhan/user_errors.h"
 #include "util/profiling.h"
 
 weft_mpi_errhandler weft_mpi_errors_are_fatal;
@@ -99,6 +101,9 @@ WEFT_MPI_ALIAS(MPI_Errhandler_free);
 
 extern "C" int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
   if (string == nullptr || resultlen == nullptr) return MPI_ERR_ARG;
+  if (std::optional<std::string> user = weft::mpi::user_errors::string_of(errorcode)) {
+    return copy_out(*user, string, resultlen);
+  }
   if (!known_class(errorcode)) {
     return copy_out("MPI_ERR_UNKNOWN: unknown error code " + std::to_string(errorcode), string,
                     resultlen);
@@ -111,9 +116,12 @@ extern "C" int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
 WEFT_MPI_ALIAS(MPI_Error_string);
 
 extern "C" int PMPI_Error_class(int errorcode, int* errorclass) {
-  if (errorclass == nullptr || !known_class(errorcode)) {
-    return MPI_ERR_ARG;
+  if (errorclass == nullptr) return MPI_ERR_ARG;
+  if (std::optional<int> user = weft::mpi::user_errors::class_of(errorcode)) {
+    *errorclass = *user;
+    return MPI_SUCCESS;
   }
+  if (!known_class(errorcode)) return MPI_ERR_ARG;
   *errorclass = errorcode;
   return MPI_SUCCESS;
 }

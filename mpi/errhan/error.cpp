@@ -262,14 +262,17 @@ int check_rank(MPI_Comm comm, std::string_view function, std::string_view argume
                bool allow_any) {
   // A collective's root must be a member; a point-to-point peer may also be MPI_PROC_NULL.
   const bool root = argument == "root";
-  const int size = comm->size();
+  const int size = comm->peer_count();
+  // An intercommunicator's root is a remote rank, or MPI_ROOT or MPI_PROC_NULL in the root's group.
+  const bool inter_root = root && comm->is_inter() && (rank == MPI_ROOT || rank == MPI_PROC_NULL);
   if ((rank >= 0 && rank < size) || (!root && rank == MPI_PROC_NULL) ||
-      (allow_any && rank == MPI_ANY_SOURCE)) {
+      (allow_any && rank == MPI_ANY_SOURCE) || inter_root) {
     return MPI_SUCCESS;
   }
   return raise(comm, function, root ? MPI_ERR_ROOT : MPI_ERR_RANK,
                std::string(argument) + " = " + std::to_string(rank) + ", expected " +
-                   range_text(size - 1) + " (" + comm_name(comm) + " has " + std::to_string(size) +
+                   range_text(size - 1) + " (" + (comm->is_inter() ? "the remote group of " : "") +
+                   comm_name(comm) + " has " + std::to_string(size) +
                    (size == 1 ? " rank)" : " ranks)") + (root ? "" : " or MPI_PROC_NULL") +
                    (allow_any ? " or MPI_ANY_SOURCE" : ""));
 }

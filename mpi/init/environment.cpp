@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "attr/attribute.h"
 #include "comm/communicator.h"
 #include "errhan/error.h"
 #include "init/fatal.h"
@@ -70,6 +71,11 @@ WEFT_MPI_ALIAS(MPI_Init_thread);
 
 extern "C" int PMPI_Finalize(void) {
   if (int rc = check_initialized("MPI_Finalize"); rc != MPI_SUCCESS) return rc;
+  // MPI-4.1 11.2.2: first of all, MPI_COMM_SELF is freed as if by MPI_Comm_free: its delete
+  // callbacks run, last set first, while the rank still counts as initialized.
+  if (int rc = weft::mpi::delete_attributes(MPI_COMM_SELF, "MPI_Finalize"); rc != MPI_SUCCESS) {
+    return rc;
+  }
   RankState& state = weft::mpi::caller_state();
   // Buffered sends must reach their receivers (MPI-3.1 3.6.1); eager copies already live in the
   // receivers' engines, so other ranks may still receive them after this rank is gone.

@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "attr/datatype_attributes.h"
 #include "coll/progress.h"
 #include "mpi.h"
 #include "pt2pt/bsend_buffer.h"
@@ -33,6 +34,9 @@ struct RankState {
   BsendBuffer bsend;
   RequestPool requests;  // for the rank's nonblocking calls
   SpinBudget spin;       // how long the rank's waits spin before they park
+  // The attributes the rank set on datatypes.
+  DatatypeAttributes type_attributes;
+  int last_used_code = MPI_ERR_LASTCODE;  // where the MPI_LASTUSEDCODE attribute points
 };
 
 class Transport;

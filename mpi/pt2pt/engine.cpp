@@ -120,7 +120,7 @@ void Engine::route(const Envelope& envelope, ToSlot&& to_slot, ToReceive&& to_re
     to_receive(*recv);
     return;
   }
-  if (is_collective_context(envelope.context)) {
+  if (is_collective_call_tag(envelope.context, envelope.tag)) {
     const int other_kind = envelope.tag ^ kNonblockingCollectiveTag;
     if (const Request* waiting = posted_.find([&](const Request& r) {
           return r.context == envelope.context && r.peer == envelope.source && r.tag == other_kind;
@@ -219,7 +219,7 @@ void Engine::arrive(weft_mpi_message& message) {
 void Engine::post(Request& recv) {
   lock_.lock();
   weft_mpi_message* message = take_match(Pattern{recv.context, recv.peer, recv.tag});
-  if (message == nullptr && is_collective_context(recv.context)) {
+  if (message == nullptr && is_collective_call_tag(recv.context, recv.tag)) {
     const int other_kind = recv.tag ^ kNonblockingCollectiveTag;
     if (unexpected_.find([&](const weft_mpi_message& m) {
           return m.envelope.context == recv.context && m.envelope.source == recv.peer &&

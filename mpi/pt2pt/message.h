@@ -30,6 +30,11 @@ inline constexpr int kNonblockingCollectiveTag = 1 << 29;
 inline bool is_collective_context(std::uint32_t context) {
   return (context & 1) != 0;
 }
+// A collective call's message; a collective context also carries the messages that make
+// communicators (comm/intercomm.h), under tags outside 0..2^30-1.
+inline bool is_collective_call_tag(std::uint32_t context, int tag) {
+  return is_collective_context(context) && tag >= 0 && tag < (1 << 30);
+}
 // Below bit 12 of such a tag is a persistent call's start, above it the call's number (modulo
 // 2^17, spanning::tag_of).
 inline constexpr int kCollectiveStartBits = 12;

@@ -76,6 +76,7 @@ void RequestPool::put(Request* request) {
 }
 
 void dispose(Request* request) {
+  request->keep_alive.reset();
   if (request->pool != nullptr) request->pool->put(request);
 }
 

@@ -75,6 +75,9 @@ struct alignas(64) weft_mpi_request {
   std::function<void(weft_mpi_request&)> restart;
   // A collective between processes (no instance): the call's name, for its failure's message.
   std::string_view spanning_call;
+  // What the operation reads while it runs and its caller made for it: the narrowed count arrays
+  // of a large-count form (mpi/api/large_count.h). Released when the request is disposed of.
+  std::shared_ptr<void> keep_alive;
 
   bool matches(const weft::mpi::Envelope& envelope) const {
     return weft::mpi::Pattern{context, peer, tag}.matches(envelope);

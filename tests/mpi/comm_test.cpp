@@ -254,6 +254,38 @@ TEST(Comm, CreateFromAGroup) {
             0);
 }
 
+// MPI-2.2: each member may pass a different group, the groups disjoint; each group becomes its
+// own communicator, and a member outside the group it passed gets none.
+TEST(Comm, CreateFromDisjointGroups) {
+  EXPECT_EQ(run_ranks(9, 2,
+                      [](int rank) {
+                        MPI_Group world = MPI_GROUP_NULL;
+                        MPI_Comm_group(MPI_COMM_WORLD, &world);
+                        // Residues 0 and 1 modulo 3 form two groups, in descending order; the
+                        // ranks of residue 2 pass an empty group.
+                        std::vector<int> members;
+                        for (int r = 8; r >= 0; --r) {
+                          if (rank % 3 != 2 && r % 3 == rank % 3) members.push_back(r);
+                        }
+                        MPI_Group group = MPI_GROUP_NULL;
+                        MPI_Group_incl(world, static_cast<int>(members.size()), members.data(),
+                                       &group);
+                        MPI_Comm comm = MPI_COMM_SELF;
+                        ASSERT_EQ(MPI_Comm_create(MPI_COMM_WORLD, group, &comm), MPI_SUCCESS);
+                        MPI_Group_free(&group);
+                        if (members.empty()) {
+                          EXPECT_EQ(comm, MPI_COMM_NULL);
+                        } else {
+                          ASSERT_NE(comm, MPI_COMM_NULL);
+                          EXPECT_EQ(world_ranks_of(comm), members);
+                          check_ring(comm, members);
+                          MPI_Comm_free(&comm);
+                        }
+                        MPI_Group_free(&world);
+                      }),
+            0);
+}
+
 TEST(Comm, NamesAreLocalWithDefaults) {
   EXPECT_EQ(run_ranks(3, 2,
                       [](int rank) {

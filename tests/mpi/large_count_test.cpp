@@ -15,96 +15,136 @@ using weft::testing::errors_return;
 using weft::testing::run_ranks;
 
 TEST(LargeCount, PointToPointAndStatusInMpiCount) {
-  EXPECT_EQ(run_ranks(2, 2,
-                      [](int rank) {
-                        std::vector<double> data(1000);
-                        if (rank == 0) {
-                          std::iota(data.begin(), data.end(), 0.5);
-                          MPI_Count n = 1000;
-                          ASSERT_EQ(MPI_Send_c(data.data(), n, MPI_DOUBLE, 1, 3, MPI_COMM_WORLD),
-                                    MPI_SUCCESS);
-                        } else {
-                          MPI_Status status;
-                          ASSERT_EQ(MPI_Recv_c(data.data(), 1000, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD,
-                                               &status),
-                                    MPI_SUCCESS);
-                          EXPECT_EQ(data[999], 999.5);
-                          MPI_Count count = -1;
-                          ASSERT_EQ(MPI_Get_count_c(&status, MPI_DOUBLE, &count), MPI_SUCCESS);
-                          EXPECT_EQ(count, 1000);
-                          MPI_Count elements = -1;
-                          ASSERT_EQ(MPI_Get_elements_c(&status, MPI_DOUBLE, &elements),
-                                    MPI_SUCCESS);
-                          EXPECT_EQ(elements, 1000);
-                        }
-                      }),
-            0);
+  EXPECT_EQ(
+      run_ranks(
+          2, 2,
+          [](int rank) {
+            std::vector<double> data(1000);
+            if (rank == 0) {
+              std::iota(data.begin(), data.end(), 0.5);
+              MPI_Count n = 1000;
+              ASSERT_EQ(MPI_Send_c(data.data(), n, MPI_DOUBLE, 1, 3, MPI_COMM_WORLD), MPI_SUCCESS);
+            } else {
+              MPI_Status status;
+              ASSERT_EQ(MPI_Recv_c(data.data(), 1000, MPI_DOUBLE, 0, 3, MPI_COMM_WORLD, &status),
+                        MPI_SUCCESS);
+              EXPECT_EQ(data[999], 999.5);
+              MPI_Count count = -1;
+              ASSERT_EQ(MPI_Get_count_c(&status, MPI_DOUBLE, &count), MPI_SUCCESS);
+              EXPECT_EQ(count, 1000);
+              MPI_Count elements = -1;
+              ASSERT_EQ(MPI_Get_elements_c(&status, MPI_DOUBLE, &elements), MPI_SUCCESS);
+              EXPECT_EQ(elements, 1000);
+            }
+          }),
+      0);
 }
 
 TEST(LargeCount, DatatypesAndPackingInMpiCount) {
-  EXPECT_EQ(run_ranks(1, 1,
-                      [](int) {
-                        const MPI_Count lengths[3] = {1, 2, 3};
-                        const MPI_Count displacements[3] = {0, 4, 10};
-                        MPI_Datatype type;
-                        ASSERT_EQ(MPI_Type_indexed_c(3, lengths, displacements, MPI_INT, &type),
-                                  MPI_SUCCESS);
-                        MPI_Type_commit(&type);
-                        MPI_Count size = -1;
-                        MPI_Type_size_c(type, &size);
-                        EXPECT_EQ(size, 6 * 4);
-                        MPI_Count lb = -1;
-                        MPI_Count extent = -1;
-                        MPI_Type_get_extent_c(type, &lb, &extent);
-                        EXPECT_EQ(lb, 0);
-                        EXPECT_EQ(extent, 13 * 4);
+  EXPECT_EQ(
+      run_ranks(
+          1, 1,
+          [](int) {
+            const MPI_Count lengths[3] = {1, 2, 3};
+            const MPI_Count displacements[3] = {0, 4, 10};
+            MPI_Datatype type;
+            ASSERT_EQ(MPI_Type_indexed_c(3, lengths, displacements, MPI_INT, &type), MPI_SUCCESS);
+            MPI_Type_commit(&type);
+            MPI_Count size = -1;
+            MPI_Type_size_c(type, &size);
+            EXPECT_EQ(size, 6 * 4);
+            MPI_Count lb = -1;
+            MPI_Count extent = -1;
+            MPI_Type_get_extent_c(type, &lb, &extent);
+            EXPECT_EQ(lb, 0);
+            EXPECT_EQ(extent, 13 * 4);
 
-                        std::vector<int> in(13);
-                        std::iota(in.begin(), in.end(), 0);
-                        std::vector<char> packed(64);
-                        MPI_Count position = 0;
-                        ASSERT_EQ(MPI_Pack_c(in.data(), 1, type, packed.data(), 64, &position,
-                                             MPI_COMM_SELF),
-                                  MPI_SUCCESS);
-                        EXPECT_EQ(position, 24);
-                        MPI_Count pack_size = -1;
-                        MPI_Pack_size_c(1, type, MPI_COMM_SELF, &pack_size);
-                        EXPECT_EQ(pack_size, 24);
-                        std::vector<int> out(13, -1);
-                        position = 0;
-                        ASSERT_EQ(MPI_Unpack_c(packed.data(), 64, &position, out.data(), 1, type,
-                                               MPI_COMM_SELF),
-                                  MPI_SUCCESS);
-                        EXPECT_EQ(out[0], 0);
-                        EXPECT_EQ(out[5], 5);
-                        EXPECT_EQ(out[12], 12);
-                        EXPECT_EQ(out[1], -1);
-                        MPI_Type_free(&type);
-                      }),
-            0);
+            std::vector<int> in(13);
+            std::iota(in.begin(), in.end(), 0);
+            std::vector<char> packed(64);
+            MPI_Count position = 0;
+            ASSERT_EQ(MPI_Pack_c(in.data(), 1, type, packed.data(), 64, &position, MPI_COMM_SELF),
+                      MPI_SUCCESS);
+            EXPECT_EQ(position, 24);
+            MPI_Count pack_size = -1;
+            MPI_Pack_size_c(1, type, MPI_COMM_SELF, &pack_size);
+            EXPECT_EQ(pack_size, 24);
+            std::vector<int> out(13, -1);
+            position = 0;
+            ASSERT_EQ(
+                MPI_Unpack_c(packed.data(), 64, &position, out.data(), 1, type, MPI_COMM_SELF),
+                MPI_SUCCESS);
+            EXPECT_EQ(out[0], 0);
+            EXPECT_EQ(out[5], 5);
+            EXPECT_EQ(out[12], 12);
+            EXPECT_EQ(out[1], -1);
+            MPI_Type_free(&type);
+          }),
+      0);
 }
 
 TEST(LargeCount, VaryingCollectiveReadsItsArraysAtTheRootOnly) {
+  EXPECT_EQ(
+      run_ranks(3, 2,
+                [](int rank) {
+                  const int mine[2] = {rank, rank * 10};
+                  std::vector<int> all(6, -1);
+                  const MPI_Count counts[3] = {2, 2, 2};
+                  const MPI_Aint displs[3] = {4, 2, 0};
+                  // Only the root's arrays are read: the others pass none.
+                  ASSERT_EQ(
+                      MPI_Gatherv_c(mine, 2, MPI_INT, all.data(), rank == 1 ? counts : nullptr,
+                                    rank == 1 ? displs : nullptr, MPI_INT, 1, MPI_COMM_WORLD),
+                      MPI_SUCCESS);
+                  if (rank == 1) {
+                    EXPECT_EQ(all, (std::vector<int>{2, 20, 1, 10, 0, 0}));
+                  }
+                  std::vector<int> sum(2, 0);
+                  ASSERT_EQ(MPI_Allreduce_c(mine, sum.data(), 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+                            MPI_SUCCESS);
+                  EXPECT_EQ(sum[1], 30);
+                }),
+      0);
+}
+
+TEST(LargeCount, NonblockingAndPersistentFormsKeepTheirNarrowedArrays) {
   EXPECT_EQ(run_ranks(3, 2,
                       [](int rank) {
-                        const int mine[2] = {rank, rank * 10};
-                        std::vector<int> all(6, -1);
-                        const MPI_Count counts[3] = {2, 2, 2};
-                        const MPI_Aint displs[3] = {4, 2, 0};
-                        // Only the root's arrays are read: the others pass none.
-                        ASSERT_EQ(MPI_Gatherv_c(mine, 2, MPI_INT, all.data(),
-                                                rank == 1 ? counts : nullptr,
-                                                rank == 1 ? displs : nullptr, MPI_INT, 1,
-                                                MPI_COMM_WORLD),
-                                  MPI_SUCCESS);
-                        if (rank == 1) {
-                          EXPECT_EQ(all, (std::vector<int>{2, 20, 1, 10, 0, 0}));
+                        const int mine = rank + 1;
+                        std::vector<int> all(3, -1);
+                        MPI_Request request;
+                        {
+                          // The caller's arrays are gone before the wait: the operation reads
+                          // the narrowed copies its request keeps.
+                          std::vector<MPI_Count> counts(3, 1);
+                          std::vector<MPI_Aint> displs = {2, 1, 0};
+                          ASSERT_EQ(
+                              MPI_Iallgatherv_c(&mine, 1, MPI_INT, all.data(), counts.data(),
+                                                displs.data(), MPI_INT, MPI_COMM_WORLD, &request),
+                              MPI_SUCCESS);
+                          counts.assign(3, 1000);
+                          displs.assign(3, 1000);
                         }
-                        std::vector<int> sum(2, 0);
-                        ASSERT_EQ(MPI_Allreduce_c(mine, sum.data(), 2, MPI_INT, MPI_SUM,
-                                                  MPI_COMM_WORLD),
-                                  MPI_SUCCESS);
-                        EXPECT_EQ(sum[1], 30);
+                        ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+                        EXPECT_EQ(all, (std::vector<int>{3, 2, 1}));
+
+                        std::vector<int> twice(6, -1);
+                        {
+                          const std::vector<MPI_Count> counts(3, 2);
+                          const std::vector<MPI_Aint> displs = {0, 2, 4};
+                          const int pair[2] = {rank, rank};
+                          ASSERT_EQ(MPI_Allgatherv_init_c(pair, 2, MPI_INT, twice.data(),
+                                                          counts.data(), displs.data(), MPI_INT,
+                                                          MPI_COMM_WORLD, MPI_INFO_NULL, &request),
+                                    MPI_SUCCESS);
+                        }
+                        for (int round = 0; round < 2; ++round) {
+                          twice.assign(6, -1);
+                          MPI_Start(&request);
+                          MPI_Wait(&request, MPI_STATUS_IGNORE);
+                          EXPECT_EQ(twice, (std::vector<int>{0, 0, 1, 1, 2, 2}));
+                        }
+                        MPI_Request_free(&request);
                       }),
             0);
 }

@@ -1,0 +1,55 @@
+// What intercommunicators are built from: both groups' leaders swap what their group knows, in a
+// communicator's collective context, and each leader spreads the outcome through its own group;
+// then the members of each process take the one object of their side (comm/comm_registry.h).
+// Everything travels as point-to-point messages, so it works inside a process and between
+// processes alike.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "comm/communicator.h"
+#include "mpi.h"
+
+namespace weft::mpi::inter {
+
+// Tags of the creation messages in a communicator's collective context, apart from the
+// collectives' own (0 .. 2^30 - 1, spanning::tag_of): MPI_Intercomm_create's leaders use
+// 2^30 + tag on peer_comm, MPI_Comm_create_group -2 - tag on comm.
+inline int intercomm_create_tag(int tag) {
+  return (1 << 30) + tag;
+}
+inline int create_group_tag(int tag) {
+  return -2 - tag;
+}
+
+// The tag of the caller's next collective call on `comm` (taking its number).
+int next_call_tag(MPI_Comm comm);
+
+// The caller sends `out` to `peer` (a peer rank of `comm`) and receives what it sends back, in
+// comm's collective context under `tag`. Returns an MPI error class.
+int swap(MPI_Comm comm, int peer, int tag, const std::vector<int>& out, std::vector<int>& in);
+
+// Broadcasts `data` (its size too) from `ranks[root]` to the members of `comm` listed in `ranks`
+// (comm ranks; the caller among them), along a binomial tree, in comm's collective context.
+int bcast_ints(MPI_Comm comm, const std::vector<int>& ranks, int root, int tag,
+               std::vector<int>& data);
+// The same among every member of `comm`.
+int bcast_ints(MPI_Comm comm, int root, int tag, std::vector<int>& data);
+
+// The caller's side of an intercommunicator, shared with the members of its local group in this
+// process: `local` and `remote` in rank order (world ranks), `context` shared by both sides,
+// `local_context` (unique to this side) for the hidden intracommunicator of the local group.
+MPI_Comm adopt_side(const std::vector<int>& local, const std::vector<int>& remote,
+                    std::uint32_t context, std::uint32_t local_context, bool low);
+
+// The hidden intracommunicator of an intercommunicator's local group.
+inline MPI_Comm local_group(MPI_Comm comm) {
+  return comm->inter->local.get();
+}
+
+// MPI_Comm_dup of an intercommunicator, for the caller: the same groups in a new context.
+int dup(MPI_Comm comm, std::string_view function, MPI_Comm* newcomm);
+
+}  // namespace weft::mpi::inter
