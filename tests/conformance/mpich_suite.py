@@ -164,7 +164,9 @@ def judge(entry: Entry, status: int, output: str):
     no_errors = any(re.fullmatch(r"\s*No [Ee]rrors\s*", line) for line in lines)
     unexpected = [line for line in lines if not re.fullmatch(r"\s*(No [Ee]rrors|Test Passed)\s*", line)
                   and "FORTRAN STOP" not in line]
-    first = (unexpected[0].strip()[:160]) if unexpected else ""
+    # A fatal MPI error says the most: weft's "weft: MPI_X (rank r): MPI_ERR_Y: ..." line.
+    fatal = [line for line in unexpected if line.startswith("weft: ")]
+    first = ((fatal or unexpected)[0].strip()[:200]) if unexpected else ""
 
     def exit_text():
         if status < 0:
@@ -306,6 +308,34 @@ def command_run(options):
     results.close()
 
 
+def reason_group(reason):
+    """The kind of a failure, for grouping: the missing symbol, a crash, a hang, a wrong result."""
+    if reason.startswith("compile: undefined "):
+        return "missing symbol " + reason.split()[2]
+    if reason.startswith("compile: "):
+        return "does not compile: " + re.sub(r"^[^:]*:\d+: ", "", reason[9:])
+    if reason.startswith("timeout"):
+        return "timeout"
+    signal_name = re.search(r"\((SIG[A-Z]+)\)|^(SIG[A-Z]+)", reason)
+    if signal_name:
+        return "crash: " + (signal_name.group(1) or signal_name.group(2))
+    raised = re.search(r"weft: (MPI_\w+) \(rank \d+\): (MPI_ERR_\w+)", reason)
+    if raised:
+        return f"error raised: {raised.group(1)} {raised.group(2)}"
+    return "wrong result or output"
+
+
+def print_groups(rows, mode):
+    """The failures of one mode, grouped by reason_group, largest group first."""
+    groups = {}
+    for top, label, row_mode, result, reason in rows:
+        if row_mode == mode and result == "fail":
+            groups.setdefault(reason_group(reason), []).append(f"{top}/{label}")
+    print(f"\nFailures of {mode} by kind:")
+    for group, members in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
+        print(f"- {group} ({len(members)}): {', '.join(members)}")
+
+
 def command_report(options):
     rows = [row for path in options.results for row in read_tsv(Path(path), 5)]
     modes = list(dict.fromkeys(row[2] for row in rows))
@@ -357,6 +387,8 @@ def command_report(options):
         if unexpected:
             print("Unexpected failures:")
             print("\n".join(unexpected))
+    for mode in options.groups.split(",") if options.groups else []:
+        print_groups(rows, mode)
     if options.update_expected:
         mode_set = set(options.update_modes.split(",")) if options.update_modes else set(modes)
         with open(options.update_expected, "w") as out:
@@ -396,6 +428,7 @@ def main():
     report_parser.add_argument("--expected", help="known failures: CI fails on any other")
     report_parser.add_argument("--update-expected", help="write the failures to this file")
     report_parser.add_argument("--update-modes", help="modes whose failures it keeps")
+    report_parser.add_argument("--groups", help="modes whose failures to list by kind")
     options = parser.parse_args()
     if options.command == "run":
         command_run(options)
