@@ -2,8 +2,10 @@
 
 #include <string>
 
+#include "comm/communicator.h"
 #include "errhan/error.h"
 #include "request/request.h"
+#include "topo/topology.h"
 
 namespace weft::mpi::large_count {
 
@@ -40,6 +42,16 @@ int local_size(MPI_Comm comm) {
   int size = 0;
   if (comm == MPI_COMM_NULL) return 0;
   return PMPI_Comm_size(comm, &size) == MPI_SUCCESS ? size : 0;
+}
+
+int indegree_size(MPI_Comm comm) {
+  const Topology* topology = topology_of(comm);
+  return topology != nullptr ? plan_of(*topology, comm->my_rank()).recv_blocks : 0;
+}
+
+int outdegree_size(MPI_Comm comm) {
+  const Topology* topology = topology_of(comm);
+  return topology != nullptr ? plan_of(*topology, comm->my_rank()).send_blocks : 0;
 }
 
 bool is_root(MPI_Comm comm, int root) {

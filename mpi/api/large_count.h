@@ -64,6 +64,10 @@ void keep_with(MPI_Request request, std::shared_ptr<void> owned);
 int group_size(MPI_Comm comm);
 // The local group's size.
 int local_size(MPI_Comm comm);
+// The caller's neighbours in the topology of `comm` (MPI-4.1 8.6): the receive and send blocks
+// of a neighbourhood collective; 0 without a topology.
+int indegree_size(MPI_Comm comm);
+int outdegree_size(MPI_Comm comm);
 // The caller is the root of a rooted collective (MPI_ROOT on an intercommunicator).
 bool is_root(MPI_Comm comm, int root);
 

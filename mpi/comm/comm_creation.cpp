@@ -350,6 +350,8 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     weft::mpi::leave(result);
     return finish(newcomm, MPI_COMM_NULL, copy_rc);
   }
+  // MPI-4.1 7.4.2: the duplicate has the same topology.
+  result->local_of_caller().topology = comm->local_of_caller().topology;
   return finish(newcomm, result, MPI_SUCCESS);
 }
 WEFT_MPI_ALIAS(MPI_Comm_dup);

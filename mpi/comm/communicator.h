@@ -18,6 +18,10 @@
 #include "coll/meeting.h"
 #include "mpi.h"
 
+namespace weft::mpi {
+struct Topology;  // topo/topology.h
+}
+
 struct weft_mpi_comm {
   struct Local {
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
@@ -25,6 +29,8 @@ struct weft_mpi_comm {
     weft::mpi::AttributeSet attributes;
     std::uint64_t collectives = 0;  // collective calls made so far: the next meeting's number
     bool freed = false;             // MPI_Comm_free called by this member
+    // The process topology as this member sees it (MPI-4.1 8), null when none.
+    std::shared_ptr<const weft::mpi::Topology> topology;
   };
 
   weft_mpi_comm() = default;

@@ -1,0 +1,197 @@
+// Passive-target synchronization (MPI-4.1 12.5.3-12.5.4): each target's lock word in the control
+// block is taken by the origin alone (a compare-and-swap; a waiting origin yields its core), so
+// the target takes no part. Operations are complete when their call returns, so the flushes and
+// MPI_Win_sync only order memory.
+#include <atomic>
+#include <string>
+
+#include "rma/epoch.h"
+#include "rma/window_error.h"
+#include "util/profiling.h"
+
+using weft::mpi::rma::Access;
+using weft::mpi::rma::check_win;
+using weft::mpi::rma::raise;
+using weft::mpi::rma::wait_until;
+using weft::mpi::rma::Window;
+
+namespace {
+
+void acquire(Window& win, int target, int lock_type) {
+  std::atomic_ref<std::int64_t> word = win.control.lock(target);
+  // acquire: the previous holder's accesses are visible to this epoch.
+  if (lock_type == MPI_LOCK_EXCLUSIVE) {
+    wait_until([&] {
+      std::int64_t free = 0;
+      return word.compare_exchange_strong(free, -1, std::memory_order_acquire,
+                                          std::memory_order_relaxed);
+    });
+    return;
+  }
+  wait_until([&] {
+    std::int64_t holders = word.load(std::memory_order_relaxed);
+    return holders >= 0 &&
+           word.compare_exchange_strong(holders, holders + 1, std::memory_order_acquire,
+                                        std::memory_order_relaxed);
+  });
+}
+
+void release(Window& win, int target, int lock_type) {
+  std::atomic_ref<std::int64_t> word = win.control.lock(target);
+  // release: this epoch's accesses are visible to the next holder.
+  if (lock_type == MPI_LOCK_EXCLUSIVE) {
+    word.store(0, std::memory_order_release);
+  } else {
+    word.fetch_sub(1, std::memory_order_release);
+  }
+}
+
+int check_target(Window& win, int rank, std::string_view function) {
+  if (rank == MPI_PROC_NULL || (rank >= 0 && rank < win.size)) return MPI_SUCCESS;
+  return raise(&win, function, MPI_ERR_RANK,
+               "rank = " + std::to_string(rank) + ", expected 0.." + std::to_string(win.size - 1) +
+                   " or MPI_PROC_NULL");
+}
+
+// A passive-target epoch is open toward `rank` (MPI_PROC_NULL: always).
+int check_locked(Window& win, int rank, std::string_view function) {
+  if (int rc = check_target(win, rank, function); rc != MPI_SUCCESS) return rc;
+  if (rank == MPI_PROC_NULL || win.epochs.lock_all ||
+      win.epochs.locks[static_cast<std::size_t>(rank)] != 0) {
+    return MPI_SUCCESS;
+  }
+  return raise(&win, function, MPI_ERR_RMA_SYNC,
+               "rank " + std::to_string(rank) +
+                   " is not locked by this rank, expected "
+                   "MPI_Win_lock or MPI_Win_lock_all first");
+}
+
+int check_any_lock(Window& win, std::string_view function) {
+  if (win.epochs.lock_all || win.epochs.locked_targets > 0) return MPI_SUCCESS;
+  return raise(&win, function, MPI_ERR_RMA_SYNC,
+               "no passive-target epoch is open on win, expected MPI_Win_lock or "
+               "MPI_Win_lock_all first");
+}
+
+}  // namespace
+
+extern "C" int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
+  if (int rc = check_win(win, "MPI_Win_lock"); rc != MPI_SUCCESS) return rc;
+  if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED) {
+    return raise(win, "MPI_Win_lock", MPI_ERR_LOCKTYPE,
+                 "lock_type = " + std::to_string(lock_type) +
+                     ", expected MPI_LOCK_EXCLUSIVE or MPI_LOCK_SHARED");
+  }
+  if (int rc = check_target(*win, rank, "MPI_Win_lock"); rc != MPI_SUCCESS) return rc;
+  if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+  weft::mpi::rma::Epochs& e = win->epochs;
+  const auto r = static_cast<std::size_t>(rank);
+  if (e.locks[r] != 0 || e.lock_all) {
+    return raise(win, "MPI_Win_lock", MPI_ERR_RMA_SYNC,
+                 "rank " + std::to_string(rank) + " is already locked by this rank");
+  }
+  if (e.access == Access::pscw) {
+    return raise(win, "MPI_Win_lock", MPI_ERR_RMA_SYNC,
+                 "an access epoch of MPI_Win_start is open on win, expected MPI_Win_complete "
+                 "first");
+  }
+  const bool nocheck = (assert& MPI_MODE_NOCHECK) != 0;
+  if (!nocheck) acquire(*win, rank, lock_type);
+  e.locks[r] = lock_type;
+  e.nocheck[r] = nocheck ? 1 : 0;
+  ++e.locked_targets;
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Win_lock);
+
+extern "C" int PMPI_Win_unlock(int rank, MPI_Win win) {
+  if (int rc = check_win(win, "MPI_Win_unlock"); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_target(*win, rank, "MPI_Win_unlock"); rc != MPI_SUCCESS) return rc;
+  if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+  weft::mpi::rma::Epochs& e = win->epochs;
+  const auto r = static_cast<std::size_t>(rank);
+  if (e.locks[r] == 0) {
+    return raise(win, "MPI_Win_unlock", MPI_ERR_RMA_SYNC,
+                 "rank " + std::to_string(rank) + " is not locked by MPI_Win_lock of this rank");
+  }
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (e.nocheck[r] == 0) release(*win, rank, e.locks[r]);
+  e.locks[r] = 0;
+  --e.locked_targets;
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Win_unlock);
+
+extern "C" int PMPI_Win_lock_all(int assert, MPI_Win win) {
+  if (int rc = check_win(win, "MPI_Win_lock_all"); rc != MPI_SUCCESS) return rc;
+  weft::mpi::rma::Epochs& e = win->epochs;
+  if (e.lock_all || e.locked_targets > 0 || e.access == Access::pscw) {
+    return raise(win, "MPI_Win_lock_all", MPI_ERR_RMA_SYNC,
+                 "an access epoch (a lock or MPI_Win_start) is already open on win");
+  }
+  e.lock_all_nocheck = (assert& MPI_MODE_NOCHECK) != 0;
+  // Shared locks in rank order: an exclusive locker waits for each in turn.
+  if (!e.lock_all_nocheck) {
+    for (int t = 0; t < win->size; ++t) acquire(*win, t, MPI_LOCK_SHARED);
+  }
+  e.lock_all = true;
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Win_lock_all);
+
+extern "C" int PMPI_Win_unlock_all(MPI_Win win) {
+  if (int rc = check_win(win, "MPI_Win_unlock_all"); rc != MPI_SUCCESS) return rc;
+  weft::mpi::rma::Epochs& e = win->epochs;
+  if (!e.lock_all) {
+    return raise(win, "MPI_Win_unlock_all", MPI_ERR_RMA_SYNC,
+                 "no MPI_Win_lock_all epoch is open on win");
+  }
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!e.lock_all_nocheck) {
+    for (int t = 0; t < win->size; ++t) release(*win, t, MPI_LOCK_SHARED);
+  }
+  e.lock_all = false;
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Win_unlock_all);
+
+extern "C" int PMPI_Win_flush(int rank, MPI_Win win) {
+  if (int rc = check_win(win, "MPI_Win_flush"); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_locked(*win, rank, "MPI_Win_flush"); rc != MPI_SUCCESS) return rc;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Win_flush);
+
+extern "C" int PMPI_Win_flush_local(int rank, MPI_Win win) {
+  if (int rc = check_win(win, "MPI_Win_flush_local"); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_locked(*win, rank, "MPI_Win_flush_local"); rc != MPI_SUCCESS) return rc;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Win_flush_local);
+
+extern "C" int PMPI_Win_flush_all(MPI_Win win) {
+  if (int rc = check_win(win, "MPI_Win_flush_all"); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_any_lock(*win, "MPI_Win_flush_all"); rc != MPI_SUCCESS) return rc;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Win_flush_all);
+
+extern "C" int PMPI_Win_flush_local_all(MPI_Win win) {
+  if (int rc = check_win(win, "MPI_Win_flush_local_all"); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_any_lock(*win, "MPI_Win_flush_local_all"); rc != MPI_SUCCESS) return rc;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Win_flush_local_all);
+
+// The unified model: public and private copies are one memory; the call orders this rank's
+// loads and stores on its window with those of the other ranks' accesses.
+extern "C" int PMPI_Win_sync(MPI_Win win) {
+  if (int rc = check_win(win, "MPI_Win_sync"); rc != MPI_SUCCESS) return rc;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Win_sync);
