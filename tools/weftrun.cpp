@@ -32,7 +32,8 @@ namespace {
 constexpr std::string_view kUsage = R"(usage: weftrun [options] program [arguments...]
 
 Runs a program built with weftcc or weftcxx (or mpicc, mpicxx) as an MPI job whose ranks are
-user-level threads of one process, or of P processes on this machine with -p.
+user-level threads of one process, or of P processes on this machine with -p. mpiexec and mpirun
+are other names of weftrun.
 
 options:
   -n N, -np N              number of ranks (mpi.ranks)
@@ -47,6 +48,9 @@ options:
                            (placement.progress)
   --config FILE            a TOML configuration file (instead of $WEFT_CONFIG)
   --set key=value          any configuration key below; repeatable
+  --oversubscribe          accepted and ignored, as Open MPI's mpirun spells it: ranks are user
+                           threads, and more ranks than cores is the normal case
+  --allow-run-as-root      accepted and ignored (Open MPI's mpirun refuses root without it)
   -h, --help               this text
   --                       ends the options
 Options take their value as the next argument or after '='. Settings apply in the order given,
@@ -123,6 +127,10 @@ Options parse(const std::vector<std::string_view>& arguments) {
       options.launch.config_file = std::string(value());
     } else if (name == "--set") {
       settings.push_back(weft::Config::parse_setting(value()));
+    } else if ((name == "--oversubscribe" || name == "-oversubscribe" ||
+                name == "--allow-run-as-root") &&
+               !inline_value) {
+      // Scripts written for Open MPI's mpirun pass these; neither changes a weft job.
     } else {
       throw UsageError("unknown option '" + std::string(argument) + "'");
     }

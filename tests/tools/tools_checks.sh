@@ -161,6 +161,64 @@ case $check in
     echo 'int helper(void) { return 1; }' > no_main.c
     expect_run 1 "$bin/weftcc" -o no_main no_main.c
     expect_in err "main" ;;
+  showme)
+    # Open MPI's and MPICH's ways of asking the wrapper for its command line and flags.
+    printf '%s\n' '#include <mpi.h>' '#include <stdio.h>' 'int main(int argc, char **argv) {' \
+      '  int rank, size;' '  MPI_Init(&argc, &argv);' '  MPI_Comm_rank(MPI_COMM_WORLD, &rank);' \
+      '  MPI_Comm_size(MPI_COMM_WORLD, &size);' \
+      '  printf("hello from rank %d of %d\n", rank, size);' '  MPI_Finalize();' '  return 0;' \
+      '}' > hello.c
+    for option in -show -showme; do
+      expect_run 0 "$bin/mpicc" "$option"
+      expect_in out "^[^ ]*cc -I[^ ]*/include .*-fPIC .*-lweft_loader -lweft$"
+      expect_run 0 "$bin/mpicc" "$option" -O2 -o hello hello.c
+      expect_in out "-O2 hello.c -o hello.weft-image.so .*-shared"
+      expect_in out "objcopy --add-section .weft_image=hello.weft-image.so"
+    done
+    [[ -e hello ]] && fail "-showme built the program"
+    expect_run 0 "$bin/mpicc" -compile_info -c hello.c
+    expect_in out "cc -I[^ ]*/include -c hello.c -fPIC"
+    expect_run 0 "$bin/mpicc" -link_info -o hello hello.o
+    expect_in out "hello.o -o hello.weft-image.so .*-lweft"
+    expect_run 0 "$bin/mpicxx" -showme:command
+    expect_in out "(\+\+|clang)"
+    expect_run 0 "$bin/mpicc" -showme:incdirs
+    [[ -f $(cat out)/mpi.h ]] || fail "-showme:incdirs: no mpi.h in $(cat out)"
+    expect_run 0 "$bin/mpicc" -showme:libdirs
+    [[ -f $(cat out)/libweft.so ]] || fail "-showme:libdirs: no libweft.so in $(cat out)"
+    expect_run 0 "$bin/mpicc" -showme:libs
+    expect_in out "^weft_loader weft$"
+    expect_run 0 "$bin/mpicc" -showme:version
+    expect_in out "weft [0-9]"
+    expect_run 2 "$bin/mpicc" -showme:nonsense
+    expect_in err "showme:nonsense"
+    # What a build system does with the parts: the plain compiler and the wrapper's flags.
+    read -ra compiler < <("$bin/mpicc" -showme:command)
+    read -ra compile_flags < <("$bin/mpicc" -showme:compile)
+    read -ra link_flags < <("$bin/mpicc" -showme:link)
+    expect_run 0 "${compiler[@]}" "${compile_flags[@]}" -c hello.c -o hello.o
+    expect_run 0 "${compiler[@]}" hello.o "${link_flags[@]}" -o hello
+    expect_run 0 "$bin/weftrun" -n 3 --set scheduler.vps=2 ./hello
+    expect_in out "hello from rank 2 of 3" ;;
+  launcher_names)
+    # mpiexec and mpirun are weftrun, with the options of Open MPI's mpirun that scripts pass.
+    for launcher in mpiexec mpirun; do
+      [[ $(readlink -f "$bin/$launcher") == $(readlink -f "$bin/weftrun") ]] ||
+        fail "$bin/$launcher is not weftrun"
+    done
+    expect_run 0 "$bin/mpiexec" -n 3 --set scheduler.vps=2 "$programs/privatize_globals" private
+    expect_in out "3 ranks agree"
+    expect_run 0 "$bin/mpirun" -np 2 --set scheduler.vps=2 "$programs/privatize_globals" private
+    expect_in out "2 ranks agree"
+    expect_run 0 "$bin/mpirun" --oversubscribe --allow-run-as-root -np 5 --set scheduler.vps=2 \
+      "$programs/privatize_globals" private
+    expect_in out "5 ranks agree"
+    expect_run 0 "$bin/mpirun" -oversubscribe -np 2 --set scheduler.vps=2 \
+      "$programs/privatize_globals" private
+    expect_run 2 "$bin/mpirun" --oversubscribe=yes -np 2 "$programs/privatize_globals" private
+    expect_in err "oversubscribe"
+    expect_run 0 "$bin/mpiexec" --help
+    expect_in out "mpiexec and mpirun" ;;
   cmake_project)
     # weftcc and weftcxx as the compilers of a CMake project: its compiler checks, a check that
     # runs a test program, a shared library and a program using it.
