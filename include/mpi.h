@@ -623,18 +623,18 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors);
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank);
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
-                          const int destinations[], const int weights[], MPI_Info info,
-                          int reorder, MPI_Comm* comm_dist_graph);
+                          const int destinations[], const int weights[], MPI_Info info, int reorder,
+                          MPI_Comm* comm_dist_graph);
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
                                    const int sourceweights[], int outdegree,
-                                   const int destinations[], const int destweights[],
-                                   MPI_Info info, int reorder, MPI_Comm* comm_dist_graph);
+                                   const int destinations[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm* comm_dist_graph);
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted);
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
                              int maxoutdegree, int destinations[], int destweights[]);
 int MPI_Topo_test(MPI_Comm comm, int* status);
-int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, const int recvcounts[], const int displs[],
                             MPI_Datatype recvtype, MPI_Comm comm);
@@ -645,16 +645,15 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
 int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                           MPI_Comm comm);
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
 int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request* request);
 int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request);
-int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                            MPI_Request* request);
 int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                             MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -662,11 +661,11 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
                             MPI_Request* request);
 int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                            MPI_Comm comm, MPI_Request* request);
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            MPI_Request* request);
 int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
-                                void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                                MPI_Comm comm, MPI_Info info, MPI_Request* request);
+                                void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request* request);
 int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                  void* recvbuf, const int recvcounts[], const int displs[],
                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
@@ -695,8 +694,7 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group);
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm);
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm);
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request);
-int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm,
-                            MPI_Request* request);
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request);
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used);
 
@@ -715,17 +713,17 @@ int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used);
 #define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                              const int array_of_starts[], int order, MPI_Datatype oldtype,
-                             MPI_Datatype *newtype);
+                             MPI_Datatype* newtype);
 int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
                            const int array_of_distribs[], const int array_of_dargs[],
                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                           MPI_Datatype *newtype);
-int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
-                      void *outbuf, MPI_Aint outsize, MPI_Aint *position);
-int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
-                        MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+                           MPI_Datatype* newtype);
+int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
+                      void* outbuf, MPI_Aint outsize, MPI_Aint* position);
+int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize,
+                        MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype);
 int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
-                           MPI_Aint *size);
+                           MPI_Aint* size);
 extern struct weft_mpi_datatype weft_mpi_character, weft_mpi_logical, weft_mpi_integer,
     weft_mpi_real, weft_mpi_double_precision, weft_mpi_complex, weft_mpi_double_complex,
     weft_mpi_integer1, weft_mpi_integer2, weft_mpi_integer4, weft_mpi_integer8, weft_mpi_real4,
@@ -748,12 +746,28 @@ extern struct weft_mpi_datatype weft_mpi_character, weft_mpi_logical, weft_mpi_i
 #define MPI_TYPECLASS_REAL 1
 #define MPI_TYPECLASS_INTEGER 2
 #define MPI_TYPECLASS_COMPLEX 3
-int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
-int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
-int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
-int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype);
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype);
 int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
-                             MPI_Datatype *pair_type);
+                             MPI_Datatype* pair_type);
+
+/* The MPI-1 names MPI-3.0 removed (MPI-4.1 17.2), kept as MPICH and Open MPI keep them. */
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype* newtype);
+int MPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                      MPI_Datatype oldtype, MPI_Datatype* newtype);
+int MPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                    MPI_Datatype array_of_types[], MPI_Datatype* newtype);
+int MPI_Address(void* location, MPI_Aint* address);
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent);
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement);
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement);
+int MPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler);
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler);
 
 /* Attributes on every object, MPI-1 attribute names, user error classes, generalized requests,
  * handle conversions, memory allocation and the other calls of MPI-4.1 7.7, 9-10, 13. */
@@ -766,8 +780,7 @@ typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval, 
 typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int type_keyval,
                                            void* attribute_val, void* extra_state);
 typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void* extra_state,
-                                        void* attribute_val_in, void* attribute_val_out,
-                                        int* flag);
+                                        void* attribute_val_in, void* attribute_val_out, int* flag);
 typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void* attribute_val,
                                           void* extra_state);
 /* MPI-1 names of the communicator callbacks. */
@@ -993,8 +1006,8 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
 int MPI_Win_set_info(MPI_Win win, MPI_Info info);
 int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used);
 int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-            int target_rank, MPI_Aint target_disp, int target_count,
-            MPI_Datatype target_datatype, MPI_Win win);
+            int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+            MPI_Win win);
 int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
 int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
@@ -1007,11 +1020,10 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
 int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
 int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
-                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
-                         MPI_Win win);
+                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
 int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
-             int target_rank, MPI_Aint target_disp, int target_count,
-             MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request);
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Win win, MPI_Request* request);
 int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
              MPI_Request* request);
@@ -1021,8 +1033,7 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
 int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                         void* result_addr, int result_count, MPI_Datatype result_datatype,
                         int target_rank, MPI_Aint target_disp, int target_count,
-                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                        MPI_Request* request);
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request);
 int MPI_Win_fence(int assert, MPI_Win win);
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win);
 int MPI_Win_start(MPI_Group group, int assert, MPI_Win win);
@@ -1149,11 +1160,11 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
 int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
                                const MPI_Count array_of_subsizes[],
                                const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
-                               MPI_Datatype * newtype);
+                               MPI_Datatype* newtype);
 int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
                              const int array_of_distribs[], const int array_of_dargs[],
                              const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                             MPI_Datatype * newtype);
+                             MPI_Datatype* newtype);
 int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
                               MPI_Datatype* newtype);
 int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
@@ -1161,11 +1172,11 @@ int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void
 int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm);
 int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size);
-int MPI_Pack_external_c(const char datarep[], const void * inbuf, MPI_Count incount,
-                        MPI_Datatype datatype, void * outbuf, MPI_Count outsize,
+int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount,
+                        MPI_Datatype datatype, void* outbuf, MPI_Count outsize,
                         MPI_Count* position);
-int MPI_Unpack_external_c(const char datarep[], const void * inbuf, MPI_Count insize,
-                          MPI_Count* position, void * outbuf, MPI_Count outcount,
+int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize,
+                          MPI_Count* position, void* outbuf, MPI_Count outcount,
                           MPI_Datatype datatype);
 int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
                              MPI_Count* size);
@@ -1784,23 +1795,36 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used);
 int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
                               const int array_of_starts[], int order, MPI_Datatype oldtype,
-                              MPI_Datatype * newtype);
+                              MPI_Datatype* newtype);
 int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
                             const int array_of_distribs[], const int array_of_dargs[],
                             const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype * newtype);
-int PMPI_Pack_external(const char datarep[], const void * inbuf, int incount, MPI_Datatype datatype,
-                       void * outbuf, MPI_Aint outsize, MPI_Aint * position);
-int PMPI_Unpack_external(const char datarep[], const void * inbuf, MPI_Aint insize,
-                         MPI_Aint * position, void * outbuf, int outcount, MPI_Datatype datatype);
+                            MPI_Datatype* newtype);
+int PMPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
+                       void* outbuf, MPI_Aint outsize, MPI_Aint* position);
+int PMPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize,
+                         MPI_Aint* position, void* outbuf, int outcount, MPI_Datatype datatype);
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
-                            MPI_Aint * size);
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype * newtype);
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype * newtype);
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype * newtype);
-int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype * datatype);
+                            MPI_Aint* size);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype* newtype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype);
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype);
 int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
-                              MPI_Datatype * pair_type);
+                              MPI_Datatype* pair_type);
+int PMPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                      MPI_Datatype* newtype);
+int PMPI_Type_hindexed(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                       MPI_Datatype oldtype, MPI_Datatype* newtype);
+int PMPI_Type_struct(int count, int array_of_blocklengths[], MPI_Aint array_of_displacements[],
+                     MPI_Datatype array_of_types[], MPI_Datatype* newtype);
+int PMPI_Address(void* location, MPI_Aint* address);
+int PMPI_Type_extent(MPI_Datatype datatype, MPI_Aint* extent);
+int PMPI_Type_lb(MPI_Datatype datatype, MPI_Aint* displacement);
+int PMPI_Type_ub(MPI_Datatype datatype, MPI_Aint* displacement);
+int PMPI_Errhandler_create(MPI_Handler_function* function, MPI_Errhandler* errhandler);
+int PMPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int PMPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler* errhandler);
 int PMPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn,
                             MPI_Type_delete_attr_function* type_delete_attr_fn, int* type_keyval,
                             void* extra_state);
@@ -2065,11 +2089,11 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
 int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
                                 const MPI_Count array_of_subsizes[],
                                 const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
-                                MPI_Datatype * newtype);
+                                MPI_Datatype* newtype);
 int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
                               const int array_of_distribs[], const int array_of_dargs[],
                               const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                              MPI_Datatype * newtype);
+                              MPI_Datatype* newtype);
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
                                MPI_Datatype* newtype);
 int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
@@ -2077,11 +2101,11 @@ int PMPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, voi
 int PMPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
                   MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm);
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size);
-int PMPI_Pack_external_c(const char datarep[], const void * inbuf, MPI_Count incount,
-                         MPI_Datatype datatype, void * outbuf, MPI_Count outsize,
+int PMPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount,
+                         MPI_Datatype datatype, void* outbuf, MPI_Count outsize,
                          MPI_Count* position);
-int PMPI_Unpack_external_c(const char datarep[], const void * inbuf, MPI_Count insize,
-                           MPI_Count* position, void * outbuf, MPI_Count outcount,
+int PMPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize,
+                           MPI_Count* position, void* outbuf, MPI_Count outcount,
                            MPI_Datatype datatype);
 int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
                               MPI_Count* size);

@@ -33,7 +33,7 @@ class Param:
         m = re.match(r"^(.*?)(\w+)\s*(\[[^\]]*\](?:\[[^\]]*\])*)?$", self.text)
         if not m or self.text == "void":
             raise ValueError(f"cannot read parameter '{text}'")
-        self.type = m.group(1).strip()
+        self.type = re.sub(r"\s*\*", "*", m.group(1).strip())  # "void *" -> "void*", as clang-format
         self.name = m.group(2)
         self.suffix = m.group(3) or ""
 

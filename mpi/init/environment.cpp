@@ -91,7 +91,8 @@ extern "C" int PMPI_Finalize(void) {
   std::lock_guard lock(state.usage_lock);
   state.world_model.store(RankState::Phase::finalized, std::memory_order_release);
   // Open sessions keep MPI usable for the objects derived from them (MPI-4.1 11.3).
-  if (state.sessions == 0) state.phase.store(RankState::Phase::finalized, std::memory_order_release);
+  if (state.sessions == 0)
+    state.phase.store(RankState::Phase::finalized, std::memory_order_release);
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Finalize);

@@ -28,9 +28,9 @@ struct RankState {
   // Written by the rank's own threads; read by any of them (MPI_Initialized from another thread
   // of the rank), hence atomic.
   std::atomic<Phase> phase{Phase::fresh};
-  // `phase` says whether the rank may call MPI: it is initialized while the world model is (MPI_Init
-  // to MPI_Finalize) or any session is open (MPI-4.1 11.3), each of which may start and end
-  // without the other. `world_model` is the world model's own phase, what MPI_Initialized and
+  // `phase` says whether the rank may call MPI: it is initialized while the world model is
+  // (MPI_Init to MPI_Finalize) or any session is open (MPI-4.1 11.3), each of which may start and
+  // end without the other. `world_model` is the world model's own phase, what MPI_Initialized and
   // MPI_Finalized report; `sessions` counts the open sessions. Both change under usage_lock.
   std::atomic<Phase> world_model{Phase::fresh};
   int sessions = 0;

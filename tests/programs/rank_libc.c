@@ -43,8 +43,8 @@ static void expect_text(const char* what, const char* got, const char* expected)
 }
 
 static void check_getopt_long(int argc, char** argv) {
-  static const char* const given[] = {"-v", "--size=8:8", "input", "-n",  "3",
-                                      "--verb", "--", "-z",   "last"};
+  static const char* const given[] = {"-v",     "--size=8:8", "input", "-n",  "3",
+                                      "--verb", "--",         "-z",    "last"};
   if (argc != 10) {
     fprintf(stderr, "usage: rank_libc -v --size=8:8 input -n 3 --verb -- -z last\n");
     MPI_Abort(MPI_COMM_WORLD, 2);

@@ -163,9 +163,7 @@ const Case kCases[] = {
     {{"--size"}, ":a", Kind::long_options},
     {{"--size"}, "a", Kind::long_options},
     {{"x", "--", "--size"}, "a", Kind::long_options},
-    {{"-size=3", "-s", "-sort", "-verb", "-a", "-x", "-ve", "--flag", "-o"},
-     "as",
-     Kind::long_only},
+    {{"-size=3", "-s", "-sort", "-verb", "-a", "-x", "-ve", "--flag", "-o"}, "as", Kind::long_only},
     {{"-W", "size=3", "-Wsort", "-W", "-W"}, "aW;", Kind::long_options},
     {{"-Wunknown", "-Wver"}, "aW;", Kind::long_options},
 };
