@@ -39,6 +39,12 @@ DatatypeAttributes& table() {
   return caller_state().type_attributes;
 }
 
+// The caller's table, or null for a thread of no rank: datatypes may be made, duplicated and
+// freed before MPI_Init and outside any job (MPI-4.1 11.2.1), and such a thread set no attributes.
+DatatypeAttributes* table_if_any() {
+  return world() != nullptr && caller_world_rank() >= 0 ? &table() : nullptr;
+}
+
 // Datatype errors belong to no communicator: MPI_COMM_WORLD's handler (MPI-3.1 8.3).
 int raise_outcome(std::string_view function, const Outcome& outcome) {
   return raise(MPI_COMM_WORLD, function, outcome.code, outcome.detail);
@@ -53,6 +59,7 @@ int check_type(std::string_view function, MPI_Datatype type) {
 }  // namespace
 
 int copy_type_attributes(MPI_Datatype oldtype, MPI_Datatype newtype, std::string_view function) {
+  if (table_if_any() == nullptr) return MPI_SUCCESS;
   AttributeSet* from = table().find(oldtype);
   if (from == nullptr) return MPI_SUCCESS;
   const Outcome o = copy_attributes(*from, oldtype, table().of(newtype), newtype);
@@ -62,6 +69,7 @@ int copy_type_attributes(MPI_Datatype oldtype, MPI_Datatype newtype, std::string
 }
 
 int delete_type_attributes(MPI_Datatype type, std::string_view function) {
+  if (table_if_any() == nullptr) return MPI_SUCCESS;
   AttributeSet* set = table().find(type);
   if (set == nullptr) return MPI_SUCCESS;
   if (Outcome o = delete_attributes(*set, type); !o.ok()) return raise_outcome(function, o);

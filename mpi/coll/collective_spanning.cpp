@@ -11,6 +11,7 @@
 #include "init/world.h"
 #include "op/op.h"
 #include "pt2pt/message.h"
+#include "request/helper_thread.h"
 #include "weft/this_thread.h"
 #include "weft/thread.h"
 
@@ -110,14 +111,7 @@ int run(MPI_Comm comm, std::string_view function, const collective::Start& start
   // The exchange runs in a thread of the rank, on the rank's core. It starts at once, so that
   // its first messages leave during the call, and the caller goes on when it waits.
   auto launch = [body](Request& r, int tag) {
-    ThreadAttr attr;
-    attr.type = ThreadType::mpi_task;
-    attr.rank = r.owner;
-    // A kernel thread of the rank (one it started) runs no core: the exchange may run anywhere.
-    const int vp = this_thread::vp();
-    attr.placement = vp >= 0 ? Placement::pinned(vp) : Placement::free();
-    attr.run_at_once = true;
-    spawn(attr, [body, &r, tag] {
+    spawn(helper_thread(r.owner, true), [body, &r, tag] {
       r.status.MPI_ERROR = body(tag);
       finish(r);
     }).detach();

@@ -22,6 +22,7 @@
 #include "errhan/error.h"
 #include "info/info.h"
 #include "init/world.h"
+#include "request/helper_thread.h"
 #include "request/request.h"
 #include "util/profiling.h"
 #include "weft/this_thread.h"
@@ -72,12 +73,8 @@ int idup(MPI_Comm comm, std::string_view function, std::shared_ptr<const Hints> 
   const std::uint64_t number = comm->local_of_caller().collectives++;
   weft::mpi::Request* r = weft::mpi::nbc::new_request(comm);
   r->spanning_call = function;
-  weft::ThreadAttr attr;
-  attr.type = weft::ThreadType::mpi_task;
-  attr.rank = r->owner;
-  attr.placement = weft::Placement::pinned(weft::this_thread::vp());
-  attr.run_at_once = true;
-  weft::spawn(attr, [comm, function, hints, newcomm, number, r] {
+  weft::spawn(weft::mpi::helper_thread(r->owner, true), [comm, function, hints, newcomm, number,
+                                                         r] {
     r->status.MPI_ERROR = weft::mpi::duplicate(comm, function, number, hints.get(), newcomm);
     weft::mpi::finish(*r);
   }).detach();

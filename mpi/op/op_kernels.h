@@ -242,12 +242,15 @@ inline bool run(OpKind kind, TypeCode code, const void* in, void* inout, std::si
     case OpKind::prod:
       return c_integer(code, prod) || multi_language(code, prod) || floating(code, prod) ||
              complex(code, prod);
+    // MPI-4.1 6.9.2 gives the logical operations C integers and Logical only; MPICH and Open MPI
+    // also take the multi-language integers (MPI_AINT, MPI_OFFSET, MPI_COUNT), which programs and
+    // MPICH's coll/allred use.
     case OpKind::land:
-      return c_integer(code, land) || logical(code, land);
+      return c_integer(code, land) || multi_language(code, land) || logical(code, land);
     case OpKind::lor:
-      return c_integer(code, lor) || logical(code, lor);
+      return c_integer(code, lor) || multi_language(code, lor) || logical(code, lor);
     case OpKind::lxor:
-      return c_integer(code, lxor) || logical(code, lxor);
+      return c_integer(code, lxor) || multi_language(code, lxor) || logical(code, lxor);
     case OpKind::band:
       return c_integer(code, band) || multi_language(code, band) || byte(code, band);
     case OpKind::bor:

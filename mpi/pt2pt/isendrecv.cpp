@@ -1,7 +1,7 @@
 // MPI_Isendrecv and MPI_Isendrecv_replace (MPI-4.0 3.10): a send and a receive started together,
 // completed by one request. Both start during the call, so the send is ordered with the rank's
-// other sends as a plain MPI_Isend would be. A thread of the rank, on the rank's core, waits for
-// the two and completes the request the user holds with the receive's status; it parks while
+// other sends as a plain MPI_Isend would be. A thread of the rank (request/helper_thread.h) waits
+// for the two and completes the request the user holds with the receive's status; it parks while
 // they are in flight, so the caller's core runs other threads meanwhile.
 #include <memory>
 #include <string_view>
@@ -11,9 +11,8 @@
 #include "datatype/datatype.h"
 #include "init/world.h"
 #include "pt2pt/p2p.h"
+#include "request/helper_thread.h"
 #include "util/profiling.h"
-#include "weft/this_thread.h"
-#include "weft/thread.h"
 
 namespace weft::mpi {
 namespace {
@@ -51,11 +50,7 @@ Request* start_recv(const Caller& caller, void* buffer, int count, MPI_Datatype 
 // Completes `result` when `send` and `recv` are done, with the receive's status (its error, or
 // the send's when only that failed).
 void complete_when_done(Request* result, Request* send, Request* recv, Packed packed) {
-  ThreadAttr attr;
-  attr.type = ThreadType::mpi_task;
-  attr.rank = result->owner;
-  attr.placement = Placement::pinned(this_thread::vp());
-  spawn(attr, [result, send, recv, packed = std::move(packed)] {
+  spawn(helper_thread(result->owner, false), [result, send, recv, packed = std::move(packed)] {
     RankState& state = world()->rank(result->owner);
     wait(recv->completion, state.spin);
     wait(send->completion, state.spin);

@@ -172,14 +172,14 @@ case $check in
       expect_run 0 "$bin/mpicc" "$option"
       expect_in out "^[^ ]*cc -I[^ ]*/include .*-fPIC .*-lweft_loader -lweft$"
       expect_run 0 "$bin/mpicc" "$option" -O2 -o hello hello.c
-      expect_in out "-O2 hello.c -o hello.weft-image.so .*-shared"
+      expect_in out "-O2 hello.c .*libweft_rank_libc.a -o hello.weft-image.so .*-shared"
       expect_in out "objcopy --add-section .weft_image=hello.weft-image.so"
     done
     [[ -e hello ]] && fail "-showme built the program"
     expect_run 0 "$bin/mpicc" -compile_info -c hello.c
     expect_in out "cc -I[^ ]*/include -c hello.c -fPIC"
     expect_run 0 "$bin/mpicc" -link_info -o hello hello.o
-    expect_in out "hello.o -o hello.weft-image.so .*-lweft"
+    expect_in out "hello.o .*libweft_rank_libc.a -o hello.weft-image.so .*-lweft"
     expect_run 0 "$bin/mpicxx" -showme:command
     expect_in out "(\+\+|clang)"
     expect_run 0 "$bin/mpicc" -showme:incdirs
