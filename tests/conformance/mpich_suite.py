@@ -224,7 +224,10 @@ def run(entry: Entry, build_dir: Path, launcher: list, timeout: int, log: Path):
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(" ".join(command) + f"\n# {seconds:.1f} s, {reason or 'pass'}\n" +
                    (output if isinstance(output, str) else output.decode(errors="replace")))
-    return ("fail", reason) if reason else ("pass", "")
+    if not reason:
+        return ("pass", "")
+    # A program may print any bytes; the reason goes into one line of a TSV.
+    return ("fail", "".join(c if c.isprintable() else "?" for c in reason))
 
 
 def set_aside():
