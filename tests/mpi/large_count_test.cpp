@@ -129,10 +129,10 @@ TEST(LargeCount, NonblockingAndPersistentFormsKeepTheirNarrowedArrays) {
                         EXPECT_EQ(all, (std::vector<int>{3, 2, 1}));
 
                         std::vector<int> twice(6, -1);
+                        const int pair[2] = {rank, rank};  // read at each start
                         {
                           const std::vector<MPI_Count> counts(3, 2);
                           const std::vector<MPI_Aint> displs = {0, 2, 4};
-                          const int pair[2] = {rank, rank};
                           ASSERT_EQ(MPI_Allgatherv_init_c(pair, 2, MPI_INT, twice.data(),
                                                           counts.data(), displs.data(), MPI_INT,
                                                           MPI_COMM_WORLD, MPI_INFO_NULL, &request),
