@@ -134,7 +134,8 @@ void Engine::route(const Envelope& envelope, ToSlot&& to_slot, ToReceive&& to_re
   to_queue();
 }
 
-void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_limit) {
+void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_limit,
+                  std::uint64_t* queued_key) {
   const std::size_t count = static_cast<std::size_t>(send.count);
   auto sent = [&send] {
     send.status.MPI_ERROR = MPI_SUCCESS;
@@ -159,7 +160,10 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
         const bool eager = (send.mode == SendMode::standard || send.mode == SendMode::ready) &&
                            envelope.bytes <= eager_limit;
         if (eager) {
-          enqueue(eager_.make(envelope, send.buffer, count, *send.datatype));
+          weft_mpi_message* copy = eager_.make(envelope, send.buffer, count, *send.datatype);
+          copy->sender_key = ++eager_keys_;
+          if (queued_key != nullptr) *queued_key = copy->sender_key;
+          enqueue(copy);
           lock_.unlock();
           sent();
           return;
@@ -167,6 +171,8 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
         send.rendezvous.envelope = envelope;
         send.rendezvous.ops = &kRendezvousOps;
         send.rendezvous.request = &send;
+        send.rendezvous.sender_key = ++eager_keys_;
+        if (queued_key != nullptr) *queued_key = send.rendezvous.sender_key;
         enqueue(&send.rendezvous);
         lock_.unlock();
       });
@@ -304,6 +310,20 @@ bool Engine::cancel_send(Request& send) {
   unexpected_.remove(&send.rendezvous);
   send.rendezvous.queued = false;
   bump(unexpected_length_, -1);
+  return true;
+}
+
+bool Engine::withdraw(std::uint64_t key) {
+  weft_mpi_message* copy = nullptr;
+  {
+    std::lock_guard lock(lock_);
+    copy = unexpected_.find([key](const weft_mpi_message& m) { return m.sender_key == key; });
+    if (copy == nullptr) return false;
+    unexpected_.remove(copy);
+    copy->queued = false;
+    bump(unexpected_length_, -1);
+  }
+  copy->release();
   return true;
 }
 

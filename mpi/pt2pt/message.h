@@ -79,6 +79,10 @@ struct weft_mpi_message {
   weft_mpi_message* next = nullptr;            // unexpected-queue links
   weft_mpi_message* prev = nullptr;
   bool queued = false;  // in an unexpected queue; guarded by that engine's lock
+  // A message a send of this process left queued: the key its request keeps, so that MPI_Cancel
+  // can find and withdraw it while no receive has matched it (Engine::withdraw); 0 for messages
+  // from other processes.
+  std::uint64_t sender_key = 0;
   // Set by MPI_Mprobe, which takes the message out of the queue: errors of its MPI_Mrecv go to
   // this communicator's handler.
   MPI_Comm comm = MPI_COMM_NULL;

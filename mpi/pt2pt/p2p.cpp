@@ -77,12 +77,13 @@ Envelope envelope_of(const Request& send) {
 // MPI_Bsend: the data goes into the attached buffer and an internal send delivers it from
 // there; the user's operation is complete at once.
 // Hands a send to its destination: the engine of a rank of this process, else the transport.
-int deliver(Request& send, std::string_view function, std::size_t eager_limit) {
+int deliver(Request& send, std::string_view function, std::size_t eager_limit,
+            std::uint64_t* queued_key) {
   World& w = *world();
   const int dest = send.comm->world_rank(send.peer);
   w.rank(send.owner).engine.count_sent();
   if (w.is_local(dest)) {
-    w.rank(dest).engine.send(send, envelope_of(send), eager_limit);
+    w.rank(dest).engine.send(send, envelope_of(send), eager_limit, queued_key);
     return MPI_SUCCESS;
   }
   const std::string failure = w.transport()->send(send, dest, envelope_of(send));
@@ -113,13 +114,14 @@ int start_buffered(Request& request, std::string_view function) {
   internal.bsend_block = block;
   // Always a rendezvous from the block (an eager copy would copy twice); the block is released
   // when the receiver has copied it out.
-  return deliver(internal, function, 0);
+  return deliver(internal, function, 0, &request.queued_key);
 }
 
 }  // namespace
 
 int start(Request& request, std::string_view function) {
   World& w = *world();
+  request.queued_key = 0;  // a persistent request's last start may have left one
   if (request.kind == RequestKind::recv) {
     w.rank(request.owner).engine.post(request);
     return MPI_SUCCESS;
@@ -132,7 +134,7 @@ int start(Request& request, std::string_view function) {
     }
     return rc;
   }
-  return deliver(request, function, w.eager_limit());
+  return deliver(request, function, w.eager_limit(), &request.queued_key);
 }
 
 void set_proc_null_status(MPI_Status* status) {

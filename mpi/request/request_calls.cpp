@@ -73,8 +73,10 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
 }
 WEFT_MPI_ALIAS(MPI_Request_get_status);
 
-// A receive not matched yet is cancelled; so is a send whose data nobody has started to copy
-// (its rendezvous message still queued). An eager send is complete already and is not.
+// A receive not matched yet is cancelled; so is a send whose data nobody has started to copy:
+// its rendezvous message, or the eager copy it left (the send completed then, but MPI-4.1 3.8.4
+// lets a cancel succeed until the message is received, as MPICH's does), still queued in a rank
+// of this process.
 extern "C" int PMPI_Cancel(MPI_Request* request) {
   if (int rc = check_live_handle("MPI_Cancel", request); rc != MPI_SUCCESS) return rc;
   Request* r = *request;
@@ -95,8 +97,18 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
                             "the request is a collective, which cannot be cancelled (MPI-3.1 "
                             "5.12), expected a point-to-point request");
   }
-  if (r->completion.done() || r->peer == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (r->peer == MPI_PROC_NULL) return MPI_SUCCESS;
   weft::mpi::World& world = *weft::mpi::world();
+  if (r->completion.done()) {
+    // A completed send whose message still waits in a rank of this process (only those get a
+    // key): an eager copy, or a Bsend's.
+    if (r->kind == weft::mpi::RequestKind::send && r->queued_key != 0 &&
+        world.rank(r->comm->world_rank(r->peer)).engine.withdraw(r->queued_key)) {
+      r->queued_key = 0;
+      r->status.weft_cancelled = 1;
+    }
+    return MPI_SUCCESS;
+  }
   if (r->kind == weft::mpi::RequestKind::recv) {
     world.rank(r->owner).engine.cancel_recv(*r);
   } else if (const int dest = r->comm->world_rank(r->peer);
