@@ -178,7 +178,7 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
       });
 }
 
-void Engine::arrive_eager(const Envelope& envelope, const void* data) {
+void Engine::arrive_eager(const Envelope& envelope, const void* data, std::uint64_t key) {
   route(
       envelope, [&] { fill_slot(data, envelope.bytes, weft_mpi_byte); },
       [&](Request& recv) {
@@ -190,7 +190,9 @@ void Engine::arrive_eager(const Envelope& envelope, const void* data) {
         finish(recv);
       },
       [&] {
-        enqueue(eager_.make(envelope, data, envelope.bytes, weft_mpi_byte));
+        weft_mpi_message* copy = eager_.make(envelope, data, envelope.bytes, weft_mpi_byte);
+        copy->sender_key = key;
+        enqueue(copy);
         lock_.unlock();
       });
 }
@@ -313,18 +315,15 @@ bool Engine::cancel_send(Request& send) {
   return true;
 }
 
-bool Engine::withdraw(std::uint64_t key) {
-  weft_mpi_message* copy = nullptr;
-  {
-    std::lock_guard lock(lock_);
-    copy = unexpected_.find([key](const weft_mpi_message& m) { return m.sender_key == key; });
-    if (copy == nullptr) return false;
-    unexpected_.remove(copy);
-    copy->queued = false;
-    bump(unexpected_length_, -1);
-  }
-  copy->release();
-  return true;
+weft_mpi_message* Engine::withdraw(std::uint64_t key) {
+  std::lock_guard lock(lock_);
+  weft_mpi_message* message =
+      unexpected_.find([key](const weft_mpi_message& m) { return m.sender_key == key; });
+  if (message == nullptr) return nullptr;
+  unexpected_.remove(message);
+  message->queued = false;
+  bump(unexpected_length_, -1);
+  return message;
 }
 
 weft_mpi_message* Engine::find(const Pattern& pattern, bool take, Envelope* found) {

@@ -45,7 +45,8 @@ class alignas(64) Engine {
 
   // A message from another process, its `envelope.bytes` of data at `data` (valid for the call
   // only): copied into a matching receive, else queued as an eager copy.
-  void arrive_eager(const Envelope& envelope, const void* data);
+  // `key`: the message's sender_key (remote_message_key).
+  void arrive_eager(const Envelope& envelope, const void* data, std::uint64_t key);
   // A message from another process whose data is still there (ops->deliver_later set): a
   // matching receive starts fetching it, else it is queued until one comes.
   void arrive(weft_mpi_message& message);
@@ -62,10 +63,10 @@ class alignas(64) Engine {
   bool cancel_recv(Request& recv);
   // Withdraws a send's rendezvous message still unmatched (true; the send is not completed).
   bool cancel_send(Request& send);
-  // Withdraws the message queued under `key` (send()'s queued_key) while unmatched (true) and
-  // releases it: an eager copy goes back to its pool, the rendezvous message of an internal
-  // Bsend send completes that send, which frees its part of the attached buffer.
-  bool withdraw(std::uint64_t key);
+  // Takes the message queued under `key` (send()'s queued_key, or remote_message_key) out of the
+  // queue while unmatched, or returns nullptr; the caller releases it (an eager copy goes back
+  // to its pool, the rendezvous message of an internal Bsend send completes that send).
+  weft_mpi_message* withdraw(std::uint64_t key);
 
   // The first unexpected message matching `pattern`, or nullptr; its envelope goes to *found.
   // With `take` the message leaves the queue and belongs to the caller (MPI_Mprobe): it is then

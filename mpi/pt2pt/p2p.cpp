@@ -86,7 +86,7 @@ int deliver(Request& send, std::string_view function, std::size_t eager_limit,
     w.rank(dest).engine.send(send, envelope_of(send), eager_limit, queued_key);
     return MPI_SUCCESS;
   }
-  const std::string failure = w.transport()->send(send, dest, envelope_of(send));
+  const std::string failure = w.transport()->send(send, dest, envelope_of(send), queued_key);
   if (failure.empty()) return MPI_SUCCESS;
   return raise(send.comm, function, MPI_ERR_OTHER,
                "the message to rank " + std::to_string(send.peer) + " (world rank " +

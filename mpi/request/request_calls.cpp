@@ -3,6 +3,7 @@
 #include "init/world.h"
 #include "pt2pt/p2p.h"
 #include "request/generalized.h"
+#include "transport/transport.h"
 #include "util/profiling.h"
 #include "weft/this_thread.h"
 
@@ -75,8 +76,8 @@ WEFT_MPI_ALIAS(MPI_Request_get_status);
 
 // A receive not matched yet is cancelled; so is a send whose data nobody has started to copy:
 // its rendezvous message, or the eager copy it left (the send completed then, but MPI-4.1 3.8.4
-// lets a cancel succeed until the message is received, as MPICH's does), still queued in a rank
-// of this process.
+// lets a cancel succeed until the message is received, as MPICH's does), still queued at its
+// destination. A destination in another process is asked through the transport, and answers.
 extern "C" int PMPI_Cancel(MPI_Request* request) {
   if (int rc = check_live_handle("MPI_Cancel", request); rc != MPI_SUCCESS) return rc;
   Request* r = *request;
@@ -99,23 +100,36 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
   }
   if (r->peer == MPI_PROC_NULL) return MPI_SUCCESS;
   weft::mpi::World& world = *weft::mpi::world();
-  if (r->completion.done()) {
-    // A completed send whose message still waits in a rank of this process (only those get a
-    // key): an eager copy, or a Bsend's.
-    if (r->kind == weft::mpi::RequestKind::send && r->queued_key != 0 &&
-        world.rank(r->comm->world_rank(r->peer)).engine.withdraw(r->queued_key)) {
-      r->queued_key = 0;
+  if (r->kind == weft::mpi::RequestKind::recv) {
+    if (!r->completion.done()) world.rank(r->owner).engine.cancel_recv(*r);
+    return MPI_SUCCESS;
+  }
+  const int dest = r->comm->world_rank(r->peer);
+  const bool done = r->completion.done();
+  if (!world.is_local(dest)) {
+    // A withdrawn rendezvous message completes its send as cancelled (transport.cpp); an eager
+    // one's send had completed, and is marked here.
+    if (r->queued_key != 0 && world.transport()->cancel(dest, r->queued_key) && done) {
       r->status.weft_cancelled = 1;
+    }
+    r->queued_key = 0;
+    return MPI_SUCCESS;
+  }
+  if (!done) {
+    if (world.rank(dest).engine.cancel_send(*r)) {
+      r->status.weft_cancelled = 1;
+      r->status.MPI_ERROR = MPI_SUCCESS;
+      weft::mpi::finish(*r);
     }
     return MPI_SUCCESS;
   }
-  if (r->kind == weft::mpi::RequestKind::recv) {
-    world.rank(r->owner).engine.cancel_recv(*r);
-  } else if (const int dest = r->comm->world_rank(r->peer);
-             world.is_local(dest) && world.rank(dest).engine.cancel_send(*r)) {
-    r->status.weft_cancelled = 1;
-    r->status.MPI_ERROR = MPI_SUCCESS;
-    weft::mpi::finish(*r);
+  // Completed, its message still queued: an eager copy, or a Bsend's.
+  if (r->queued_key != 0) {
+    if (weft_mpi_message* message = world.rank(dest).engine.withdraw(r->queued_key)) {
+      message->release();
+      r->status.weft_cancelled = 1;
+    }
+    r->queued_key = 0;
   }
   return MPI_SUCCESS;
 }
