@@ -105,17 +105,17 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
     return MPI_SUCCESS;
   }
   const int dest = r->comm->world_rank(r->peer);
-  const bool done = r->completion.done();
   if (!world.is_local(dest)) {
-    // A withdrawn rendezvous message completes its send as cancelled (transport.cpp); an eager
-    // one's send had completed, and is marked here.
-    if (r->queued_key != 0 && world.transport()->cancel(dest, r->queued_key) && done) {
+    // A withdrawn rendezvous message's send completes through UCX without its data read, maybe
+    // before this answer; the owner reads the status only once its Wait or Test has seen the
+    // completion, after this call.
+    if (r->queued_key != 0 && world.transport()->cancel(dest, r->queued_key)) {
       r->status.weft_cancelled = 1;
     }
     r->queued_key = 0;
     return MPI_SUCCESS;
   }
-  if (!done) {
+  if (!r->completion.done()) {
     if (world.rank(dest).engine.cancel_send(*r)) {
       r->status.weft_cancelled = 1;
       r->status.MPI_ERROR = MPI_SUCCESS;

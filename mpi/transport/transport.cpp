@@ -54,9 +54,9 @@ struct WireHeader {
 };
 
 struct CancelHeader {
-  std::uint64_t key;    // the message's remote_message_key
-  std::uint64_t token;  // the asking process's Cancel, given back in the answer
-  std::int32_t dest;    // world rank whose queue holds the message
+  std::uint64_t key;     // the message's remote_message_key
+  std::uint64_t token;   // the asking process's Cancel, given back in the answer
+  std::int32_t dest;     // world rank whose queue holds the message
   std::int32_t process;  // the asking process
 };
 
@@ -88,11 +88,11 @@ struct SendInFlight {
 
 void send_done(void* ucx_request, ucs_status_t status, void* user_data) {
   std::unique_ptr<SendInFlight> sent(static_cast<SendInFlight*>(user_data));
-  // The receiver withdrew the rendezvous message for MPI_Cancel: its descriptor was released
-  // unread, which UCX reports so.
-  const bool cancelled = status == UCS_ERR_CANCELED;
-  sent->request->status.weft_cancelled = cancelled ? 1 : 0;
-  sent->request->status.MPI_ERROR = status == UCS_OK || cancelled ? MPI_SUCCESS : MPI_ERR_OTHER;
+  // The receiver withdrew the rendezvous message for MPI_Cancel and released its descriptor
+  // unread, which UCX 1.13 reports as UCS_OK (later ones as UCS_ERR_CANCELED); MPI_Cancel marks
+  // the status when the answer comes.
+  const bool fine = status == UCS_OK || status == UCS_ERR_CANCELED;
+  sent->request->status.MPI_ERROR = fine ? MPI_SUCCESS : MPI_ERR_OTHER;
   if (ucx_request != nullptr) {
     ucp_request_free(ucx_request);
     // relaxed: a hint for arm(), which runs under the same lock as this callback.
@@ -469,8 +469,8 @@ Transport::Transport(World& world, Bootstrap& bootstrap, std::size_t eager_limit
     if (length != sizeof(CancelAnswer)) end_job("weft: a cancel answer of the wrong size came");
     CancelAnswer answer;
     std::memcpy(&answer, header, sizeof answer);
-    reinterpret_cast<Cancel*>(answer.token)->answer.store(answer.withdrawn,
-                                                          std::memory_order_release);
+    reinterpret_cast<Cancel*>(answer.token)
+        ->answer.store(answer.withdrawn, std::memory_order_release);
     return UCS_OK;
   };
   check("ucp_worker_set_am_recv_handler", ucp_worker_set_am_recv_handler(impl.worker, &handler));
@@ -697,8 +697,8 @@ bool Transport::cancel(int dest_world_rank, std::uint64_t key) {
     const CancelHeader asked{key, reinterpret_cast<std::uint64_t>(&waiting), dest_world_rank,
                              impl.world.process()};
     std::memcpy(header.get(), &asked, sizeof asked);
-    impl.send_control(impl.world.layout().process_of(dest_world_rank), kCancelId,
-                      std::move(header), sizeof asked);
+    impl.send_control(impl.world.layout().process_of(dest_world_rank), kCancelId, std::move(header),
+                      sizeof asked);
     impl.went_in_flight();  // the answer comes from progress: keep the worker polled
   }
   int answer = -1;

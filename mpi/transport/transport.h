@@ -53,7 +53,7 @@ class Transport {
                    std::uint64_t* queued_key = nullptr);
   // Asks the process of `dest_world_rank` to withdraw the message with `key` from that rank's
   // unexpected queue, and waits for the answer: true when it was still there. A withdrawn
-  // rendezvous message's send then completes with its status marked cancelled.
+  // rendezvous message's send then completes (its data was never read).
   bool cancel(int dest_world_rank, std::uint64_t key);
 
   // Makes progress on the worker; true when something happened. Never waits for the lock.
