@@ -1,0 +1,125 @@
+#include "io/collective.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <memory>
+
+#include "coll/meeting.h"
+#include "comm/communicator.h"
+#include "io/hints.h"
+#include "weft/io.h"
+
+namespace weft::mpi::io {
+namespace {
+
+// One rank's side of the call, published in the meeting; the aggregator writes the results.
+struct Side {
+  const std::vector<Piece>* pieces = nullptr;
+  long long moved = 0;
+  int error = 0;
+};
+
+// File calls meet apart from the communicator's own collectives (which use the call numbers
+// below 2^62) and from the calls spanning processes (2^63 and up).
+constexpr std::uint64_t kFileCalls = std::uint64_t{1} << 62;
+// Tags of the messages between processes: in a range of their own, below kNonblockingCollectiveTag.
+constexpr int kTagBase = 1 << 28;
+constexpr int kTagRange = 1 << 27;
+
+// The bytes of `pieces` (stream order) that lie before the end of the file at `end`, up to the
+// first piece cut short.
+long long readable(const std::vector<Piece>& pieces, MPI_Offset end) {
+  long long moved = 0;
+  for (const Piece& piece : pieces) {
+    const MPI_Offset available = std::max<MPI_Offset>(0, end - piece.file);
+    const auto take = std::min<MPI_Offset>(available, static_cast<MPI_Offset>(piece.length));
+    moved += take;
+    if (take < static_cast<MPI_Offset>(piece.length)) break;
+  }
+  return moved;
+}
+
+// The aggregator's work: every side's pieces, merged by file offset, in extents of the file.
+void aggregate(File& file, Meeting& meeting, bool write) {
+  std::vector<Piece> all;
+  std::vector<Side*> sides;
+  for (int slot = 0; slot < meeting.size(); ++slot) {
+    auto* side = static_cast<Side*>(const_cast<void*>(meeting.arguments(slot)));
+    sides.push_back(side);
+    all.insert(all.end(), side->pieces->begin(), side->pieces->end());
+  }
+  // Stable: pieces at one offset keep the ranks' order.
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Piece& a, const Piece& b) { return a.file < b.file; });
+  const bool individually = !collective_buffering(file, write);
+  int error = 0;
+  MPI_Offset end = 0;
+  if (!individually) {
+    const int fd = file.fd;
+    error = weft::io::blocking_call([&] {
+      if (transfer(fd, all, write) < 0) return errno;
+      if (!write) {
+        struct stat st {};
+        if (::fstat(fd, &st) != 0) return errno;
+        end = st.st_size;
+      }
+      return 0;
+    });
+  }
+  for (Side* side : sides) {
+    if (individually) continue;  // each rank moved its own pieces before it arrived
+    side->error = error;
+    long long requested = 0;
+    for (const Piece& piece : *side->pieces) requested += static_cast<long long>(piece.length);
+    side->moved = error != 0 ? -1 : write ? requested : readable(*side->pieces, end);
+  }
+}
+
+// The heads of the processes meet: each sends an empty message to every other and receives one
+// from each, so that no process leaves before every process's part is in the file.
+void meet_processes(File& file, std::uint64_t call) {
+  const Comm& comm = *file.comm;
+  const int tag = kTagBase + static_cast<int>(call % kTagRange);
+  std::vector<MPI_Request> requests;
+  for (std::size_t g = 0; g < comm.groups.ranks.size(); ++g) {
+    if (static_cast<int>(g) == comm.groups.local) continue;
+    const int head = comm.groups.ranks[g].front();
+    requests.emplace_back();
+    PMPI_Irecv(nullptr, 0, MPI_BYTE, head, tag, file.comm, &requests.back());
+    requests.emplace_back();
+    PMPI_Isend(nullptr, 0, MPI_BYTE, head, tag, file.comm, &requests.back());
+  }
+  PMPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+}
+
+}  // namespace
+
+long long collective_transfer(File& file, std::uint64_t call, const std::vector<Piece>& pieces,
+                              bool write, int& error) {
+  const std::vector<int>& ranks = local_ranks(file);
+  const int size = static_cast<int>(ranks.size());
+  const auto slot =
+      static_cast<int>(std::find(ranks.begin(), ranks.end(), file.rank) - ranks.begin());
+  std::shared_ptr<Meeting> meeting =
+      file.comm->meetings.join<Meeting>(kFileCalls | call, call, size, "a collective file access",
+                                        [size] { return std::make_shared<Meeting>(size); });
+  Side side;
+  side.pieces = &pieces;
+  if (!collective_buffering(file, write)) {
+    side.moved = transfer_managed(file, pieces, write);
+    side.error = side.moved < 0 ? errno : 0;
+  }
+  meeting->publish(slot, &side);
+  meeting->phase([&] { aggregate(file, *meeting, write); });
+  if (file.comm->spans_processes) {
+    if (slot == 0) meet_processes(file, call);
+    // Every rank of the process waits for the other processes, through its head.
+    meeting->phase();
+  }
+  error = side.error;
+  return side.moved;
+}
+
+}  // namespace weft::mpi::io

@@ -1,0 +1,28 @@
+// Collective data access (MPI-4.1 14.4: the `_all` calls, and `_ordered` through them): one
+// aggregator per process carries out the accesses of every rank of its process.
+//
+// The ranks of a process share the address space, so they hand their pieces to the aggregator
+// without a message: each publishes its list of pieces (file offset, its own memory, length) in
+// a meeting of the file's communicator, and the last rank to arrive merges all the lists by file
+// offset and moves each contiguous extent of the file with one pwritev/preadv whose vectors point
+// straight into the ranks' buffers (no copy). The processes of a job then meet through
+// point-to-point messages of their heads in the file's communicator, so that a collective write
+// is in the file on every process when the call returns.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/access.h"
+#include "io/file.h"
+
+namespace weft::mpi::io {
+
+// The caller's part in collective call number `call` of `file`: its `pieces` (stream order).
+// Returns the bytes of the caller's stream moved (a read stops at the end of the file), or -1
+// with `error` (an errno) set.
+long long collective_transfer(File& file, std::uint64_t call, const std::vector<Piece>& pieces,
+                              bool write, int& error);
+
+}  // namespace weft::mpi::io
