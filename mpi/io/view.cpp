@@ -29,6 +29,26 @@ std::vector<Extent> flatten(MPI_Datatype type, std::size_t count) {
   return out;
 }
 
+std::string layout_problem(MPI_Datatype type, bool writable) {
+  const std::vector<Extent> blocks = flatten(type, 1);
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    if (blocks[i].offset < 0) {
+      return "places data at a negative displacement (" + std::to_string(blocks[i].offset) + ")";
+    }
+    if (i == 0) continue;
+    const Extent& before = blocks[i - 1];
+    if (blocks[i].offset < before.offset) {
+      return "has decreasing displacements (" + std::to_string(blocks[i].offset) + " after " +
+             std::to_string(before.offset) + ")";
+    }
+    if (writable && blocks[i].offset < before.offset + static_cast<MPI_Offset>(before.length)) {
+      return "has overlapping blocks (at " + std::to_string(blocks[i].offset) +
+             "), which a file opened for writing cannot have";
+    }
+  }
+  return "";
+}
+
 void set(View& view, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
          const std::string& datarep) {
   // The view keeps its types alive past MPI_Type_free (they are read at every access).

@@ -41,6 +41,10 @@ struct View {
 // adjacent blocks merged (offsets may be negative for a type with a negative lower bound).
 std::vector<Extent> flatten(MPI_Datatype type, std::size_t count);
 
+// Why `type` cannot be an etype or filetype (a displacement that is negative or smaller than the
+// one before it; with `writable`, blocks that overlap), or "" when it can.
+std::string layout_problem(MPI_Datatype type, bool writable);
+
 // Sets `view` to (disp, etype, filetype, datarep); the types were checked by the caller.
 void set(View& view, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
          const std::string& datarep);

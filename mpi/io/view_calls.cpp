@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "io/datarep.h"
 #include "io/file.h"
@@ -43,25 +44,26 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
   if (datarep == nullptr) {
     return raise(fh, kFunction, MPI_ERR_UNSUPPORTED_DATAREP, "datarep = NULL");
   }
-  if ((fh->amode & MPI_MODE_SEQUENTIAL) != 0 && disp == MPI_DISPLACEMENT_CURRENT) {
-    disp = fh->shared_pointer->load(std::memory_order_acquire) *
-           static_cast<MPI_Offset>(fh->view.etype_size);
-  } else if (disp < 0) {
+  if (disp < 0 && !((fh->amode & MPI_MODE_SEQUENTIAL) != 0 && disp == MPI_DISPLACEMENT_CURRENT)) {
     return raise(fh, kFunction, MPI_ERR_ARG,
                  "disp = " + std::to_string(disp) +
                      ", expected >= 0 (MPI_DISPLACEMENT_CURRENT only with MPI_MODE_SEQUENTIAL)");
   }
-  // The filetype must be a whole number of etypes, placed at non-negative offsets.
+  // The filetype must be a whole number of etypes.
   if (etype->size() == 0 || filetype->size() % etype->size() != 0) {
     return raise(fh, kFunction, MPI_ERR_TYPE,
                  "filetype holds " + std::to_string(filetype->size()) +
                      " bytes, not a whole number of etypes of " + std::to_string(etype->size()) +
                      " bytes");
   }
-  if (filetype->size() > 0 && filetype->true_lb() < 0) {
-    return raise(fh, kFunction, MPI_ERR_TYPE,
-                 "filetype places data at a negative offset (true lower bound " +
-                     std::to_string(filetype->true_lb()) + ")");
+  // MPI-4.1 14.3: the displacements of the etype and the filetype must be non-negative and
+  // non-decreasing, without overlaps when the file is opened for writing. Refused as MPICH
+  // refuses them (MPI_ERR_IO), before anything changes.
+  const bool writable = (fh->amode & MPI_MODE_RDONLY) == 0;
+  for (auto [name, type] : {std::pair{"etype", etype}, std::pair{"filetype", filetype}}) {
+    if (std::string why = weft::mpi::io::layout_problem(type, writable); !why.empty()) {
+      return raise(fh, kFunction, MPI_ERR_IO, std::string(name) + " " + why);
+    }
   }
   const std::string representation(datarep);
   std::string detail;
@@ -70,13 +72,21 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
       return raise(fh, kFunction, rc, detail);
     }
   }
-  // Nonblocking accesses issued before read the view they were planned with; collective: the
-  // file pointers go back to the start of the new view.
+  // Collective: once no rank accesses the file through the shared pointer any more, rank 0 reads
+  // it (for MPI_DISPLACEMENT_CURRENT) and resets it, and every rank learns the displacement.
+  PMPI_Barrier(fh->comm);
+  if (fh->rank == 0) {
+    if (disp == MPI_DISPLACEMENT_CURRENT) {
+      disp = fh->view.byte_offset(fh->shared_pointer->load(std::memory_order_acquire) *
+                                  static_cast<MPI_Offset>(fh->view.etype_size));
+    }
+    fh->shared_pointer->store(0, std::memory_order_release);
+  }
+  PMPI_Bcast(&disp, 1, MPI_OFFSET, 0, fh->comm);
+  // Nonblocking accesses issued before read the view they were planned with.
   weft::mpi::io::set(fh->view, disp, etype, filetype, representation);
   fh->pointer = 0;
-  if (fh->rank == 0) fh->shared_pointer->store(0, std::memory_order_release);
   weft::mpi::io::update_hints(*fh, info);
-  PMPI_Barrier(fh->comm);
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_File_set_view);
