@@ -75,14 +75,14 @@ extern "C" int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype ety
   // Collective: once no rank accesses the file through the shared pointer any more, rank 0 reads
   // it (for MPI_DISPLACEMENT_CURRENT) and resets it, and every rank learns the displacement.
   PMPI_Barrier(fh->comm);
+  MPI_Offset current = 0;
   if (fh->rank == 0) {
-    if (disp == MPI_DISPLACEMENT_CURRENT) {
-      disp = fh->view.byte_offset(fh->shared_pointer->load(std::memory_order_acquire) *
-                                  static_cast<MPI_Offset>(fh->view.etype_size));
-    }
+    current = fh->view.byte_offset(fh->shared_pointer->load(std::memory_order_acquire) *
+                                   static_cast<MPI_Offset>(fh->view.etype_size));
     fh->shared_pointer->store(0, std::memory_order_release);
   }
-  PMPI_Bcast(&disp, 1, MPI_OFFSET, 0, fh->comm);
+  PMPI_Bcast(&current, 1, MPI_OFFSET, 0, fh->comm);
+  if (disp == MPI_DISPLACEMENT_CURRENT) disp = current;
   // Nonblocking accesses issued before read the view they were planned with.
   weft::mpi::io::set(fh->view, disp, etype, filetype, representation);
   fh->pointer = 0;
