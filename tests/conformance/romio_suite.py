@@ -30,7 +30,7 @@ def source(suite: Path, program: str, out_dir: Path):
     plain = suite / f"{program}.c"
     if plain.is_file():
         return plain
-    text = (suite / f"{program}.c.in").read_text().replace("@LL@", "%lld")
+    text = (suite / f"{program}.c.in").read_text().replace("@LL@", "lld")
     made = out_dir / f"{program}.c"
     made.write_text(text)
     return made
@@ -101,6 +101,8 @@ def main():
 
             for row, (result, reason) in zip(rows, pool.map(one, rows)):
                 label = f"{row[0]} {row[1]}"
+                # A program may print any bytes; the reason goes into one line of a TSV.
+                reason = "".join(c if c.isprintable() else "?" for c in reason)
                 results.write(f"romio\t{label}\t{mode}\t{result}\t{reason}\n")
                 results.flush()
                 if options.verbose or result == "fail":
