@@ -9,6 +9,7 @@
 #include "coll/meeting.h"
 #include "comm/communicator.h"
 #include "io/hints.h"
+#include "io/two_phase.h"
 #include "weft/io.h"
 
 namespace weft::mpi::io {
@@ -24,9 +25,6 @@ struct Side {
 // File calls meet apart from the communicator's own collectives (which use the call numbers
 // below 2^62) and from the calls spanning processes (2^63 and up).
 constexpr std::uint64_t kFileCalls = std::uint64_t{1} << 62;
-// Tags of the messages between processes: in a range of their own, below kNonblockingCollectiveTag.
-constexpr int kTagBase = 1 << 28;
-constexpr int kTagRange = 1 << 27;
 
 // The bytes of `pieces` (stream order) that lie before the end of the file at `end`, up to the
 // first piece cut short.
@@ -41,35 +39,21 @@ long long readable(const std::vector<Piece>& pieces, MPI_Offset end) {
   return moved;
 }
 
-// The aggregator's work: every side's pieces, merged by file offset, in extents of the file.
-void aggregate(File& file, Meeting& meeting, bool write) {
-  std::vector<Piece> all;
+// Every side of the meeting (parking until each has published), and all their pieces.
+std::vector<Side*> gather(Meeting& meeting, std::vector<Piece>& all) {
   std::vector<Side*> sides;
   for (int slot = 0; slot < meeting.size(); ++slot) {
     auto* side = static_cast<Side*>(const_cast<void*>(meeting.arguments(slot)));
     sides.push_back(side);
     all.insert(all.end(), side->pieces->begin(), side->pieces->end());
   }
-  // Stable: pieces at one offset keep the ranks' order.
-  std::stable_sort(all.begin(), all.end(),
-                   [](const Piece& a, const Piece& b) { return a.file < b.file; });
-  const bool individually = !collective_buffering(file, write);
-  int error = 0;
-  MPI_Offset end = 0;
-  if (!individually) {
-    const int fd = file.fd;
-    error = weft::io::blocking_call([&] {
-      if (transfer(fd, all, write) < 0) return errno;
-      if (!write) {
-        struct stat st {};
-        if (::fstat(fd, &st) != 0) return errno;
-        end = st.st_size;
-      }
-      return 0;
-    });
-  }
+  return sides;
+}
+
+// Each side's result: the bytes of its stream moved (for a read, those before the end of the file
+// at `end`), or the error.
+void finish(const std::vector<Side*>& sides, int error, MPI_Offset end, bool write) {
   for (Side* side : sides) {
-    if (individually) continue;  // each rank moved its own pieces before it arrived
     side->error = error;
     long long requested = 0;
     for (const Piece& piece : *side->pieces) requested += static_cast<long long>(piece.length);
@@ -77,11 +61,31 @@ void aggregate(File& file, Meeting& meeting, bool write) {
   }
 }
 
+// The aggregator's work inside one process: every side's pieces, merged by file offset, in
+// extents of the file.
+void aggregate(File& file, Meeting& meeting, bool write) {
+  std::vector<Piece> all;
+  const std::vector<Side*> sides = gather(meeting, all);
+  // Stable: pieces at one offset keep the ranks' order.
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Piece& a, const Piece& b) { return a.file < b.file; });
+  const int fd = file.fd;
+  MPI_Offset end = 0;
+  const int error = weft::io::blocking_call([&] {
+    if (transfer(fd, all, write) < 0) return errno;
+    struct stat st {};
+    if (!write && ::fstat(fd, &st) != 0) return errno;
+    end = st.st_size;
+    return 0;
+  });
+  finish(sides, error, end, write);
+}
+
 // The heads of the processes meet: each sends an empty message to every other and receives one
 // from each, so that no process leaves before every process's part is in the file.
 void meet_processes(File& file, std::uint64_t call) {
   const Comm& comm = *file.comm;
-  const int tag = kTagBase + static_cast<int>(call % kTagRange);
+  const int tag = message_tag(call, 4);
   std::vector<MPI_Request> requests;
   for (std::size_t g = 0; g < comm.groups.ranks.size(); ++g) {
     if (static_cast<int>(g) == comm.groups.local) continue;
@@ -107,17 +111,30 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
                                         [size] { return std::make_shared<Meeting>(size); });
   Side side;
   side.pieces = &pieces;
+  const bool spans = file.comm->spans_processes;
   if (!collective_buffering(file, write)) {
+    // Each rank moves its own pieces; the meeting only orders the ranks.
     side.moved = transfer_managed(file, pieces, write);
     side.error = side.moved < 0 ? errno : 0;
-  }
-  meeting->publish(slot, &side);
-  meeting->phase([&] { aggregate(file, *meeting, write); });
-  if (file.comm->spans_processes) {
-    if (slot == 0) meet_processes(file, call);
-    // Every rank of the process waits for the other processes, through its head.
+    meeting->publish(slot, &side);
     meeting->phase();
+    if (spans && slot == 0) meet_processes(file, call);
+  } else if (!spans) {
+    meeting->publish(slot, &side);
+    meeting->phase([&] { aggregate(file, *meeting, write); });
+  } else {
+    meeting->publish(slot, &side);
+    if (slot == 0) {
+      // The head aggregates its process and takes part in the two-phase exchange.
+      std::vector<Piece> all;
+      const std::vector<Side*> sides = gather(*meeting, all);
+      MPI_Offset end = 0;
+      const int rc = two_phase(file, call, all, write, end);
+      finish(sides, rc, end, write);
+    }
   }
+  // Every rank of the process waits for its head (and so for the other processes).
+  if (spans) meeting->phase();
   error = side.error;
   return side.moved;
 }

@@ -5,9 +5,9 @@
 // without a message: each publishes its list of pieces (file offset, its own memory, length) in
 // a meeting of the file's communicator, and the last rank to arrive merges all the lists by file
 // offset and moves each contiguous extent of the file with one pwritev/preadv whose vectors point
-// straight into the ranks' buffers (no copy). The processes of a job then meet through
-// point-to-point messages of their heads in the file's communicator, so that a collective write
-// is in the file on every process when the call returns.
+// straight into the ranks' buffers (no copy). When the communicator spans processes, the head of
+// each process aggregates its process and the heads exchange the data of their file domains
+// (two_phase.h).
 #pragma once
 
 #include <cstdint>
