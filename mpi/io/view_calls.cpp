@@ -2,6 +2,7 @@
 // (14.4.5).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -109,8 +110,12 @@ extern "C" int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* e
   };
   *etype = handle_of(fh->view.etype);
   *filetype = handle_of(fh->view.filetype);
-  std::strncpy(datarep, fh->view.datarep.c_str(), MPI_MAX_DATAREP_STRING - 1);
-  datarep[MPI_MAX_DATAREP_STRING - 1] = '\0';
+  // The name and its terminator only: strncpy would pad up to MPI_MAX_DATAREP_STRING, past the
+  // end of the smaller buffers programs pass.
+  const std::size_t length =
+      std::min<std::size_t>(fh->view.datarep.size(), MPI_MAX_DATAREP_STRING - 1);
+  std::memcpy(datarep, fh->view.datarep.data(), length);
+  datarep[length] = '\0';
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_File_get_view);
