@@ -85,92 +85,85 @@ TEST(FileIo, ExplicitOffsetsIndividualPointersAndTheirPositions) {
 // subarray view in one collective write; the file must hold the whole array in row order.
 TEST(FileIo, SubarrayViewsCollectiveWriteReadsBackTheArray) {
   TestFile path("subarray");
-  EXPECT_EQ(run_ranks(4, 2,
-                      [&](int rank) {
-                        const int sizes[2] = {6, 8}, subsizes[2] = {3, 4};
-                        const int starts[2] = {rank / 2 * 3, rank % 2 * 4};
-                        MPI_Datatype block;
-                        MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT,
-                                                 &block);
-                        MPI_Type_commit(&block);
-                        MPI_File fh = open_file(path, MPI_MODE_CREATE | MPI_MODE_RDWR);
-                        EXPECT_EQ(MPI_File_set_view(fh, 0, MPI_INT, block, "native",
-                                                    MPI_INFO_NULL),
-                                  MPI_SUCCESS);
-                        MPI_Type_free(&block);  // the view keeps it
-                        std::vector<int> mine(12);
-                        for (int i = 0; i < 12; ++i) {
-                          mine[i] = (starts[0] + i / 4) * 8 + starts[1] + i % 4;
-                        }
-                        MPI_Status status;
-                        EXPECT_EQ(MPI_File_write_all(fh, mine.data(), 12, MPI_INT, &status),
-                                  MPI_SUCCESS);
-                        EXPECT_EQ(count_of(status, MPI_INT), 12);
-                        // Read the whole array back through a plain view.
-                        EXPECT_EQ(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native",
-                                                    MPI_INFO_NULL),
-                                  MPI_SUCCESS);
-                        std::vector<int> all(48, -1);
-                        EXPECT_EQ(MPI_File_read_at_all(fh, 0, all.data(), 48, MPI_INT, &status),
-                                  MPI_SUCCESS);
-                        for (int i = 0; i < 48; ++i) EXPECT_EQ(all[i], i) << "at " << i;
-                        // And this rank's block through its view again, collectively.
-                        MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT,
-                                                 &block);
-                        MPI_Type_commit(&block);
-                        MPI_File_set_view(fh, 0, MPI_INT, block, "native", MPI_INFO_NULL);
-                        std::vector<int> back(12, -1);
-                        EXPECT_EQ(MPI_File_read_all(fh, back.data(), 12, MPI_INT, &status),
-                                  MPI_SUCCESS);
-                        EXPECT_EQ(back, mine);
-                        MPI_Type_free(&block);
-                        MPI_File_close(&fh);
-                      }),
-            0);
+  EXPECT_EQ(
+      run_ranks(
+          4, 2,
+          [&](int rank) {
+            const int sizes[2] = {6, 8}, subsizes[2] = {3, 4};
+            const int starts[2] = {rank / 2 * 3, rank % 2 * 4};
+            MPI_Datatype block;
+            MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &block);
+            MPI_Type_commit(&block);
+            MPI_File fh = open_file(path, MPI_MODE_CREATE | MPI_MODE_RDWR);
+            EXPECT_EQ(MPI_File_set_view(fh, 0, MPI_INT, block, "native", MPI_INFO_NULL),
+                      MPI_SUCCESS);
+            MPI_Type_free(&block);  // the view keeps it
+            std::vector<int> mine(12);
+            for (int i = 0; i < 12; ++i) {
+              mine[i] = (starts[0] + i / 4) * 8 + starts[1] + i % 4;
+            }
+            MPI_Status status;
+            EXPECT_EQ(MPI_File_write_all(fh, mine.data(), 12, MPI_INT, &status), MPI_SUCCESS);
+            EXPECT_EQ(count_of(status, MPI_INT), 12);
+            // Read the whole array back through a plain view.
+            EXPECT_EQ(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL),
+                      MPI_SUCCESS);
+            std::vector<int> all(48, -1);
+            EXPECT_EQ(MPI_File_read_at_all(fh, 0, all.data(), 48, MPI_INT, &status), MPI_SUCCESS);
+            for (int i = 0; i < 48; ++i) EXPECT_EQ(all[i], i) << "at " << i;
+            // And this rank's block through its view again, collectively.
+            MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &block);
+            MPI_Type_commit(&block);
+            MPI_File_set_view(fh, 0, MPI_INT, block, "native", MPI_INFO_NULL);
+            std::vector<int> back(12, -1);
+            EXPECT_EQ(MPI_File_read_all(fh, back.data(), 12, MPI_INT, &status), MPI_SUCCESS);
+            EXPECT_EQ(back, mine);
+            MPI_Type_free(&block);
+            MPI_File_close(&fh);
+          }),
+      0);
 }
 
 // A block-cyclic darray over 3 ranks with a noncontiguous memory type: every element must land
 // where the distribution puts it.
 TEST(FileIo, DarrayViewWithNoncontiguousMemory) {
   TestFile path("darray");
-  EXPECT_EQ(run_ranks(3, 2,
-                      [&](int rank) {
-                        const int gsizes[1] = {30}, distribs[1] = {MPI_DISTRIBUTE_CYCLIC};
-                        const int dargs[1] = {2}, psizes[1] = {3};
-                        MPI_Datatype darray;
-                        MPI_Type_create_darray(3, rank, 1, gsizes, distribs, dargs, psizes,
-                                               MPI_ORDER_C, MPI_INT, &darray);
-                        MPI_Type_commit(&darray);
-                        MPI_File fh = open_file(path, MPI_MODE_CREATE | MPI_MODE_RDWR);
-                        MPI_File_set_view(fh, 0, MPI_INT, darray, "native", MPI_INFO_NULL);
-                        // Each rank holds 10 elements, every other int of its buffer.
-                        std::vector<int> buffer(20, -7);
-                        int k = 0;
-                        for (int block = 0; block < 5; ++block) {
-                          for (int j = 0; j < 2; ++j) buffer[2 * k++] = (block * 3 + rank) * 2 + j;
-                        }
-                        MPI_Datatype strided;
-                        MPI_Type_vector(10, 1, 2, MPI_INT, &strided);
-                        MPI_Type_commit(&strided);
-                        EXPECT_EQ(MPI_File_write_all(fh, buffer.data(), 1, strided,
-                                                     MPI_STATUS_IGNORE),
-                                  MPI_SUCCESS);
-                        MPI_File_sync(fh);
-                        MPI_Barrier(MPI_COMM_WORLD);
-                        MPI_File_sync(fh);
-                        std::vector<int> all(30, -1);
-                        MPI_Status status;
-                        EXPECT_EQ(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native",
-                                                    MPI_INFO_NULL),
-                                  MPI_SUCCESS);
-                        EXPECT_EQ(MPI_File_read_at(fh, 0, all.data(), 30, MPI_INT, &status),
-                                  MPI_SUCCESS);
-                        for (int i = 0; i < 30; ++i) EXPECT_EQ(all[i], i) << "at " << i;
-                        MPI_Type_free(&strided);
-                        MPI_Type_free(&darray);
-                        MPI_File_close(&fh);
-                      }),
-            0);
+  EXPECT_EQ(
+      run_ranks(3, 2,
+                [&](int rank) {
+                  const int gsizes[1] = {30}, distribs[1] = {MPI_DISTRIBUTE_CYCLIC};
+                  const int dargs[1] = {2}, psizes[1] = {3};
+                  MPI_Datatype darray;
+                  MPI_Type_create_darray(3, rank, 1, gsizes, distribs, dargs, psizes, MPI_ORDER_C,
+                                         MPI_INT, &darray);
+                  MPI_Type_commit(&darray);
+                  MPI_File fh = open_file(path, MPI_MODE_CREATE | MPI_MODE_RDWR);
+                  MPI_File_set_view(fh, 0, MPI_INT, darray, "native", MPI_INFO_NULL);
+                  // Each rank holds 10 elements, every other int of its buffer.
+                  std::vector<int> buffer(20, -7);
+                  int k = 0;
+                  for (int block = 0; block < 5; ++block) {
+                    for (int j = 0; j < 2; ++j) buffer[2 * k++] = (block * 3 + rank) * 2 + j;
+                  }
+                  MPI_Datatype strided;
+                  MPI_Type_vector(10, 1, 2, MPI_INT, &strided);
+                  MPI_Type_commit(&strided);
+                  EXPECT_EQ(MPI_File_write_all(fh, buffer.data(), 1, strided, MPI_STATUS_IGNORE),
+                            MPI_SUCCESS);
+                  MPI_File_sync(fh);
+                  MPI_Barrier(MPI_COMM_WORLD);
+                  MPI_File_sync(fh);
+                  std::vector<int> all(30, -1);
+                  MPI_Status status;
+                  EXPECT_EQ(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL),
+                            MPI_SUCCESS);
+                  EXPECT_EQ(MPI_File_read_at(fh, 0, all.data(), 30, MPI_INT, &status), MPI_SUCCESS);
+                  for (int i = 0; i < 30; ++i) EXPECT_EQ(all[i], i) << "at " << i;
+                  MPI_Type_free(&strided);
+                  MPI_Type_free(&darray);
+                  MPI_File_close(&fh);
+                }),
+      0);
 }
 
 // Ranks interleave int by int (a vector filetype shifted by the displacement): a collective
@@ -195,9 +188,9 @@ TEST(FileIo, InterleavedCollectiveWritesWithAndWithoutBuffering) {
                           MPI_File_set_view(fh, rank * 4, MPI_INT, tile, "native", MPI_INFO_NULL);
                           std::vector<int> mine(100);
                           for (int i = 0; i < 100; ++i) mine[i] = i * 4 + rank;
-                          EXPECT_EQ(MPI_File_write_all(fh, mine.data(), 100, MPI_INT,
-                                                       MPI_STATUS_IGNORE),
-                                    MPI_SUCCESS);
+                          EXPECT_EQ(
+                              MPI_File_write_all(fh, mine.data(), 100, MPI_INT, MPI_STATUS_IGNORE),
+                              MPI_SUCCESS);
                           MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
                           std::vector<int> all(400, -1);
                           MPI_File_read_at_all(fh, 0, all.data(), 400, MPI_INT, MPI_STATUS_IGNORE);
@@ -263,43 +256,43 @@ TEST(FileIo, NonblockingAndSplitCollectiveAccess) {
 // then write_ordered places them in rank order.
 TEST(FileIo, SharedPointerWithConcurrentRanksAndOrderedWrites) {
   TestFile path("shared");
-  EXPECT_EQ(run_ranks(4, 2,
-                      [&](int rank) {
-                        MPI_File fh = open_file(path, MPI_MODE_CREATE | MPI_MODE_RDWR);
-                        for (int i = 0; i < 25; ++i) {
-                          const int record[2] = {rank, i};
-                          EXPECT_EQ(MPI_File_write_shared(fh, record, 2, MPI_INT,
-                                                          MPI_STATUS_IGNORE),
-                                    MPI_SUCCESS);
-                        }
-                        MPI_Barrier(MPI_COMM_WORLD);
-                        MPI_Offset position = 0;
-                        MPI_File_get_position_shared(fh, &position);
-                        EXPECT_EQ(position, 4 * 25 * 8);
-                        std::vector<int> all(200, -1);
-                        MPI_File_read_at(fh, 0, all.data(), 200, MPI_INT, MPI_STATUS_IGNORE);
-                        std::vector<int> seen(100, 0);
-                        for (int r = 0; r < 100; ++r) {
-                          ASSERT_GE(all[2 * r], 0);
-                          ASSERT_LT(all[2 * r], 4);
-                          ++seen[all[2 * r] * 25 + all[2 * r + 1]];
-                        }
-                        for (int s : seen) EXPECT_EQ(s, 1);
-                        MPI_File_seek_shared(fh, 0, MPI_SEEK_SET);
-                        const int values[4] = {rank, rank, rank, rank};
-                        EXPECT_EQ(MPI_File_write_ordered(fh, values, rank + 1, MPI_INT,
-                                                         MPI_STATUS_IGNORE),
-                                  MPI_SUCCESS);
-                        MPI_File_get_position_shared(fh, &position);
-                        EXPECT_EQ(position, 4 * 10);
-                        MPI_Barrier(MPI_COMM_WORLD);
-                        int ordered[10];
-                        MPI_File_read_at(fh, 0, ordered, 10, MPI_INT, MPI_STATUS_IGNORE);
-                        const int expected[10] = {0, 1, 1, 2, 2, 2, 3, 3, 3, 3};
-                        for (int i = 0; i < 10; ++i) EXPECT_EQ(ordered[i], expected[i]);
-                        MPI_File_close(&fh);
-                      }),
-            0);
+  EXPECT_EQ(
+      run_ranks(4, 2,
+                [&](int rank) {
+                  MPI_File fh = open_file(path, MPI_MODE_CREATE | MPI_MODE_RDWR);
+                  for (int i = 0; i < 25; ++i) {
+                    const int record[2] = {rank, i};
+                    EXPECT_EQ(MPI_File_write_shared(fh, record, 2, MPI_INT, MPI_STATUS_IGNORE),
+                              MPI_SUCCESS);
+                  }
+                  MPI_Barrier(MPI_COMM_WORLD);
+                  MPI_Offset position = 0;
+                  MPI_File_get_position_shared(fh, &position);
+                  EXPECT_EQ(position, 4 * 25 * 8);
+                  std::vector<int> all(200, -1);
+                  MPI_File_read_at(fh, 0, all.data(), 200, MPI_INT, MPI_STATUS_IGNORE);
+                  std::vector<int> seen(100, 0);
+                  for (int r = 0; r < 100; ++r) {
+                    ASSERT_GE(all[2 * r], 0);
+                    ASSERT_LT(all[2 * r], 4);
+                    ++seen[all[2 * r] * 25 + all[2 * r + 1]];
+                  }
+                  for (int s : seen) EXPECT_EQ(s, 1);
+                  MPI_File_seek_shared(fh, 0, MPI_SEEK_SET);
+                  const int values[4] = {rank, rank, rank, rank};
+                  EXPECT_EQ(
+                      MPI_File_write_ordered(fh, values, rank + 1, MPI_INT, MPI_STATUS_IGNORE),
+                      MPI_SUCCESS);
+                  MPI_File_get_position_shared(fh, &position);
+                  EXPECT_EQ(position, 4 * 10);
+                  MPI_Barrier(MPI_COMM_WORLD);
+                  int ordered[10];
+                  MPI_File_read_at(fh, 0, ordered, 10, MPI_INT, MPI_STATUS_IGNORE);
+                  const int expected[10] = {0, 1, 1, 2, 2, 2, 3, 3, 3, 3};
+                  for (int i = 0; i < 10; ++i) EXPECT_EQ(ordered[i], expected[i]);
+                  MPI_File_close(&fh);
+                }),
+      0);
 }
 
 TEST(FileIo, External32StoresBigEndian) {
@@ -323,63 +316,169 @@ TEST(FileIo, External32StoresBigEndian) {
             0);
 }
 
+// Filetypes of every constructor: reading the file (ints 0, 1, 2...) through the view must give
+// what MPI_Pack takes from memory holding the same ints through the same type, tile after tile;
+// writing through the view must put each value where MPI_Unpack puts it.
+TEST(FileIo, ViewsOfEveryConstructorMatchPackAndUnpack) {
+  TestFile path("constructors");
+  EXPECT_EQ(
+      run_ranks(
+          2, 2,
+          [&](int rank) {
+            std::vector<MPI_Datatype> types;
+            MPI_Datatype t;
+            MPI_Type_contiguous(3, MPI_INT, &t);
+            types.push_back(t);
+            MPI_Type_vector(3, 2, 5, MPI_INT, &t);
+            types.push_back(t);
+            MPI_Type_create_hvector(2, 3, 28, MPI_INT, &t);
+            types.push_back(t);
+            const int lengths[3] = {2, 1, 3}, displacements[3] = {1, 4, 9};
+            MPI_Type_indexed(3, lengths, displacements, MPI_INT, &t);
+            types.push_back(t);
+            const MPI_Aint hdisplacements[3] = {0, 12, 40};
+            MPI_Type_create_hindexed(3, lengths, hdisplacements, MPI_INT, &t);
+            types.push_back(t);
+            MPI_Type_create_indexed_block(3, 2, displacements, MPI_INT, &t);
+            types.push_back(t);
+            MPI_Type_create_hindexed_block(3, 1, hdisplacements, MPI_INT, &t);
+            types.push_back(t);
+            const MPI_Datatype members[2] = {MPI_INT, MPI_INT};
+            const int blocks[2] = {1, 2};
+            const MPI_Aint at[2] = {4, 16};
+            MPI_Type_create_struct(2, blocks, at, members, &t);
+            types.push_back(t);
+            MPI_Datatype inner;
+            MPI_Type_vector(2, 1, 3, MPI_INT, &inner);
+            MPI_Type_create_resized(inner, 0, 32, &t);
+            types.push_back(t);
+            MPI_Type_free(&inner);
+            const int sizes[2] = {4, 6}, subsizes[2] = {2, 3}, starts[2] = {1, 2};
+            MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_FORTRAN, MPI_INT, &t);
+            types.push_back(t);
+            const int gsizes[2] = {4, 6},
+                      distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC};
+            const int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2}, psizes[2] = {1, 2};
+            MPI_Type_create_darray(2, rank, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_C,
+                                   MPI_INT, &t);
+            types.push_back(t);
+            const int n = 400;
+            std::vector<int> ints(n);
+            for (int i = 0; i < n; ++i) ints[i] = i;
+            for (std::size_t k = 0; k < types.size(); ++k) {
+              MPI_Datatype type = types[k];
+              MPI_Type_commit(&type);
+              int size = 0;
+              MPI_Aint lb = 0, extent = 0;
+              MPI_Type_size(type, &size);
+              MPI_Type_get_extent(type, &lb, &extent);
+              const int tiles = 3;
+              const int values = tiles * size / 4;
+              ASSERT_LE(tiles * extent, n * 4) << "type " << k;
+              // What the view selects, by MPI_Pack of the same ints.
+              std::vector<int> expected(static_cast<std::size_t>(values));
+              int position = 0;
+              MPI_Pack(ints.data(), tiles, type, expected.data(), values * 4, &position,
+                       MPI_COMM_SELF);
+              MPI_File fh = open_file(path, MPI_MODE_CREATE | MPI_MODE_RDWR);
+              if (rank == 0) {
+                MPI_File_write_at(fh, 0, ints.data(), n, MPI_INT, MPI_STATUS_IGNORE);
+              }
+              MPI_Barrier(MPI_COMM_WORLD);
+              ASSERT_EQ(MPI_File_set_view(fh, 0, MPI_INT, type, "native", MPI_INFO_NULL),
+                        MPI_SUCCESS)
+                  << "type " << k;
+              std::vector<int> read(static_cast<std::size_t>(values), -1);
+              MPI_Status status;
+              EXPECT_EQ(MPI_File_read_all(fh, read.data(), values, MPI_INT, &status), MPI_SUCCESS);
+              EXPECT_EQ(count_of(status, MPI_INT), values);
+              EXPECT_EQ(read, expected) << "type " << k;
+              // Writing negated values through the view, collectively: each lands
+              // where MPI_Unpack puts it (rank 0 only, so that the ranks' darray
+              // parts do not decide the comparison between them).
+              std::vector<int> negated(read.size());
+              for (std::size_t i = 0; i < read.size(); ++i) negated[i] = -1 - read[i];
+              EXPECT_EQ(MPI_File_write_at_all(fh, 0, negated.data(), rank == 0 ? values : 0,
+                                              MPI_INT, MPI_STATUS_IGNORE),
+                        MPI_SUCCESS);
+              MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+              std::vector<int> file(n);
+              MPI_File_read_at_all(fh, 0, file.data(), n, MPI_INT, MPI_STATUS_IGNORE);
+              if (rank == 0) {
+                std::vector<int> want = ints;
+                position = 0;
+                MPI_Unpack(negated.data(), values * 4, &position, want.data(), tiles, type,
+                           MPI_COMM_SELF);
+                EXPECT_EQ(file, want) << "type " << k;
+              }
+              MPI_File_close(&fh);
+              MPI_Barrier(MPI_COMM_WORLD);
+              if (rank == 0) MPI_File_delete(path.c_str(), MPI_INFO_NULL);
+              MPI_Barrier(MPI_COMM_WORLD);
+              MPI_Type_free(&type);
+            }
+          }),
+      0);
+}
+
 int handled = 0;
-void count_error(MPI_File*, int* code, ...) { handled = *code; }
+void count_error(MPI_File*, int* code, ...) {
+  handled = *code;
+}
 
 // Bad input gets its class, on the handler of the file (MPI_ERRORS_RETURN by default), and the
 // file stays usable.
 TEST(FileIo, ErrorsReturnTheirClass) {
   TestFile path("errors");
   TestFile missing("missing");
-  EXPECT_EQ(run_ranks(2, 2,
-                      [&](int) {
-                        MPI_File fh = MPI_FILE_NULL;
-                        int error_class = 0;
-                        int rc = MPI_File_open(MPI_COMM_WORLD, missing.c_str(), MPI_MODE_RDONLY,
-                                               MPI_INFO_NULL, &fh);
-                        MPI_Error_class(rc, &error_class);
-                        EXPECT_EQ(error_class, MPI_ERR_NO_SUCH_FILE);
-                        rc = MPI_File_open(MPI_COMM_WORLD, path.c_str(),
-                                           MPI_MODE_RDONLY | MPI_MODE_CREATE, MPI_INFO_NULL, &fh);
-                        EXPECT_EQ(rc, MPI_ERR_AMODE);
-                        rc = MPI_File_delete(missing.c_str(), MPI_INFO_NULL);
-                        EXPECT_EQ(rc, MPI_ERR_NO_SUCH_FILE);
-                        fh = open_file(path, MPI_MODE_CREATE | MPI_MODE_WRONLY);
-                        int value = 5;
-                        EXPECT_EQ(MPI_File_read_at(fh, 0, &value, 1, MPI_INT, MPI_STATUS_IGNORE),
-                                  MPI_ERR_ACCESS);
-                        // A filetype that is not a whole number of etypes.
-                        MPI_Datatype three;
-                        MPI_Type_contiguous(3, MPI_BYTE, &three);
-                        MPI_Type_commit(&three);
-                        EXPECT_EQ(MPI_File_set_view(fh, 0, MPI_INT, three, "native",
-                                                    MPI_INFO_NULL),
-                                  MPI_ERR_TYPE);
-                        EXPECT_EQ(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-rep",
-                                                    MPI_INFO_NULL),
-                                  MPI_ERR_UNSUPPORTED_DATAREP);
-                        MPI_Type_free(&three);
-                        EXPECT_EQ(MPI_File_write_at(fh, -1, &value, 1, MPI_INT, MPI_STATUS_IGNORE),
-                                  MPI_ERR_ARG);
-                        // The file's own handler is called with the class.
-                        MPI_Errhandler handler;
-                        MPI_File_create_errhandler(count_error, &handler);
-                        MPI_File_set_errhandler(fh, handler);
-                        handled = 0;
-                        MPI_File_read(fh, &value, 1, MPI_INT, MPI_STATUS_IGNORE);
-                        EXPECT_EQ(handled, MPI_ERR_ACCESS);
-                        MPI_Errhandler got;
-                        MPI_File_get_errhandler(fh, &got);
-                        EXPECT_EQ(got, handler);
-                        MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
-                        MPI_Errhandler_free(&handler);
-                        // Nothing was lost: the file still works.
-                        EXPECT_EQ(MPI_File_write_at(fh, 0, &value, 1, MPI_INT, MPI_STATUS_IGNORE),
-                                  MPI_SUCCESS);
-                        MPI_File_close(&fh);
-                        EXPECT_EQ(MPI_File_get_size(fh, nullptr), MPI_ERR_FILE);
-                      }),
-            0);
+  EXPECT_EQ(
+      run_ranks(
+          2, 2,
+          [&](int) {
+            MPI_File fh = MPI_FILE_NULL;
+            int error_class = 0;
+            int rc =
+                MPI_File_open(MPI_COMM_WORLD, missing.c_str(), MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+            MPI_Error_class(rc, &error_class);
+            EXPECT_EQ(error_class, MPI_ERR_NO_SUCH_FILE);
+            rc = MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_RDONLY | MPI_MODE_CREATE,
+                               MPI_INFO_NULL, &fh);
+            EXPECT_EQ(rc, MPI_ERR_AMODE);
+            rc = MPI_File_delete(missing.c_str(), MPI_INFO_NULL);
+            EXPECT_EQ(rc, MPI_ERR_NO_SUCH_FILE);
+            fh = open_file(path, MPI_MODE_CREATE | MPI_MODE_WRONLY);
+            int value = 5;
+            EXPECT_EQ(MPI_File_read_at(fh, 0, &value, 1, MPI_INT, MPI_STATUS_IGNORE),
+                      MPI_ERR_ACCESS);
+            // A filetype that is not a whole number of etypes.
+            MPI_Datatype three;
+            MPI_Type_contiguous(3, MPI_BYTE, &three);
+            MPI_Type_commit(&three);
+            EXPECT_EQ(MPI_File_set_view(fh, 0, MPI_INT, three, "native", MPI_INFO_NULL),
+                      MPI_ERR_TYPE);
+            EXPECT_EQ(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-such-rep", MPI_INFO_NULL),
+                      MPI_ERR_UNSUPPORTED_DATAREP);
+            MPI_Type_free(&three);
+            EXPECT_EQ(MPI_File_write_at(fh, -1, &value, 1, MPI_INT, MPI_STATUS_IGNORE),
+                      MPI_ERR_ARG);
+            // The file's own handler is called with the class.
+            MPI_Errhandler handler;
+            MPI_File_create_errhandler(count_error, &handler);
+            MPI_File_set_errhandler(fh, handler);
+            handled = 0;
+            MPI_File_read(fh, &value, 1, MPI_INT, MPI_STATUS_IGNORE);
+            EXPECT_EQ(handled, MPI_ERR_ACCESS);
+            MPI_Errhandler got;
+            MPI_File_get_errhandler(fh, &got);
+            EXPECT_EQ(got, handler);
+            MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
+            MPI_Errhandler_free(&handler);
+            // Nothing was lost: the file still works.
+            EXPECT_EQ(MPI_File_write_at(fh, 0, &value, 1, MPI_INT, MPI_STATUS_IGNORE), MPI_SUCCESS);
+            MPI_File_close(&fh);
+            EXPECT_EQ(MPI_File_get_size(fh, nullptr), MPI_ERR_FILE);
+          }),
+      0);
 }
 
 // A full disk: /dev/full takes no byte (ENOSPC), which the program gets as MPI_ERR_NO_SPACE.
@@ -392,9 +491,8 @@ TEST(FileIo, FullDiskIsNoSpace) {
                                   MPI_SUCCESS);
                         const int value = 1;
                         int error_class = 0;
-                        MPI_Error_class(
-                            MPI_File_write(fh, &value, 1, MPI_INT, MPI_STATUS_IGNORE),
-                            &error_class);
+                        MPI_Error_class(MPI_File_write(fh, &value, 1, MPI_INT, MPI_STATUS_IGNORE),
+                                        &error_class);
                         EXPECT_EQ(error_class, MPI_ERR_NO_SPACE);
                         MPI_Error_class(
                             MPI_File_write_all(fh, &value, 1, MPI_INT, MPI_STATUS_IGNORE),
