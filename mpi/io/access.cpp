@@ -165,6 +165,7 @@ long long transfer_managed(const File& file, const std::vector<Piece>& pieces, b
   if (pieces.empty()) return 0;
   const int fd = file.fd;
   if (file.atomic) {
+    // The lock may wait for another rank's access: always on a spare kernel thread.
     return weft::io::blocking_call([&] {
       long long n = 0;
       int saved = 0;
@@ -177,6 +178,18 @@ long long transfer_managed(const File& file, const std::vector<Piece>& pieces, b
       return n;
     });
   }
+  return move(fd, pieces, write);
+}
+
+long long move(int fd, const std::vector<Piece>& pieces, bool write) {
+  std::size_t bytes = 0;
+  for (const Piece& piece : pieces) bytes += piece.length;
+  // A read goes through libweft's preadv, which tries without blocking on the caller's core and
+  // hands the call to a spare kernel thread only when the data must come from the disk; a small
+  // write into the page cache is made on the caller's core, as the I/O manager makes write(2) to
+  // a regular file (docs/io_manager.md): a hand-off costs two kernel-thread wake-ups. A large
+  // write may wait for the kernel's write-back: on a spare thread.
+  if (!write || bytes < kDirectWriteBytes) return transfer(fd, pieces, write);
   return weft::io::blocking_call([&] { return transfer(fd, pieces, write); });
 }
 

@@ -1,9 +1,9 @@
 // Moving data between memory and a file: one access of a rank (its file extents through its view,
 // its memory blocks through its datatype) and the system calls that carry it out.
 //
-// The calls go through the I/O manager (weft::io::blocking_call): a spare kernel thread makes the
-// preadv/pwritev calls while the calling rank's thread is parked, so the rank's core runs its
-// other threads (another rank, an OpenMP worker) meanwhile.
+// The calls go through the I/O manager (move() below): a spare kernel thread makes the preadv or
+// pwritev calls that may wait while the calling rank's thread is parked, so the rank's core runs
+// its other threads (another rank, an OpenMP worker) meanwhile.
 #pragma once
 
 #include <sys/uio.h>
@@ -49,8 +49,14 @@ void unstage(const File& file, Access& access, void* buffer, std::size_t count,
 // -1 with errno set. Made on the calling thread: wrap in blocking_call.
 long long transfer(int fd, const std::vector<Piece>& pieces, bool write);
 
-// The same through the I/O manager, with the byte-range lock of atomic mode around it.
+// The same through the I/O manager (below), with the byte-range lock of atomic mode around it.
 long long transfer_managed(const File& file, const std::vector<Piece>& pieces, bool write);
+
+// transfer() so that the calling rank's core runs its other threads while the call waits: reads
+// through libweft's preadv (a spare kernel thread when the data must come from the disk), writes
+// of kDirectWriteBytes and more on a spare kernel thread, smaller ones on the caller's core.
+inline constexpr std::size_t kDirectWriteBytes = std::size_t{256} << 10;
+long long move(int fd, const std::vector<Piece>& pieces, bool write);
 
 // Fills `status` (may be MPI_STATUS_IGNORE) for an access that moved `bytes`.
 void set_status(MPI_Status* status, long long bytes);

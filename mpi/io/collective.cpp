@@ -10,7 +10,6 @@
 #include "comm/communicator.h"
 #include "io/hints.h"
 #include "io/two_phase.h"
-#include "weft/io.h"
 
 namespace weft::mpi::io {
 namespace {
@@ -71,13 +70,10 @@ void aggregate(File& file, Meeting& meeting, bool write) {
                    [](const Piece& a, const Piece& b) { return a.file < b.file; });
   const int fd = file.fd;
   MPI_Offset end = 0;
-  const int error = weft::io::blocking_call([&] {
-    if (transfer(fd, all, write) < 0) return errno;
-    struct stat st {};
-    if (!write && ::fstat(fd, &st) != 0) return errno;
-    end = st.st_size;
-    return 0;
-  });
+  int error = move(fd, all, write) < 0 ? errno : 0;
+  struct stat st {};
+  if (error == 0 && !write) error = ::fstat(fd, &st) != 0 ? errno : 0;
+  end = st.st_size;
   finish(sides, error, end, write);
 }
 

@@ -8,7 +8,6 @@
 #include <limits>
 
 #include "comm/communicator.h"
-#include "weft/io.h"
 
 namespace weft::mpi::io {
 
@@ -149,13 +148,10 @@ int two_phase(File& file, std::uint64_t call, const std::vector<Piece>& pieces, 
   std::stable_sort(domain.begin(), domain.end(),
                    [](const Piece& a, const Piece& b) { return a.file < b.file; });
   const int fd = file.fd;
-  int error = weft::io::blocking_call([&] {
-    if (transfer(fd, domain, write) < 0) return errno;
-    struct stat st {};
-    if (!write && ::fstat(fd, &st) != 0) return errno;
-    end = st.st_size;
-    return 0;
-  });
+  int error = move(fd, domain, write) < 0 ? errno : 0;
+  struct stat st {};
+  if (error == 0 && !write) error = ::fstat(fd, &st) != 0 ? errno : 0;
+  end = st.st_size;
   if (!write) {
     // Round 3: the bytes read for each other process go back to it, and this process's arrive.
     std::vector<std::vector<std::byte>> mine(processes);
