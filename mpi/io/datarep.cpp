@@ -4,9 +4,11 @@
 #include <map>
 #include <mutex>
 #include <string_view>
+#include <utility>
 
 #include "datatype/datatype.h"
 #include "errhan/error.h"
+#include "init/world.h"
 #include "io/file_error.h"
 #include "util/profiling.h"
 
@@ -22,11 +24,11 @@ struct Registered {
   void* extra_state = nullptr;
 };
 
-// Registered representations are the process's: MPI_Register_datarep is collective over every
-// rank that may use one (all ranks register the same functions).
+// Registered representations, by world rank and name: a rank is a process to the program, and
+// every rank of a process registers the same name (MPI_Register_datarep is called by each).
 std::mutex registry_lock;
-std::map<std::string, Registered>& registry() {
-  static std::map<std::string, Registered> entries;
+std::map<std::pair<int, std::string>, Registered>& registry() {
+  static std::map<std::pair<int, std::string>, Registered> entries;
   return entries;
 }
 
@@ -36,7 +38,7 @@ bool native(const std::string& datarep) {
 
 const Registered* find(const std::string& datarep) {
   std::lock_guard lock(registry_lock);
-  auto it = registry().find(datarep);
+  auto it = registry().find({caller_world_rank(), datarep});
   return it == registry().end() ? nullptr : &it->second;
 }
 
@@ -53,11 +55,12 @@ int register_datarep(const char* datarep, Registered entry) {
   }
   const std::string name(datarep);
   std::lock_guard lock(registry_lock);
-  if (native(name) || name == "external32" || registry().count(name) != 0) {
+  const std::pair<int, std::string> key{caller_world_rank(), name};
+  if (native(name) || name == "external32" || registry().count(key) != 0) {
     return raise(MPI_FILE_NULL, kFunction, MPI_ERR_DUP_DATAREP,
                  "datarep \"" + name + "\" is already defined");
   }
-  registry()[name] = entry;
+  registry()[key] = entry;
   return MPI_SUCCESS;
 }
 

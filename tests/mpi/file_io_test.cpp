@@ -421,6 +421,67 @@ TEST(FileIo, ViewsOfEveryConstructorMatchPackAndUnpack) {
       0);
 }
 
+// A representation of the program's: ints stored byte-swapped.
+int swap_ints(void* from, int count, void* to) {
+  auto* in = static_cast<unsigned char*>(from);
+  auto* out = static_cast<unsigned char*>(to);
+  for (int i = 0; i < count * 4; i += 4) {
+    for (int b = 0; b < 4; ++b) out[i + b] = in[i + 3 - b];
+  }
+  return MPI_SUCCESS;
+}
+int read_swapped(void* userbuf, MPI_Datatype, int count, void* filebuf, MPI_Offset, void*) {
+  return swap_ints(filebuf, count, userbuf);
+}
+int write_swapped(void* userbuf, MPI_Datatype, int count, void* filebuf, MPI_Offset, void*) {
+  return swap_ints(userbuf, count, filebuf);
+}
+int swapped_extent(MPI_Datatype, MPI_Aint* extent, void*) {
+  *extent = 4;
+  return MPI_SUCCESS;
+}
+
+TEST(FileIo, RegisteredDatarepConvertsBothWays) {
+  TestFile path("datarep");
+  EXPECT_EQ(
+      run_ranks(
+          2, 2,
+          [&](int rank) {
+            ASSERT_EQ(MPI_Register_datarep("weft-swapped", read_swapped, write_swapped,
+                                           swapped_extent, nullptr),
+                      MPI_SUCCESS);
+            EXPECT_EQ(MPI_Register_datarep("weft-swapped", read_swapped, write_swapped,
+                                           swapped_extent, nullptr),
+                      MPI_ERR_DUP_DATAREP);
+            MPI_File fh = open_file(path, MPI_MODE_CREATE | MPI_MODE_RDWR);
+            ASSERT_EQ(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "weft-swapped", MPI_INFO_NULL),
+                      MPI_SUCCESS);
+            char datarep[MPI_MAX_DATAREP_STRING];
+            MPI_Offset disp;
+            MPI_Datatype etype, filetype;
+            MPI_File_get_view(fh, &disp, &etype, &filetype, datarep);
+            EXPECT_STREQ(datarep, "weft-swapped");
+            MPI_Aint extent = 0;
+            MPI_File_get_type_extent(fh, MPI_INT, &extent);
+            EXPECT_EQ(extent, 4);
+            const int values[2] = {0x01020304 + rank, 0x0a0b0c0d};
+            EXPECT_EQ(MPI_File_write_at_all(fh, 2 * rank, values, 2, MPI_INT, MPI_STATUS_IGNORE),
+                      MPI_SUCCESS);
+            int back[2] = {};
+            EXPECT_EQ(MPI_File_read_at_all(fh, 2 * rank, back, 2, MPI_INT, MPI_STATUS_IGNORE),
+                      MPI_SUCCESS);
+            EXPECT_EQ(back[0], values[0]);
+            EXPECT_EQ(back[1], values[1]);
+            MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+            unsigned char bytes[4] = {};
+            MPI_File_read_at(fh, 8 * rank, bytes, 4, MPI_BYTE, MPI_STATUS_IGNORE);
+            EXPECT_EQ(bytes[0], 1);
+            EXPECT_EQ(bytes[3], 4 + rank);
+            MPI_File_close(&fh);
+          }),
+      0);
+}
+
 int handled = 0;
 void count_error(MPI_File*, int* code, ...) {
   handled = *code;
