@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <limits>
 #include <memory>
 
 #include "coll/meeting.h"
 #include "comm/communicator.h"
 #include "io/hints.h"
 #include "io/two_phase.h"
+#include "weft/scheduler.h"
+#include "weft/this_thread.h"
 
 namespace weft::mpi::io {
 namespace {
@@ -17,6 +20,7 @@ namespace {
 // One rank's side of the call, published in the meeting; the aggregator writes the results.
 struct Side {
   const std::vector<Piece>* pieces = nullptr;
+  int numa = 0;  // the NUMA node of the rank's core
   long long moved = 0;
   int error = 0;
 };
@@ -77,6 +81,51 @@ void aggregate(File& file, Meeting& meeting, bool write) {
   finish(sides, error, end, write);
 }
 
+// The NUMA node of the calling rank's core (0 off weft's cores: a kernel thread of the rank's).
+int numa_of_caller() {
+  const Scheduler* scheduler = Scheduler::current();
+  const int vp = this_thread::vp();
+  return scheduler != nullptr && vp >= 0 ? scheduler->vp_numa(vp) : 0;
+}
+
+// One aggregator per NUMA node inside a process: the range of the call cut into one file domain
+// per node, each written (or read) by the node's lowest rank, from the memory of every rank.
+struct NumaDomains {
+  std::vector<Side*> sides;
+  std::vector<std::vector<Piece>> pieces;  // by domain
+  std::vector<int> aggregator;             // by domain: the slot that moves it
+  std::vector<int> errors;                 // by domain
+};
+
+// The domains of the call, or nullptr when the ranks of the process share one NUMA node.
+std::shared_ptr<NumaDomains> plan_numa_domains(Meeting& meeting) {
+  std::vector<Piece> all;
+  auto domains = std::make_shared<NumaDomains>();
+  domains->sides = gather(meeting, all);
+  std::vector<int> nodes;
+  for (const Side* side : domains->sides) nodes.push_back(side->numa);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  if (nodes.size() < 2) return nullptr;
+  MPI_Offset low = std::numeric_limits<MPI_Offset>::max(), high = 0;
+  for (const Piece& piece : all) {
+    low = std::min(low, piece.file);
+    high = std::max(high, piece.file + static_cast<MPI_Offset>(piece.length));
+  }
+  domains->pieces = split_domains(all, low, high, nodes.size());
+  for (auto& domain : domains->pieces) {
+    std::stable_sort(domain.begin(), domain.end(),
+                     [](const Piece& a, const Piece& b) { return a.file < b.file; });
+  }
+  for (int node : nodes) {
+    int slot = 0;
+    while (domains->sides[static_cast<std::size_t>(slot)]->numa != node) ++slot;
+    domains->aggregator.push_back(slot);
+  }
+  domains->errors.assign(nodes.size(), 0);
+  return domains;
+}
+
 // The heads of the processes meet: each sends an empty message to every other and receives one
 // from each, so that no process leaves before every process's part is in the file.
 void meet_processes(File& file, std::uint64_t call) {
@@ -116,8 +165,28 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
     meeting->phase();
     if (spans && slot == 0) meet_processes(file, call);
   } else if (!spans) {
+    side.numa = numa_of_caller();
     meeting->publish(slot, &side);
-    meeting->phase([&] { aggregate(file, *meeting, write); });
+    std::shared_ptr<NumaDomains> domains;
+    meeting->phase([&] {
+      domains = plan_numa_domains(*meeting);
+      // One NUMA node: the last rank to arrive moves everything at once.
+      if (domains == nullptr) aggregate(file, *meeting, write);
+      meeting->shared = domains;
+    });
+    if (auto* d = static_cast<NumaDomains*>(meeting->shared.get()); d != nullptr) {
+      for (std::size_t k = 0; k < d->pieces.size(); ++k) {
+        if (d->aggregator[k] == slot)
+          d->errors[k] = move(file.fd, d->pieces[k], write) < 0 ? errno : 0;
+      }
+      meeting->phase([&] {
+        int rc = 0;
+        for (int e : d->errors) rc = rc != 0 ? rc : e;
+        struct stat st {};
+        if (rc == 0 && !write && ::fstat(file.fd, &st) != 0) rc = errno;
+        finish(d->sides, rc, st.st_size, write);
+      });
+    }
   } else {
     meeting->publish(slot, &side);
     if (slot == 0) {

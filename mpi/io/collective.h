@@ -1,5 +1,6 @@
 // Collective data access (MPI-4.1 14.4: the `_all` calls, and `_ordered` through them): one
-// aggregator per process carries out the accesses of every rank of its process.
+// aggregator per NUMA node carries out the accesses of every rank of its process, each in its own
+// file domain (one aggregator, the last rank to arrive, when the ranks share one node).
 //
 // The ranks of a process share the address space, so they hand their pieces to the aggregator
 // without a message: each publishes its list of pieces (file offset, its own memory, length) in

@@ -151,7 +151,7 @@ extern "C" int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MP
   }
   file->shared_pointer = new (file->shared_memory.data()) std::atomic<MPI_Offset>(0);
   set(file->view, 0, MPI_BYTE, MPI_BYTE, "native");
-  file->hints = initial_hints(*file, info);
+  file->hints = initial_hints(info);
   if ((amode & MPI_MODE_APPEND) != 0) {
     struct stat st {};
     ::fstat(file->fd, &st);

@@ -1,6 +1,5 @@
 #include "io/hints.h"
 
-#include "comm/communicator.h"
 #include "info/info.h"
 
 namespace weft::mpi::io {
@@ -26,12 +25,8 @@ void put(std::vector<std::pair<std::string, std::string>>& hints, const std::str
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> initial_hints(const File& file, MPI_Info info) {
-  // One aggregator per process of the file's communicator.
-  const int processes =
-      file.comm->spans_processes ? static_cast<int>(file.comm->groups.ranks.size()) : 1;
+std::vector<std::pair<std::string, std::string>> initial_hints(MPI_Info info) {
   std::vector<std::pair<std::string, std::string>> hints = {
-      {"cb_nodes", std::to_string(processes)},
       {"romio_cb_write", "automatic"},
       {"romio_cb_read", "automatic"},
   };

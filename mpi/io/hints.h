@@ -1,7 +1,7 @@
 // File hints (MPI-4.1 14.2.8), under ROMIO's names so that job scripts written for MPICH and
-// Open MPI keep working. weft acts on romio_cb_write and romio_cb_read, and reports cb_nodes (one
-// aggregator per process); the others the program sets (cb_buffer_size, striping_unit...) are
-// kept and returned by MPI_File_get_info.
+// Open MPI keep working. weft acts on romio_cb_write and romio_cb_read; the others the program
+// sets (cb_buffer_size, cb_nodes, striping_unit...) are kept and returned by MPI_File_get_info
+// (weft's aggregators are one per NUMA node inside a process, one per process between them).
 #pragma once
 
 #include <string>
@@ -14,7 +14,7 @@
 namespace weft::mpi::io {
 
 // The hints in effect for a file just opened with `info` (MPI_INFO_NULL: the defaults).
-std::vector<std::pair<std::string, std::string>> initial_hints(const File& file, MPI_Info info);
+std::vector<std::pair<std::string, std::string>> initial_hints(MPI_Info info);
 // MPI_File_set_info and MPI_File_set_view: `info`'s keys replace those in effect.
 void update_hints(File& file, MPI_Info info);
 

@@ -56,6 +56,27 @@ std::vector<T> values_of(const std::vector<std::byte>& bytes) {
 
 }  // namespace
 
+std::vector<std::vector<Piece>> split_domains(const std::vector<Piece>& pieces, MPI_Offset low,
+                                              MPI_Offset high, std::size_t count) {
+  std::vector<std::vector<Piece>> by_domain(count);
+  if (low >= high) return by_domain;
+  const auto n = static_cast<MPI_Offset>(count);
+  const MPI_Offset domain = (high - low + n - 1) / n;
+  for (Piece piece : pieces) {
+    while (piece.length > 0) {
+      const auto owner = static_cast<std::size_t>((piece.file - low) / domain);
+      const MPI_Offset limit = low + static_cast<MPI_Offset>(owner + 1) * domain;
+      const auto take = static_cast<std::size_t>(
+          std::min<MPI_Offset>(static_cast<MPI_Offset>(piece.length), limit - piece.file));
+      by_domain[owner].push_back({piece.file, piece.memory, take});
+      piece.file += static_cast<MPI_Offset>(take);
+      piece.memory += take;
+      piece.length -= take;
+    }
+  }
+  return by_domain;
+}
+
 int two_phase(File& file, std::uint64_t call, const std::vector<Piece>& pieces, bool write,
               MPI_Offset& end) {
   const Comm& comm = *file.comm;
@@ -79,23 +100,8 @@ int two_phase(File& file, std::uint64_t call, const std::vector<Piece>& pieces, 
     low = std::min(low, range[0]);
     high = std::max(high, range[1]);
   }
-  std::vector<std::vector<Piece>> to(processes);  // this process's pieces by domain
-  if (low < high) {
-    const MPI_Offset domain =
-        (high - low + static_cast<MPI_Offset>(processes) - 1) / static_cast<MPI_Offset>(processes);
-    for (Piece piece : pieces) {
-      while (piece.length > 0) {
-        const auto owner = static_cast<std::size_t>((piece.file - low) / domain);
-        const MPI_Offset limit = low + static_cast<MPI_Offset>(owner + 1) * domain;
-        const auto take = static_cast<std::size_t>(
-            std::min<MPI_Offset>(static_cast<MPI_Offset>(piece.length), limit - piece.file));
-        to[owner].push_back({piece.file, piece.memory, take});
-        piece.file += static_cast<MPI_Offset>(take);
-        piece.memory += take;
-        piece.length -= take;
-      }
-    }
-  }
+  // This process's pieces by domain.
+  std::vector<std::vector<Piece>> to = split_domains(pieces, low, high, processes);
   // Round 1: how many pieces go to each domain; round 2: their offsets and lengths.
   for (std::size_t g = 0; g < processes; ++g) {
     send[g] = bytes_of(std::vector<long long>{static_cast<long long>(to[g].size())});

@@ -19,6 +19,11 @@ namespace weft::mpi::io {
 // The tag of round `round` (0..4) of the messages between heads in collective call `call`.
 int message_tag(std::uint64_t call, int round);
 
+// `pieces` cut at the boundaries of `count` file domains of equal size covering [low, high), by
+// domain (a piece across a boundary is split, its memory with it).
+std::vector<std::vector<Piece>> split_domains(const std::vector<Piece>& pieces, MPI_Offset low,
+                                              MPI_Offset high, std::size_t count);
+
 // Run by the head of each process with all its process's pieces (any order; the memory they
 // point to stays valid until it returns). Returns an errno (0 when every process succeeded) and,
 // for a read, the end of the file in `end`.

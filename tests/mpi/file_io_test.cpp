@@ -211,6 +211,41 @@ TEST(FileIo, InterleavedCollectiveWritesWithAndWithoutBuffering) {
   }
 }
 
+// Two NUMA nodes in one process: one aggregator per node, each moving its file domain from the
+// buffers of every rank. The pieces interleave rank by rank, so both domains hold every rank's.
+TEST(FileIo, OneAggregatorPerNumaNode) {
+  TestFile path("numa");
+  EXPECT_EQ(run_ranks(4, 4,
+                      [&](int rank) {
+                        MPI_File fh = open_file(path, MPI_MODE_CREATE | MPI_MODE_RDWR);
+                        MPI_Datatype every4, tile;
+                        MPI_Type_vector(1, 2, 8, MPI_INT, &every4);
+                        MPI_Type_create_resized(every4, 0, 32, &tile);
+                        MPI_Type_commit(&tile);
+                        MPI_File_set_view(fh, rank * 8, MPI_INT, tile, "native", MPI_INFO_NULL);
+                        std::vector<int> mine(1000);
+                        for (int i = 0; i < 1000; ++i) mine[i] = (i / 2) * 8 + rank * 2 + i % 2;
+                        EXPECT_EQ(
+                            MPI_File_write_all(fh, mine.data(), 1000, MPI_INT, MPI_STATUS_IGNORE),
+                            MPI_SUCCESS);
+                        std::vector<int> back(1000, -1);
+                        MPI_Status status;
+                        EXPECT_EQ(MPI_File_read_at_all(fh, 0, back.data(), 1000, MPI_INT, &status),
+                                  MPI_SUCCESS);
+                        EXPECT_EQ(count_of(status, MPI_INT), 1000);
+                        EXPECT_EQ(back, mine);
+                        MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+                        std::vector<int> all(4000, -1);
+                        MPI_File_read_at_all(fh, 0, all.data(), 4000, MPI_INT, MPI_STATUS_IGNORE);
+                        for (int i = 0; i < 4000; ++i) ASSERT_EQ(all[i], i) << "at " << i;
+                        MPI_Type_free(&every4);
+                        MPI_Type_free(&tile);
+                        MPI_File_close(&fh);
+                      },
+                      {{"topology", "synthetic:pack:2 [numa] core:2 pu:1"}}),
+            0);
+}
+
 // A rank computes while its nonblocking write progresses, then waits; the nonblocking
 // collective and split collective forms read it back.
 TEST(FileIo, NonblockingAndSplitCollectiveAccess) {
