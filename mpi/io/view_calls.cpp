@@ -221,6 +221,10 @@ extern "C" int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     if (rc == MPI_SUCCESS) fh->shared_pointer->store(target, std::memory_order_release);
   }
   PMPI_Bcast(&rc, 1, MPI_INT, 0, fh->comm);
+  // Every rank returns the class rank 0 raised, each on its own handler.
+  if (rc != MPI_SUCCESS && fh->rank != 0) {
+    return raise(fh, kFunction, rc, "rank 0 of the file's group refused the seek");
+  }
   return rc;
 }
 WEFT_MPI_ALIAS(MPI_File_seek_shared);
