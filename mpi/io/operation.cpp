@@ -106,6 +106,16 @@ int prepare(MPI_File file, const Operation& op, MPI_Offset at, Pending& pending)
   return MPI_SUCCESS;
 }
 
+// A collective call this rank cannot carry out (its arguments were refused, already raised):
+// it still takes its place in the call, with no data, so that the other ranks do not wait for it
+// forever. Nothing is done when the file itself is not usable.
+void take_part_without_data(MPI_File file, const Operation& op, const Pending* prepared) {
+  if (!op.collective || file == MPI_FILE_NULL || file->magic != File::kLive) return;
+  const std::uint64_t call = prepared != nullptr ? prepared->call : file->collectives++;
+  int error = 0;
+  collective_transfer(*file, call, {}, op.write, error);
+}
+
 // The access itself; raises its error on the file's handler.
 int execute(Pending& p) {
   int error = 0;
@@ -129,10 +139,16 @@ int execute(Pending& p) {
 }  // namespace
 
 int run(MPI_File file, const Operation& op, MPI_Status* status) {
-  if (int rc = check(file, op); rc != MPI_SUCCESS) return rc;
+  if (int rc = check(file, op); rc != MPI_SUCCESS) {
+    take_part_without_data(file, op, nullptr);
+    return rc;
+  }
   Pending pending;
   const MPI_Offset before = op.position == Position::individual ? file->pointer : 0;
-  if (int rc = prepare(file, op, claim(file, op), pending); rc != MPI_SUCCESS) return rc;
+  if (int rc = prepare(file, op, claim(file, op), pending); rc != MPI_SUCCESS) {
+    take_part_without_data(file, op, &pending);
+    return rc;
+  }
   const int rc = execute(pending);
   // A read that met the end of the file moves the individual pointer past what it read only.
   if (op.position == Position::individual && file->view.etype_size != 0) {
@@ -162,10 +178,15 @@ int cancel(void*, int) {
 }  // namespace
 
 int start(MPI_File file, const Operation& op, MPI_Request* request) {
-  if (request == nullptr) return raise(file, op.function, MPI_ERR_ARG, "request = NULL");
-  if (int rc = check(file, op); rc != MPI_SUCCESS) return rc;
+  int rc = request == nullptr ? raise(file, op.function, MPI_ERR_ARG, "request = NULL")
+                              : check(file, op);
+  if (rc != MPI_SUCCESS) {
+    take_part_without_data(file, op, nullptr);
+    return rc;
+  }
   auto* pending = new Pending;
-  if (int rc = prepare(file, op, claim(file, op), *pending); rc != MPI_SUCCESS) {
+  if (rc = prepare(file, op, claim(file, op), *pending); rc != MPI_SUCCESS) {
+    take_part_without_data(file, op, pending);
     delete pending;
     return rc;
   }
@@ -188,11 +209,17 @@ int start(MPI_File file, const Operation& op, MPI_Request* request) {
 }
 
 int run_ordered(MPI_File file, const Operation& op, MPI_Status* status) {
-  if (int rc = check(file, op); rc != MPI_SUCCESS) return rc;
-  // Ranks take their places in rank order, from the shared pointer on.
+  const int checked = check(file, op);
+  if (checked != MPI_SUCCESS && (file == MPI_FILE_NULL || file->magic != File::kLive)) {
+    return checked;
+  }
+  // Ranks take their places in rank order, from the shared pointer on; a rank whose arguments
+  // were refused takes part with no data.
   const long long etypes =
-      static_cast<long long>(static_cast<std::size_t>(op.count) * op.datatype->size() /
-                             (file->view.etype_size == 0 ? 1 : file->view.etype_size));
+      checked != MPI_SUCCESS
+          ? 0
+          : static_cast<long long>(static_cast<std::size_t>(op.count) * op.datatype->size() /
+                                   (file->view.etype_size == 0 ? 1 : file->view.etype_size));
   long long before = 0, total = 0, base = 0;
   PMPI_Exscan(&etypes, &before, 1, MPI_LONG_LONG, MPI_SUM, file->comm);
   if (file->rank == 0) before = 0;  // MPI_Exscan leaves rank 0's result undefined
@@ -202,8 +229,15 @@ int run_ordered(MPI_File file, const Operation& op, MPI_Status* status) {
   Operation placed = op;
   placed.position = Position::explicit_offset;
   placed.collective = true;
+  if (checked != MPI_SUCCESS) {
+    take_part_without_data(file, placed, nullptr);
+    return checked;
+  }
   Pending pending;
-  if (int rc = prepare(file, placed, base + before, pending); rc != MPI_SUCCESS) return rc;
+  if (int rc = prepare(file, placed, base + before, pending); rc != MPI_SUCCESS) {
+    take_part_without_data(file, placed, &pending);
+    return rc;
+  }
   const int rc = execute(pending);
   set_status(status, pending.moved);
   return rc;
