@@ -9,7 +9,11 @@ namespace weft::mpi::io {
 std::vector<Extent> flatten(MPI_Datatype type, std::size_t count) {
   std::vector<Extent> out;
   const weft_mpi_datatype::Layout& layout = *type->layout;
-  if (type->size() == 0) return out;
+  if (type->size() == 0 || count == 0) return out;
+  if (type->contiguous()) {  // one block, however many elements: no walk
+    out.push_back({type->true_lb(), count * type->size()});
+    return out;
+  }
   for (std::size_t element = 0; element < count; ++element) {
     const MPI_Aint base = static_cast<MPI_Aint>(element) * layout.extent;
     for (std::size_t period = 0; period < layout.repeat; ++period) {
