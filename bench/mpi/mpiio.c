@@ -1,9 +1,9 @@
 /* Collective MPI-IO bandwidth (bench/mpi/mpiio_run): a 3-D array of doubles, block-distributed
  * over the ranks (MPI_Dims_create), written and read with one MPI_File_write_at_all /
- * MPI_File_read_at_all (offset 0) through a subarray view per rank; many small independent writes (8-byte
- * records at interleaved explicit offsets); and the disk's own bandwidth for the same bytes, one
- * large sequential write by one rank with plain POSIX calls. No sync in any of them: each
- * measures what reaches the kernel's page cache, alike for every implementation.
+ * MPI_File_read_at_all (offset 0) through a subarray view per rank; many small independent writes
+ * (8-byte records at interleaved explicit offsets); and the disk's own bandwidth for the same
+ * bytes, one large sequential write by one rank with plain POSIX calls. No sync in any of them:
+ * each measures what reaches the kernel's page cache, alike for every implementation.
  *
  *   mpiio <folder> <edge> <small writes per rank> <repetitions>
  *
