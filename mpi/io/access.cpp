@@ -73,6 +73,9 @@ void unstage(const File& file, Access& access, void* buffer, std::size_t count,
 
 long long transfer(int fd, const std::vector<Piece>& pieces, bool write) {
   long long moved = 0;
+  // Where the first read cut short by the end of the file stopped; the runs after it are still
+  // read (pieces of several ranks may overlap or come in any order).
+  long long first_short = -1;
   std::vector<iovec> iov;
   std::size_t i = 0;
   while (i < pieces.size()) {
@@ -104,7 +107,8 @@ long long transfer(int fd, const std::vector<Piece>& pieces, bool write) {
           errno = ENOSPC;
           return -1;
         }
-        return moved + static_cast<long long>(done);  // the end of the file
+        if (first_short < 0) first_short = moved + static_cast<long long>(done);
+        break;  // the end of the file
       }
       done += static_cast<std::size_t>(n);
       // Skip the vectors the call filled; shorten the one it stopped in.
@@ -120,7 +124,7 @@ long long transfer(int fd, const std::vector<Piece>& pieces, bool write) {
     }
     moved += static_cast<long long>(run_bytes);
   }
-  return moved;
+  return first_short >= 0 ? first_short : moved;
 }
 
 namespace {

@@ -45,8 +45,8 @@ void unstage(const File& file, Access& access, void* buffer, std::size_t count,
              MPI_Datatype datatype);
 
 // Carries out `pieces` (sorted or not) on `fd`, adjacent ones merged into one preadv/pwritev.
-// Returns the bytes moved in stream order before the first short read (the end of the file), or
-// -1 with errno set. Made on the calling thread: wrap in blocking_call.
+// Returns the bytes moved in order before the first read cut short by the end of the file (the
+// later pieces are still read), or -1 with errno set. Made on the calling thread (see move()).
 long long transfer(int fd, const std::vector<Piece>& pieces, bool write);
 
 // The same through the I/O manager (below), with the byte-range lock of atomic mode around it.

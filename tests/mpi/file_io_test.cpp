@@ -171,43 +171,53 @@ TEST(FileIo, DarrayViewWithNoncontiguousMemory) {
 TEST(FileIo, InterleavedCollectiveWritesWithAndWithoutBuffering) {
   for (const char* buffering : {"enable", "disable"}) {
     TestFile path(buffering);
-    EXPECT_EQ(run_ranks(4, 2,
-                        [&](int rank) {
-                          MPI_Info info;
-                          MPI_Info_create(&info);
-                          MPI_Info_set(info, "romio_cb_write", buffering);
-                          MPI_File fh = MPI_FILE_NULL;
-                          ASSERT_EQ(MPI_File_open(MPI_COMM_WORLD, path.c_str(),
-                                                  MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
-                                    MPI_SUCCESS);
-                          MPI_Info_free(&info);
-                          MPI_Datatype every4, tile;
-                          MPI_Type_vector(1, 1, 4, MPI_INT, &every4);
-                          MPI_Type_create_resized(every4, 0, 16, &tile);
-                          MPI_Type_commit(&tile);
-                          MPI_File_set_view(fh, rank * 4, MPI_INT, tile, "native", MPI_INFO_NULL);
-                          std::vector<int> mine(100);
-                          for (int i = 0; i < 100; ++i) mine[i] = i * 4 + rank;
-                          EXPECT_EQ(
-                              MPI_File_write_all(fh, mine.data(), 100, MPI_INT, MPI_STATUS_IGNORE),
+    EXPECT_EQ(
+        run_ranks(4, 2,
+                  [&](int rank) {
+                    MPI_Info info;
+                    MPI_Info_create(&info);
+                    MPI_Info_set(info, "romio_cb_write", buffering);
+                    MPI_File fh = MPI_FILE_NULL;
+                    ASSERT_EQ(MPI_File_open(MPI_COMM_WORLD, path.c_str(),
+                                            MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
                               MPI_SUCCESS);
-                          MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
-                          std::vector<int> all(400, -1);
-                          MPI_File_read_at_all(fh, 0, all.data(), 400, MPI_INT, MPI_STATUS_IGNORE);
-                          for (int i = 0; i < 400; ++i) EXPECT_EQ(all[i], i) << "at " << i;
-                          MPI_Info used;
-                          MPI_File_get_info(fh, &used);
-                          char value[MPI_MAX_INFO_VAL];
-                          int flag = 0;
-                          MPI_Info_get(used, "romio_cb_write", MPI_MAX_INFO_VAL, value, &flag);
-                          EXPECT_TRUE(flag);
-                          EXPECT_STREQ(value, buffering);
-                          MPI_Info_free(&used);
-                          MPI_Type_free(&every4);
-                          MPI_Type_free(&tile);
-                          MPI_File_close(&fh);
-                        }),
-              0);
+                    MPI_Info_free(&info);
+                    MPI_Datatype every4, tile;
+                    MPI_Type_vector(1, 1, 4, MPI_INT, &every4);
+                    MPI_Type_create_resized(every4, 0, 16, &tile);
+                    MPI_Type_commit(&tile);
+                    MPI_File_set_view(fh, rank * 4, MPI_INT, tile, "native", MPI_INFO_NULL);
+                    std::vector<int> mine(100);
+                    for (int i = 0; i < 100; ++i) mine[i] = i * 4 + rank;
+                    EXPECT_EQ(MPI_File_write_all(fh, mine.data(), 100, MPI_INT, MPI_STATUS_IGNORE),
+                              MPI_SUCCESS);
+                    MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+                    std::vector<int> all(400, -1);
+                    MPI_File_read_at_all(fh, 0, all.data(), 400, MPI_INT, MPI_STATUS_IGNORE);
+                    for (int i = 0; i < 400; ++i) EXPECT_EQ(all[i], i) << "at " << i;
+                    // A collective read across the end of the file reads what is there and
+                    // leaves the rest of the buffer alone.
+                    std::vector<int> tail(20, -5);
+                    MPI_Status status;
+                    EXPECT_EQ(
+                        MPI_File_read_at_all(fh, 390 + rank, tail.data(), 20, MPI_INT, &status),
+                        MPI_SUCCESS);
+                    EXPECT_EQ(count_of(status, MPI_INT), 10 - rank);
+                    for (int i = 0; i < 10 - rank; ++i) EXPECT_EQ(tail[i], 390 + rank + i);
+                    for (int i = 10 - rank; i < 20; ++i) EXPECT_EQ(tail[i], -5);
+                    MPI_Info used;
+                    MPI_File_get_info(fh, &used);
+                    char value[MPI_MAX_INFO_VAL];
+                    int flag = 0;
+                    MPI_Info_get(used, "romio_cb_write", MPI_MAX_INFO_VAL, value, &flag);
+                    EXPECT_TRUE(flag);
+                    EXPECT_STREQ(value, buffering);
+                    MPI_Info_free(&used);
+                    MPI_Type_free(&every4);
+                    MPI_Type_free(&tile);
+                    MPI_File_close(&fh);
+                  }),
+        0);
   }
 }
 
