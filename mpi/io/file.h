@@ -46,10 +46,12 @@ struct weft_mpi_file {
   // waits for the previous one's event.
   std::shared_ptr<weft::Event> last_operation;
 
-  // A split collective between its _begin and its _end: its status, its result and its buffer.
+  // A split collective between its _begin and its _end: its buffer, and the nonblocking access
+  // under way (MPI_REQUEST_NULL for an ordered one, done in _begin: its status and result).
   struct Split {
     bool active = false;
     const void* buffer = nullptr;
+    MPI_Request request = MPI_REQUEST_NULL;
     MPI_Status status{};
     int rc = MPI_SUCCESS;
   } split;

@@ -121,6 +121,9 @@ extern "C" int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MP
   file->amode = amode;
   file->errhandler = default_errhandler();
   PMPI_Comm_dup(comm, &file->comm);
+  // Errors of the file's own communicator are the file's: they return their class, and the
+  // file's handler is called where they happen (see io/operation.cpp, nonblocking calls).
+  PMPI_Comm_set_errhandler(file->comm, MPI_ERRORS_RETURN);
   PMPI_Comm_rank(file->comm, &file->rank);
   PMPI_Comm_size(file->comm, &file->size);
   // Rank 0 creates the file (alone, so that MPI_MODE_EXCL means one creator), then the others

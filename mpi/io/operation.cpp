@@ -10,6 +10,7 @@
 #include "io/collective.h"
 #include "io/file_error.h"
 #include "request/helper_thread.h"
+#include "request/request.h"
 #include "weft/thread.h"
 
 namespace weft::mpi::io {
@@ -193,6 +194,11 @@ int start(MPI_File file, const Operation& op, MPI_Request* request) {
   // The program may free the datatype before the access ends.
   if (!op.datatype->predefined()) op.datatype->retain();
   PMPI_Grequest_start(query, free_pending, cancel, pending, request);
+  // The wait that collects a failed access raises its class on the file's communicator, whose
+  // handler returns it (MPI_File_open sets it so): the file's own handler was called when the
+  // access failed, on the helper thread. A generalized request would go to MPI_COMM_WORLD's,
+  // fatal by default, where a file's errors must return (MPI-4.1 9.3).
+  (*request)->comm = file->comm;
   auto done = std::make_shared<Event>();
   std::shared_ptr<Event> previous = std::exchange(file->last_operation, done);
   const MPI_Request handle = *request;

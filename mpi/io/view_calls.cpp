@@ -251,8 +251,9 @@ extern "C" int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Off
 }
 WEFT_MPI_ALIAS(MPI_File_get_byte_offset);
 
-// Split collectives: _begin carries out the collective access (the standard lets it), _end
-// hands over its status. One split collective per file at a time (MPI-4.1 14.4.5).
+// Split collectives: _begin starts the collective access as the nonblocking call would, so it
+// goes on until _end waits for it; an ordered one (which places the ranks with collectives of the
+// caller's thread) is done in _begin. One split collective per file at a time (MPI-4.1 14.4.5).
 namespace {
 
 using weft::mpi::io::Operation;
@@ -266,9 +267,10 @@ int begin(MPI_File fh, const Operation& op) {
   }
   fh->split.active = true;
   fh->split.buffer = op.buffer;
+  fh->split.request = MPI_REQUEST_NULL;
   fh->split.rc = op.position == Position::shared
                      ? weft::mpi::io::run_ordered(fh, op, &fh->split.status)
-                     : weft::mpi::io::run(fh, op, &fh->split.status);
+                     : weft::mpi::io::start(fh, op, &fh->split.request);
   return fh->split.rc;
 }
 
@@ -283,6 +285,9 @@ int end(MPI_File fh, const void* buffer, std::string_view function, MPI_Status* 
                  "buf is not the buffer the matching _begin call named");
   }
   fh->split.active = false;
+  if (fh->split.request != MPI_REQUEST_NULL) {
+    fh->split.rc = PMPI_Wait(&fh->split.request, &fh->split.status);
+  }
   if (status != MPI_STATUS_IGNORE) *status = fh->split.status;
   return fh->split.rc;
 }

@@ -604,6 +604,13 @@ TEST(FileIo, FullDiskIsNoSpace) {
                             MPI_File_write_all(fh, &value, 1, MPI_INT, MPI_STATUS_IGNORE),
                             &error_class);
                         EXPECT_EQ(error_class, MPI_ERR_NO_SPACE);
+                        // A nonblocking write returns the class from its wait (the default
+                        // handler of files returns; MPI_COMM_WORLD's would end the job).
+                        MPI_Request request;
+                        ASSERT_EQ(MPI_File_iwrite(fh, &value, 1, MPI_INT, &request), MPI_SUCCESS);
+                        MPI_Status status;
+                        MPI_Error_class(MPI_Wait(&request, &status), &error_class);
+                        EXPECT_EQ(error_class, MPI_ERR_NO_SPACE);
                         MPI_File_close(&fh);
                       }),
             0);
