@@ -1,5 +1,10 @@
 #include "io/hints.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
 #include "info/info.h"
 
 namespace weft::mpi::io {
@@ -23,6 +28,23 @@ void put(std::vector<std::pair<std::string, std::string>>& hints, const std::str
   hints.emplace_back(key, value);
 }
 
+// The hints of the file ROMIO_HINTS names, as ROMIO reads it: a key and its value per line, `#`
+// comments, the first line of a key the one that counts.
+void read_hints_file(std::vector<std::pair<std::string, std::string>>& hints) {
+  const char* path = std::getenv("ROMIO_HINTS");
+  if (path == nullptr || *path == '\0') return;
+  std::ifstream in(path);
+  std::vector<std::string> seen;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line.substr(0, line.find('#')));
+    std::string key, value;
+    if (!(words >> key >> value)) continue;
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    put(hints, key, value);
+  }
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> initial_hints(MPI_Info info) {
@@ -30,6 +52,8 @@ std::vector<std::pair<std::string, std::string>> initial_hints(MPI_Info info) {
       {"romio_cb_write", "automatic"},
       {"romio_cb_read", "automatic"},
   };
+  // A site's or a job script's file first, then what the program asks for.
+  read_hints_file(hints);
   if (info != MPI_INFO_NULL) {
     for (const auto& [key, value] : info->entries) put(hints, key, value);
   }

@@ -13,7 +13,8 @@
 
 namespace weft::mpi::io {
 
-// The hints in effect for a file just opened with `info` (MPI_INFO_NULL: the defaults).
+// The hints in effect for a file just opened with `info`: weft's defaults, then those of the file
+// the ROMIO_HINTS environment variable names (as ROMIO reads it), then `info`'s.
 std::vector<std::pair<std::string, std::string>> initial_hints(MPI_Info info);
 // MPI_File_set_info and MPI_File_set_view: `info`'s keys replace those in effect.
 void update_hints(File& file, MPI_Info info);

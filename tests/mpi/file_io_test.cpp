@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -254,6 +255,49 @@ TEST(FileIo, OneAggregatorPerNumaNode) {
                       },
                       {{"topology", "synthetic:pack:2 [numa] core:2 pu:1"}}),
             0);
+}
+
+// A job script's hints file (ROMIO_HINTS, as ROMIO reads it): the first line of a key counts,
+// and the program's own info has the last word.
+TEST(FileIo, RomioHintsFileThenTheProgramsInfo) {
+  TestFile path("hints");
+  TestFile hints("hints_file");
+  {
+    std::FILE* out = std::fopen(hints.c_str(), "w");
+    ASSERT_NE(out, nullptr);
+    std::fputs(
+        "romio_cb_read enable\n# a comment\nind_rd_buffer_size 49\nind_rd_buffer_size 60\n"
+        "striping_unit 65536\n",
+        out);
+    std::fclose(out);
+  }
+  ::setenv("ROMIO_HINTS", hints.c_str(), 1);
+  EXPECT_EQ(run_ranks(2, 2,
+                      [&](int) {
+                        MPI_Info mine;
+                        MPI_Info_create(&mine);
+                        MPI_Info_set(mine, "romio_cb_read", "disable");
+                        MPI_File fh = MPI_FILE_NULL;
+                        ASSERT_EQ(MPI_File_open(MPI_COMM_WORLD, path.c_str(),
+                                                MPI_MODE_CREATE | MPI_MODE_RDWR, mine, &fh),
+                                  MPI_SUCCESS);
+                        MPI_Info_free(&mine);
+                        MPI_Info used;
+                        MPI_File_get_info(fh, &used);
+                        char value[MPI_MAX_INFO_VAL];
+                        int flag = 0;
+                        MPI_Info_get(used, "ind_rd_buffer_size", MPI_MAX_INFO_VAL, value, &flag);
+                        EXPECT_TRUE(flag);
+                        EXPECT_STREQ(value, "49");
+                        MPI_Info_get(used, "striping_unit", MPI_MAX_INFO_VAL, value, &flag);
+                        EXPECT_STREQ(value, "65536");
+                        MPI_Info_get(used, "romio_cb_read", MPI_MAX_INFO_VAL, value, &flag);
+                        EXPECT_STREQ(value, "disable");
+                        MPI_Info_free(&used);
+                        MPI_File_close(&fh);
+                      }),
+            0);
+  ::unsetenv("ROMIO_HINTS");
 }
 
 // A rank computes while its nonblocking write progresses, then waits; the nonblocking
