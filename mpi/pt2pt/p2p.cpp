@@ -139,7 +139,6 @@ void set_proc_null_status(MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = MPI_PROC_NULL;
   status->MPI_TAG = MPI_ANY_TAG;
-  status->MPI_ERROR = MPI_SUCCESS;
   status->weft_cancelled = 0;
   status->weft_bytes = 0;
 }
@@ -148,13 +147,20 @@ void set_empty_status(MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = MPI_ANY_SOURCE;
   status->MPI_TAG = MPI_ANY_TAG;
-  status->MPI_ERROR = MPI_SUCCESS;
   status->weft_cancelled = 0;
   status->weft_bytes = 0;
 }
 
+void report_status(MPI_Status* out, const MPI_Status& status) {
+  if (out == MPI_STATUS_IGNORE) return;
+  const int kept = out->MPI_ERROR;
+  *out = status;
+  out->MPI_ERROR = kept;
+}
+
 void complete_proc_null(Request& request) {
   set_proc_null_status(&request.status);
+  request.status.MPI_ERROR = MPI_SUCCESS;
   finish(request);
 }
 

@@ -68,7 +68,7 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
   if (request->kind == weft::mpi::RequestKind::generalized) {
     weft::mpi::query_generalized(*request);
   }
-  if (status != MPI_STATUS_IGNORE) *status = request->status;
+  weft::mpi::report_status(status, request->status);
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Request_get_status);

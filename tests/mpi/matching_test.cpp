@@ -167,10 +167,12 @@ TEST_P(Matching, TruncationCopiesWhatFitsAndReportsTheError) {
                       return;
                     }
                     std::vector<int> small(5, -1);
+                    // A single-completion call leaves MPI_ERROR as it was (MPI-4.1 3.2.5).
                     MPI_Status status;
+                    status.MPI_ERROR = MPI_ERR_DIMS;
                     EXPECT_EQ(MPI_Recv(small.data(), 4, MPI_INT, 0, 0, MPI_COMM_WORLD, &status),
                               MPI_ERR_TRUNCATE);
-                    EXPECT_EQ(status.MPI_ERROR, MPI_ERR_TRUNCATE);
+                    EXPECT_EQ(status.MPI_ERROR, MPI_ERR_DIMS);
                     EXPECT_EQ(small, (std::vector<int>{0, 1, 2, 3, -1}));
                     int count = 0;
                     MPI_Get_count(&status, MPI_INT, &count);
@@ -210,9 +212,10 @@ TEST_P(Matching, ReceivesPostedFirstGetTheDataAndTheTruncation) {
                           EXPECT_EQ(in, data);
                           std::fill(in.begin(), in.end(), 0);
                           *receiving = 2;
+                          status.MPI_ERROR = MPI_ERR_DIMS;
                           EXPECT_EQ(MPI_Recv(in.data(), 2, MPI_INT, 0, 3, MPI_COMM_WORLD, &status),
                                     MPI_ERR_TRUNCATE);
-                          EXPECT_EQ(status.MPI_ERROR, MPI_ERR_TRUNCATE);
+                          EXPECT_EQ(status.MPI_ERROR, MPI_ERR_DIMS);
                           int count = 0;
                           MPI_Get_count(&status, MPI_INT, &count);
                           EXPECT_EQ(count, 2);
