@@ -13,7 +13,7 @@ HandleSlots::HandleSlots(std::span<void* const> predefined)
       next_(predefined_count_ + 1) {
   for (int i = 0; i < predefined_count_; ++i) {
     store(i + 1, predefined[i]);
-    integers_.emplace(predefined[i], i + 1);
+    integers_.emplace(predefined[i], Entry{i + 1, 0});
   }
 }
 
@@ -33,8 +33,11 @@ void HandleSlots::store(MPI_Fint handle, void* object) {
 MPI_Fint HandleSlots::integer(void* object) {
   {
     std::lock_guard guard(lock_);
-    auto [it, added] = integers_.emplace(object, 0);
-    if (!added) return it->second;
+    auto [it, added] = integers_.emplace(object, Entry{0, 1});
+    if (!added) {
+      ++it->second.holders;
+      return it->second.handle;
+    }
     MPI_Fint handle = 0;
     if (!free_.empty()) {
       handle = free_.front();
@@ -43,7 +46,7 @@ MPI_Fint HandleSlots::integer(void* object) {
       handle = next_++;
     }
     if (handle != 0) {
-      it->second = handle;
+      it->second.handle = handle;
       store(handle, object);
       return handle;
     }
@@ -61,7 +64,9 @@ void HandleSlots::take_back(MPI_Fint handle) {
   std::lock_guard guard(lock_);
   void* object = this->object(handle);
   if (object == nullptr) return;
-  integers_.erase(object);
+  auto it = integers_.find(object);
+  if (--it->second.holders > 0) return;
+  integers_.erase(it);
   store(handle, nullptr);
   free_.push_back(handle);
 }

@@ -8,6 +8,11 @@
 // the same way in every rank. Conversion from Fortran is lock-free (every Fortran call makes one
 // per handle argument): slots live in segments that are allocated once and never move. Giving out
 // and taking back integers takes a spin lock (a hash look-up, no parking inside).
+//
+// An object may be shared by ranks (a communicator's object serves all its members in the
+// process), and each rank's Fortran code holds the same integer for it. So every conversion to
+// Fortran counts a holder and every free by Fortran code releases one: the integer is taken back
+// when the last holder frees the object, never while another rank still uses it.
 #pragma once
 
 #include <array>
@@ -44,11 +49,11 @@ class HandleSlots {
     return (*segment)[index & (kSegmentSize - 1)].load(std::memory_order_acquire);
   }
 
-  // The integer of `object` (a non-null handle), given out now if it has none.
+  // The integer of `object` (a non-null handle), given out now if it has none; one more holder.
   MPI_Fint integer(void* object);
-  // Takes back the integer `handle` if it names a program's object, so that a later object may
-  // get it; predefined handles, 0 and unknown integers are left alone. Integers are reused
-  // oldest-freed first, so that a stale handle keeps naming nothing for as long as possible.
+  // One holder of the integer `handle` freed its object: with the last, the integer is taken back
+  // and a later object may get it. Predefined handles, 0 and unknown integers are left alone.
+  // Integers are reused oldest-freed first, so that a stale handle names nothing for long.
   void take_back(MPI_Fint handle);
   // How many integers name an object (predefined ones included); for tests.
   std::size_t live() const;
@@ -60,7 +65,11 @@ class HandleSlots {
   int predefined_count_;
   std::unique_ptr<std::atomic<Segment*>[]> segments_;
   mutable detail::SpinLock lock_;  // guards what follows and the stores into slots
-  std::unordered_map<void*, MPI_Fint> integers_;
+  struct Entry {
+    MPI_Fint handle;
+    std::uint64_t holders;
+  };
+  std::unordered_map<void*, Entry> integers_;
   std::deque<MPI_Fint> free_;
   MPI_Fint next_;
 };
