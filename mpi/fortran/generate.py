@@ -1,0 +1,472 @@
+#!/usr/bin/env python3
+"""The Fortran bindings of weft's MPI, made from the C API as mpi.h declares it.
+
+Inputs: the MPI_ prototypes of include/mpi.h (read as mpi/api/generate.py reads them), its integer
+constants and predefined objects, and mpi/interop/handle_kinds.{h,cpp} (each kind of handle and
+the order of its predefined objects, whose positions are their Fortran integers). Outputs, into
+OUT_DIR (the first two
+in its include/):
+
+  mpif.h            constants, predefined handles, the special addresses as COMMON blocks and the
+                    functions' result types, in the subset of Fortran that fixed and free form share;
+  mpi.f90           the `mpi` module: mpif.h's declarations, for `use mpi`;
+  mpi_bindings.c    the Fortran-callable layer: for each C function it can bind, pmpi_<name>_ (and
+                    its weak alias mpi_<name>_) with gfortran's calling convention, converting
+                    handles, statuses, strings and special addresses; the calls it cannot bind yet
+                    are listed at its end, with the reason;
+  omp_lib.f90, omp_lib.h  OpenMP's Fortran interface over weft's omp.h (bind(C) interfaces).
+
+A C function added to mpi.h gets its Fortran form at the next build (CMake runs this script when
+mpi.h or the handle tables change).
+"""
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "mpi" / "api"))
+import generate as capi  # noqa: E402
+
+# Fortran status: the C status field by field (mpi/interop/status_conversion.cpp).
+STATUS_SIZE = 6
+KINDS = [("MPI_ADDRESS_KIND", 8), ("MPI_OFFSET_KIND", 8), ("MPI_COUNT_KIND", 8),
+         ("MPI_INTEGER_KIND", 4)]
+
+BUFFERS = {"buf", "sendbuf", "recvbuf", "buffer", "inbuf", "outbuf", "inoutbuf", "origin_addr",
+           "result_addr", "compare_addr", "base", "location"}
+# Calls whose handle arguments are read and written (others' handle pointers are outputs): when
+# one comes back null, the call freed the object and the integer is taken back.
+INOUT = re.compile(r"^MPI_(\w+_free|Wait\w*|Test\w*|Request_free|Session_finalize|Comm_disconnect"
+                     r"|Mrecv|Imrecv|Start\w*|Type_commit|Win_free)$")
+LENGTHS = ("count", "incount", "max_datatypes")
+# Fortran's special addresses: name, COMMON block, C expression it stands for, Fortran declaration.
+SPECIAL = [
+    ("MPI_BOTTOM", "mpi_fortran_bottom", "MPI_BOTTOM", "INTEGER MPI_BOTTOM", 1),
+    ("MPI_IN_PLACE", "mpi_fortran_in_place", "MPI_IN_PLACE", "INTEGER MPI_IN_PLACE", 1),
+    ("MPI_STATUS_IGNORE", "mpi_fortran_status_ignore", None,
+     "INTEGER MPI_STATUS_IGNORE(MPI_STATUS_SIZE)", STATUS_SIZE),
+    ("MPI_STATUSES_IGNORE", "mpi_fortran_statuses_ignore", None,
+     "INTEGER MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1)", STATUS_SIZE),
+    ("MPI_UNWEIGHTED", "mpi_fortran_unweighted", "MPI_UNWEIGHTED", "INTEGER MPI_UNWEIGHTED(1)", 1),
+    ("MPI_WEIGHTS_EMPTY", "mpi_fortran_weights_empty", "MPI_WEIGHTS_EMPTY",
+     "INTEGER MPI_WEIGHTS_EMPTY(1)", 1),
+    ("MPI_ERRCODES_IGNORE", "mpi_fortran_errcodes_ignore", None,
+     "INTEGER MPI_ERRCODES_IGNORE(1)", 1),
+]
+
+
+class Kinds:
+    """Handle kinds (handle_kinds.h) and the Fortran integer of every predefined object."""
+
+    def __init__(self):
+        header = (ROOT / "mpi/interop/handle_kinds.h").read_text()
+        source = (ROOT / "mpi/interop/handle_kinds.cpp").read_text()
+        self.by_type = {}  # "MPI_Datatype" -> ("Type", "datatype")
+        lists = {}
+        for name, ctype, kind, predefined in re.findall(
+                r"X\((\w+), (\w+), (\w+), (\w+)\)", header):
+            self.by_type["MPI_" + ctype] = (name, kind)
+            lists[kind] = predefined
+        self.integers = {}  # "weft_mpi_comm_world" -> 1
+        for kind, predefined in lists.items():
+            m = re.search(r"std::array " + predefined + r"\{(.*?)\};", source, re.S)
+            if not m:
+                continue
+            for i, obj in enumerate(re.findall(r"&(weft_mpi_\w+)", m.group(1))):
+                self.integers[obj] = i + 1
+
+
+def constants(mpi_h, kinds):
+    """(name, value) of every integer constant and predefined handle of mpi.h, in its order."""
+    objects = set()
+    for m in re.finditer(r"^extern struct weft_mpi_\w+ ([^;]*);", mpi_h, re.M):
+        objects.update(n.strip() for n in m.group(1).split(","))
+    missing = sorted(objects - set(kinds.integers))
+    if missing:
+        raise SystemExit("mpi/fortran/generate.py: predefined objects without a Fortran integer "
+                         f"(add them to mpi/interop/handle_kinds.cpp): {', '.join(missing)}")
+    out = []
+    for m in re.finditer(r"^#define (MPI_\w+) (.*)$", mpi_h, re.M):
+        name, value = m.group(1), m.group(2).strip()
+        if name.startswith(("MPI_F_", "MPI_F08_")) or name in ("MPI_SOURCE", "MPI_TAG", "MPI_ERROR"):
+            continue
+        v = re.fullmatch(r"\(?(-?(?:0x[0-9a-fA-F]+|\d+))\)?", value)
+        if v:
+            out.append((name, int(v.group(1), 0)))
+            continue
+        v = re.fullmatch(r"\(&(weft_mpi_\w+)\)", value)
+        if v and v.group(1) in kinds.integers:
+            out.append((name, kinds.integers[v.group(1)]))
+            continue
+        v = re.fullmatch(r"\(\((MPI_\w+)\)0\)", value)
+        if v and v.group(1) in kinds.by_type:
+            out.append((name, 0))
+    out += [("MPI_STATUS_SIZE", STATUS_SIZE), ("MPI_SOURCE", 1), ("MPI_TAG", 2), ("MPI_ERROR", 3)]
+    return out
+
+
+def fixed(line):
+    """A statement in the form fixed and free source both read: columns 7 to 72, continued with
+    '&' in column 73 (past fixed form's end) and '&' in column 6 of the next line."""
+    chunks = [line[i:i + 66] for i in range(0, len(line), 66)]
+    out = "      " + chunks[0]
+    for chunk in chunks[1:]:
+        out += "&\n     &" + chunk
+    return out
+
+
+def mpif_text(consts):
+    out = ["! The MPI constants and declarations of weft for Fortran (fixed or free form).",
+           "! Generated by mpi/fortran/generate.py from include/mpi.h: do not edit."]
+    for name, value in KINDS + consts:
+        out.append(fixed(f"INTEGER {name}"))
+        out.append(fixed(f"PARAMETER ({name}={value})"))
+    for name, common, _, decl, _ in SPECIAL:
+        out.append(fixed(decl))
+        out.append(fixed(f"COMMON /{common.upper()}/ {name}"))
+        out.append(fixed(f"SAVE /{common.upper()}/"))
+    for prefix in ("MPI", "PMPI"):
+        out.append(fixed(f"DOUBLE PRECISION {prefix}_WTIME, {prefix}_WTICK"))
+        out.append(fixed(f"EXTERNAL {prefix}_WTIME, {prefix}_WTICK"))
+        out.append(fixed(f"INTEGER(KIND=MPI_ADDRESS_KIND) {prefix}_AINT_ADD"))
+        out.append(fixed(f"INTEGER(KIND=MPI_ADDRESS_KIND) {prefix}_AINT_DIFF"))
+        out.append(fixed(f"EXTERNAL {prefix}_AINT_ADD, {prefix}_AINT_DIFF"))
+    return "\n".join(out) + "\n"
+
+
+def module_text(consts, bindings):
+    """The `mpi` module: mpif.h's constants and COMMON blocks, and an explicit interface for each
+    bound function (choice buffers accept any type, kind and rank: NO_ARG_CHECK)."""
+    out = ["! The `mpi` module of weft: mpif.h's declarations and explicit interfaces.",
+           "! Generated by mpi/fortran/generate.py from include/mpi.h: do not edit.",
+           "module mpi", "  implicit none"]
+    for name, value in KINDS + consts:
+        out.append(f"  integer, parameter :: {name} = {value}")
+    for name, common, _, decl, _ in SPECIAL:
+        out.append("  " + decl)
+        out.append(f"  common /{common}/ {name}")
+        out.append(f"  save /{common}/")
+    out.append("  interface")
+    for b in bindings:
+        for line in b.interface():
+            out.append(line if line.startswith("!") else "    " + line)
+    for text in CUSTOM_INTERFACES.values():
+        out += [line if line.startswith("!") else "    " + line for line in text]
+    out += ["  end interface", "end module mpi"]
+    return "\n".join(line_split(line) for line in out) + "\n"
+
+
+def line_split(line):
+    """Free-form lines within 132 columns."""
+    if len(line) <= 130:
+        return line
+    cut = line.rindex(",", 0, 120) + 1
+    return line[:cut] + " &\n" + line_split("      & " + line[cut:].lstrip())
+
+
+CUSTOM_INTERFACES = {
+    "MPI_Init": ["SUBROUTINE MPI_Init(ierror)", "  INTEGER :: ierror", "END SUBROUTINE"],
+    "MPI_Init_thread": ["SUBROUTINE MPI_Init_thread(required, provided, ierror)",
+                        "  INTEGER :: required, provided, ierror", "END SUBROUTINE"],
+    "MPI_Info_create_env": ["SUBROUTINE MPI_Info_create_env(info, ierror)",
+                            "  INTEGER :: info, ierror", "END SUBROUTINE"],
+}
+for _kind in ("Comm", "Type", "Win"):
+    CUSTOM_INTERFACES[f"MPI_{_kind}_set_attr"] = [
+        f"SUBROUTINE MPI_{_kind}_set_attr(handle, keyval, attribute_val, ierror)",
+        "  IMPORT", "  INTEGER :: handle, keyval, ierror",
+        "  INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val", "END SUBROUTINE"]
+    CUSTOM_INTERFACES[f"MPI_{_kind}_get_attr"] = [
+        f"SUBROUTINE MPI_{_kind}_get_attr(handle, keyval, attribute_val, flag, ierror)",
+        "  IMPORT", "  INTEGER :: handle, keyval, ierror",
+        "  INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val", "  LOGICAL :: flag",
+        "END SUBROUTINE"]
+CUSTOM_INTERFACES["MPI_Attr_put"] = ["SUBROUTINE MPI_Attr_put(comm, keyval, attribute_val, ierror)",
+                                     "  INTEGER :: comm, keyval, attribute_val, ierror",
+                                     "END SUBROUTINE"]
+CUSTOM_INTERFACES["MPI_Attr_get"] = [
+    "SUBROUTINE MPI_Attr_get(comm, keyval, attribute_val, flag, ierror)",
+    "  INTEGER :: comm, keyval, attribute_val, ierror", "  LOGICAL :: flag", "END SUBROUTINE"]
+
+# OpenMP's Fortran interface (OpenMP 5.2, 19 and 20): weft's omp.h functions through bind(C)
+# interfaces. LOGICAL results and arguments are C ints (gfortran's LOGICAL(4): 0 and 1).
+OMP_LOGICAL = {"omp_in_parallel", "omp_get_dynamic", "omp_get_nested", "omp_in_final",
+               "omp_get_cancellation", "omp_is_initial_device", "omp_test_lock"}
+OMP_LOGICAL_ARGS = {"omp_set_dynamic", "omp_set_nested"}
+OMP_KINDS = [("omp_lock_kind", 4), ("omp_nest_lock_kind", 16), ("omp_sched_kind", 4),
+             ("omp_proc_bind_kind", 4), ("omp_sync_hint_kind", 4), ("omp_lock_hint_kind", 4),
+             ("omp_pause_resource_kind", 4)]
+OMP_ARGS = {"int": "INTEGER(4), VALUE", "omp_sched_t": "INTEGER(4), VALUE",
+            "omp_sync_hint_t": "INTEGER(4), VALUE", "omp_pause_resource_t": "INTEGER(4), VALUE",
+            "int*": "INTEGER(4)", "omp_sched_t*": "INTEGER(4)", "omp_lock_t*": "INTEGER(4)",
+            "omp_nest_lock_t*": "INTEGER(16)"}
+OMP_RESULTS = {"int": "INTEGER(4) FUNCTION", "double": "REAL(8) FUNCTION",
+               "omp_proc_bind_t": "INTEGER(4) FUNCTION", "void": "SUBROUTINE"}
+
+
+def omp_text(omp_h):
+    out = ["! OpenMP's Fortran interface to weft's runtime (omp_bridge/), fixed or free form.",
+           "! Generated by mpi/fortran/generate.py from include/omp.h: do not edit."]
+    for name, kind in OMP_KINDS:
+        out += [fixed(f"INTEGER {name}"), fixed(f"PARAMETER ({name}={kind})")]
+    out += [fixed("INTEGER openmp_version"), fixed("PARAMETER (openmp_version=201511)")]
+    for m in re.finditer(r"^  (omp_\w+) = (\d+),?$", omp_h, re.M):
+        out += [fixed(f"INTEGER(4) {m.group(1)}"), fixed(f"PARAMETER ({m.group(1)}={m.group(2)})")]
+    out.append(fixed("INTERFACE"))
+    for m in re.finditer(r"^extern (int|double|void|omp_proc_bind_t) (omp_\w+)\(([^)]*)\)", omp_h, re.M):
+        result, name, params = m.groups()
+        types = [] if params == "void" else [t.strip() for t in params.split(",")]
+        if any(t not in OMP_ARGS for t in types):
+            continue
+        kind = "LOGICAL(4) FUNCTION" if name in OMP_LOGICAL else OMP_RESULTS[result]
+        args = [f"a{i}" for i in range(len(types))]
+        out.append(fixed(f"{kind} {name}({', '.join(args)}) BIND(C,NAME='{name}')"))
+        for a, t in zip(args, types):
+            decl = "LOGICAL(4), VALUE" if name in OMP_LOGICAL_ARGS else OMP_ARGS[t]
+            out.append(fixed(f"{decl} :: {a}"))
+        out.append(fixed("END " + kind.split()[-1]))
+    out.append(fixed("END INTERFACE"))
+    return "\n".join(out) + "\n"
+
+
+def omp_module_text():
+    return ("! OpenMP's omp_lib module over weft's runtime: omp_lib.h's declarations.\n"
+            "! Generated by mpi/fortran/generate.py: do not edit.\n"
+            "module omp_lib\n  implicit none\n  include 'omp_lib.h'\nend module omp_lib\n")
+
+
+LOGICALS = {"flag", "weighted", "commute", "reorder", "periods", "remain_dims"}
+INTEGER_KINDS = {"int": "INTEGER", "MPI_Aint": "INTEGER(KIND=MPI_ADDRESS_KIND)",
+                 "MPI_Count": "INTEGER(KIND=MPI_COUNT_KIND)",
+                 "MPI_Offset": "INTEGER(KIND=MPI_OFFSET_KIND)"}
+
+
+def fortran_declaration(base, name, suffix, const):
+    """The declaration of one dummy argument in the `mpi` module's interfaces."""
+    scalar = base.rstrip("*")
+    array = bool(suffix) or name.startswith("array_of_") or name in ("periods", "remain_dims")
+    if base in ("void*",):
+        return f"!GCC$ ATTRIBUTES NO_ARG_CHECK :: {name}\n TYPE(*), DIMENSION(*) :: {name}"
+    if base in ("char*", "char"):
+        return f"CHARACTER(LEN=*) :: {name}"
+    if scalar == "MPI_Status":
+        if array:
+            return f"INTEGER :: {name}(MPI_STATUS_SIZE, *)"
+        return f"INTEGER :: {name}(MPI_STATUS_SIZE)"
+    if suffix.count("[") == 2:
+        return f"INTEGER :: {name}({suffix[suffix.index(']') + 2:-1]}, *)"
+    if name in LOGICALS:
+        kind = "LOGICAL"
+    else:
+        kind = INTEGER_KINDS.get(scalar, "INTEGER")  # handles are INTEGER
+    return f"{kind} :: {name}" + ("(*)" if array else "")
+
+
+class Binding:
+    """The Fortran-callable form of one C function, or why it has none."""
+
+    def __init__(self, f, kinds):
+        self.f = f
+        self.kinds = kinds
+        self.decls, self.hidden, self.args, self.pre, self.post = [], [], [], [], []
+        self.fortran = []  # (name, declaration in the mpi module's interface)
+        self.reason = None
+        names = {p.name for p in f.params if p is not None}
+        self.length = next((n for n in LENGTHS if n in names), None)
+        try:
+            for p in f.params:
+                self.param(p)
+        except ValueError as e:
+            self.reason = str(e)
+
+    def param(self, p):
+        if p is None:
+            raise ValueError("variadic")
+        t, n, s = p.type, p.name, p.suffix
+        base = t.replace("const ", "")
+        self.fortran.append((n, fortran_declaration(base, n, s, t.startswith("const"))))
+        if base in ("int", "MPI_Aint", "MPI_Count", "MPI_Offset") and not s:
+            ft = "MPI_Fint" if base == "int" else base
+            self.decls.append(f"{ft}* {n}")
+            self.args.append(f"*{n}")
+        elif base in ("int*", "MPI_Aint*", "MPI_Count*", "MPI_Offset*") or (
+                base in ("int", "MPI_Aint") and s):
+            ft = {"int": "MPI_Fint", "int*": "MPI_Fint"}.get(base, base.rstrip("*"))
+            self.decls.append(f"{ft}* {n}")
+            if "weights" in n:
+                self.args.append(f"weft_f_weights({n})")
+            elif s.count("[") == 2:
+                self.args.append(f"(int(*){s[s.index(']') + 1:]}){n}")
+            else:
+                self.args.append(n)
+            if n == "index" and re.match(r"MPI_(Wait|Test)any$", self.f.name):
+                self.post.append(f"if (rc == MPI_SUCCESS && *{n} >= 0) ++*{n};")
+            if n == "array_of_indices":
+                self.post.append(f"if (rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED) "
+                                 f"for (int i = 0; i < *outcount; ++i) ++{n}[i];")
+        elif base in self.kinds.by_type and not s:
+            name, _ = self.kinds.by_type[base]
+            self.decls.append(f"MPI_Fint* {n}")
+            self.args.append(f"MPI_{name}_f2c(*{n})")
+        elif base.rstrip("*") in self.kinds.by_type and (base.endswith("*") or s):
+            ctype = base.rstrip("*")
+            name, kind = self.kinds.by_type[ctype]
+            self.decls.append(f"MPI_Fint* {n}")
+            inout = bool(INOUT.match(self.f.name)) and not t.startswith("const")
+            if s or n.startswith("array_of_"):
+                if self.length is None:
+                    raise ValueError(f"the length of {n} is not an argument")
+                count = f"*{self.length}"
+                self.pre.append(f"{ctype}* c_{n} = weft_f_alloc({count}, sizeof(*c_{n}));")
+                self.pre.append(f"for (int i = 0; i < {count}; ++i) c_{n}[i] = MPI_{name}_f2c({n}[i]);")
+                self.args.append(f"c_{n}")
+                if not t.startswith("const"):
+                    loop = f"for (int i = 0; i < {count}; ++i) "
+                    if inout:
+                        self.pre.append(f"{ctype}* old_{n} = weft_f_alloc({count}, sizeof(*old_{n}));")
+                        self.pre.append(f"memcpy(old_{n}, c_{n}, ({count} > 0 ? {count} : 0) * sizeof(*old_{n}));")
+                        self.post.append(loop + f"if (c_{n}[i] != old_{n}[i]) {{ if (c_{n}[i] == NULL) "
+                                         f"weft_mpi_{kind}_fortran_free({n}[i]); "
+                                         f"{n}[i] = MPI_{name}_c2f(c_{n}[i]); }}")
+                        self.post.append(f"free(old_{n});")
+                    else:
+                        self.post.append(loop + f"{n}[i] = MPI_{name}_c2f(c_{n}[i]);")
+                self.post.append(f"free(c_{n});")
+            else:
+                self.pre.append(f"{ctype} c_{n} = MPI_{name}_f2c(*{n});")
+                self.args.append(f"&c_{n}")
+                if inout:
+                    # Unchanged (a persistent request, a committed type): no new holder.
+                    self.pre.append(f"{ctype} old_{n} = c_{n};")
+                    self.post.append(f"if (c_{n} != old_{n}) {{ if (c_{n} == NULL) "
+                                     f"weft_mpi_{kind}_fortran_free(*{n}); *{n} = MPI_{name}_c2f(c_{n}); }}")
+                else:
+                    self.post.append(f"*{n} = MPI_{name}_c2f(c_{n});")
+        elif base in ("MPI_Status*", "MPI_Status") and (base.endswith("*") or s):
+            self.decls.append(f"MPI_Fint* {n}")
+            if n.startswith("array_of_") or s:
+                if self.length is None:
+                    raise ValueError(f"the length of {n} is not an argument")
+                self.pre.append(f"MPI_Status* c_{n} = weft_f_statuses_in({n}, *{self.length});")
+                self.args.append(f"c_{n}")
+                self.post.append(f"weft_f_statuses_out(c_{n}, {n}, *{self.length});")
+            else:
+                self.pre.append(f"MPI_Status s_{n}, *c_{n} = weft_f_status_in({n}, &s_{n});")
+                self.args.append(f"c_{n}")
+                if not t.startswith("const"):
+                    self.post.append(f"weft_f_status_out(c_{n}, {n});")
+        elif base in ("char*", "char") and (base.endswith("*") or s) and not (base.endswith("*") and s):
+            self.hidden.append(f"size_t {n}_len")
+            if t.startswith("const"):
+                self.decls.append(f"const char* {n}")
+                self.pre.append(f"char* c_{n} = weft_f_string_in({n}, {n}_len);")
+                self.post.append(f"free(c_{n});")
+            else:
+                self.decls.append(f"char* {n}")
+                self.pre.append(f"char* c_{n} = weft_f_string_buffer({n}_len);")
+                self.post.append(f"weft_f_string_out(c_{n}, {n}, {n}_len);")
+            self.args.append(f"c_{n}")
+        elif base in ("void*",) and n in BUFFERS:
+            self.decls.append(f"{t} {n}")
+            self.args.append(f"weft_f_buffer({n})")
+        else:
+            raise ValueError(f"{t} {n}{s}: no Fortran form yet")
+
+    def interface(self):
+        """The function's explicit interface in the `mpi` module (ierror is required there)."""
+        f = self.f
+        names = [n for n, _ in self.fortran]
+        decls = [d for _, d in self.fortran]
+        if f.result in ("double", "MPI_Aint"):
+            result = "DOUBLE PRECISION" if f.result == "double" else INTEGER_KINDS["MPI_Aint"]
+            head, end = f"{result} FUNCTION {f.name}({', '.join(names)})", "END FUNCTION"
+        else:
+            head, end = f"SUBROUTINE {f.name}({', '.join(names + ['ierror'])})", "END SUBROUTINE"
+            decls.append("INTEGER :: ierror")
+        body = ["IMPORT"] + [line.strip() for d in decls for line in d.split("\n")]
+        return [head] + ["  " + b if not b.startswith("!") else b for b in body] + [end]
+
+    def text(self):
+        f = self.f
+        lower = f.name.lower()
+        if f.result == "double" or f.result == "MPI_Aint":
+            rtype = f.result
+            params = ", ".join(self.decls) or "void"
+            head = f"{rtype} p{lower}_({params})"
+            body = [f"  return P{f.name}({', '.join(self.args)});"]
+        else:
+            params = ", ".join(self.decls + ["MPI_Fint* ierror"] + self.hidden)
+            head = f"void p{lower}_({params})"
+            body = ["  " + line for line in self.pre]
+            body.append(f"  int rc = P{f.name}({', '.join(self.args)});")
+            body += ["  " + line for line in self.post]
+            body.append("  *ierror = rc;")
+        return "\n".join([head + " {"] + body + ["}",
+                          f"extern __typeof__(p{lower}_) {lower}_ __attribute__((weak, alias(\"p{lower}_\")));", ""])
+
+
+# Written in custom_bindings.c.
+CUSTOM = {"MPI_Init", "MPI_Init_thread", "MPI_Comm_set_attr", "MPI_Comm_get_attr",
+          "MPI_Type_set_attr", "MPI_Type_get_attr", "MPI_Win_set_attr", "MPI_Win_get_attr",
+          "MPI_Attr_put", "MPI_Attr_get", "MPI_Info_create_env"}
+
+
+def bindings_of(functions, kinds):
+    """The Binding of every function that has one, and (name, reason) of the others."""
+    bound, unbound = [], []
+    for f in functions.values():
+        if f.name in CUSTOM:
+            continue
+        if f.name.startswith("MPI_T_") or f.result not in ("int", "double", "MPI_Aint"):
+            unbound.append((f.name, "not in the Fortran bindings"))
+            continue
+        b = Binding(f, kinds)
+        if b.reason:
+            unbound.append((f.name, b.reason))
+        else:
+            bound.append(b)
+    return bound, unbound
+
+
+def bindings_text(bound, unbound):
+    out = ["/* The Fortran-callable layer of weft's MPI (gfortran's conventions: lower-case names",
+           " * with one underscore, every argument by reference, string lengths appended).",
+           " * Generated by mpi/fortran/generate.py from include/mpi.h: do not edit. */",
+           '#include "fortran_support.h"', ""]
+    for name, common, _, _, size in SPECIAL:
+        out.append(f"MPI_Fint {common}_[{size}] __attribute__((aligned(16)));  /* as gfortran aligns COMMON */")
+    out.append("")
+    for b in bound:
+        out.append(b.text())
+    out.append("/* Not bound yet:")
+    out += [f" *   {name}: {why}" for name, why in unbound]
+    out.append(" */")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    if len(sys.argv) != 3:
+        raise SystemExit("usage: generate.py MPI_H OUT_DIR")
+    mpi_h = Path(sys.argv[1]).read_text()
+    out = Path(sys.argv[2])
+    (out / "include").mkdir(parents=True, exist_ok=True)
+    kinds = Kinds()
+    functions = capi.read_functions(mpi_h)
+    consts = constants(mpi_h, kinds)
+    bound, unbound = bindings_of(functions, kinds)
+    files = {
+        "include/mpif.h": mpif_text(consts),
+        "include/mpi.f90": module_text(consts, bound),
+        "mpi_bindings.c": bindings_text(bound, unbound),
+        "include/omp_lib.h": omp_text((ROOT / "include/omp.h").read_text()),
+        "include/omp_lib.f90": omp_module_text(),
+    }
+    for name, text in files.items():
+        path = out / name
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,125 @@
+C     The Fortran 77 binding (mpif.h, fixed form): handles, statuses, strings, special addresses
+C     and Fortran datatypes through weft's Fortran-callable layer. Prints " No Errors" on rank 0
+C     when every check passes; each failed check is counted and reported.
+      PROGRAM MPIFCALLS
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER IERR, RANK, NPROCS, ERRS, I, NEXT, PREV, COUNT
+      INTEGER STATUS(MPI_STATUS_SIZE), STATUSES(MPI_STATUS_SIZE, 2)
+      INTEGER REQS(2), SBUF(4), RBUF(4), VEC, DUP, SPLIT, INDX
+      INTEGER FLAG, TOTAL, RLEN, INFO
+      LOGICAL LFLAG, LIN, LOUT
+      DOUBLE PRECISION DIN(3), DOUT(3)
+      COMPLEX CIN, COUT
+      INTEGER(KIND=MPI_ADDRESS_KIND) TAGUB
+      CHARACTER*(MPI_MAX_OBJECT_NAME) NAME
+      CHARACTER*(MPI_MAX_INFO_VAL) VALUE
+
+      ERRS = 0
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NPROCS, IERR)
+      NEXT = MOD(RANK + 1, NPROCS)
+      PREV = MOD(RANK + NPROCS - 1, NPROCS)
+
+C     A ring with requests, Waitall and an array of statuses.
+      DO I = 1, 4
+        SBUF(I) = RANK * 10 + I
+        RBUF(I) = -1
+      END DO
+      CALL MPI_IRECV(RBUF, 4, MPI_INTEGER, PREV, 7, MPI_COMM_WORLD,
+     &               REQS(1), IERR)
+      CALL MPI_ISEND(SBUF, 4, MPI_INTEGER, NEXT, 7, MPI_COMM_WORLD,
+     &               REQS(2), IERR)
+      IF (REQS(1) .EQ. REQS(2) .OR. REQS(1) .EQ. MPI_REQUEST_NULL)
+     &   ERRS = ERRS + 1
+      CALL MPI_WAITALL(2, REQS, STATUSES, IERR)
+      IF (REQS(1) .NE. MPI_REQUEST_NULL) ERRS = ERRS + 1
+      IF (STATUSES(MPI_SOURCE, 1) .NE. PREV) ERRS = ERRS + 1
+      IF (STATUSES(MPI_TAG, 1) .NE. 7) ERRS = ERRS + 1
+      IF (RBUF(4) .NE. PREV * 10 + 4) ERRS = ERRS + 1
+      CALL MPI_GET_COUNT(STATUSES(1, 1), MPI_INTEGER, COUNT, IERR)
+      IF (COUNT .NE. 4) ERRS = ERRS + 1
+
+C     Waitany's index counts from 1; MPI_STATUS_IGNORE.
+      CALL MPI_IRECV(RBUF, 1, MPI_INTEGER, PREV, 8, MPI_COMM_WORLD,
+     &               REQS(1), IERR)
+      REQS(2) = MPI_REQUEST_NULL
+      CALL MPI_SEND(RANK, 1, MPI_INTEGER, NEXT, 8, MPI_COMM_WORLD, IERR)
+      CALL MPI_WAITANY(2, REQS, INDX, MPI_STATUS_IGNORE, IERR)
+      IF (INDX .NE. 1 .OR. RBUF(1) .NE. PREV) ERRS = ERRS + 1
+
+C     A derived type, freed: its handle comes back null.
+      CALL MPI_TYPE_VECTOR(2, 1, 2, MPI_INTEGER, VEC, IERR)
+      CALL MPI_TYPE_COMMIT(VEC, IERR)
+      CALL MPI_SENDRECV(SBUF, 1, VEC, RANK, 9, RBUF, 2, MPI_INTEGER,
+     &                  RANK, 9, MPI_COMM_WORLD, STATUS, IERR)
+      IF (RBUF(1) .NE. SBUF(1) .OR. RBUF(2) .NE. SBUF(3))
+     &   ERRS = ERRS + 1
+      CALL MPI_TYPE_FREE(VEC, IERR)
+      IF (VEC .NE. MPI_DATATYPE_NULL) ERRS = ERRS + 1
+
+C     Reductions on Fortran types, and MPI_IN_PLACE.
+      DO I = 1, 3
+        DIN(I) = DBLE(RANK + I)
+      END DO
+      CALL MPI_ALLREDUCE(DIN, DOUT, 3, MPI_DOUBLE_PRECISION, MPI_SUM,
+     &                   MPI_COMM_WORLD, IERR)
+      IF (DOUT(3) .NE. DBLE(NPROCS * (NPROCS - 1) / 2 + 3 * NPROCS))
+     &   ERRS = ERRS + 1
+      TOTAL = RANK
+      CALL MPI_ALLREDUCE(MPI_IN_PLACE, TOTAL, 1, MPI_INTEGER, MPI_SUM,
+     &                   MPI_COMM_WORLD, IERR)
+      IF (TOTAL .NE. NPROCS * (NPROCS - 1) / 2) ERRS = ERRS + 1
+      LIN = RANK .EQ. 0
+      CALL MPI_ALLREDUCE(LIN, LOUT, 1, MPI_LOGICAL, MPI_LOR,
+     &                   MPI_COMM_WORLD, IERR)
+      IF (.NOT. LOUT) ERRS = ERRS + 1
+      CIN = CMPLX(1.0, REAL(RANK))
+      CALL MPI_ALLREDUCE(CIN, COUT, 1, MPI_COMPLEX, MPI_SUM,
+     &                   MPI_COMM_WORLD, IERR)
+      IF (REAL(COUT) .NE. REAL(NPROCS)) ERRS = ERRS + 1
+
+C     Communicators, names and attributes.
+      CALL MPI_COMM_DUP(MPI_COMM_WORLD, DUP, IERR)
+      CALL MPI_COMM_SET_NAME(DUP, 'fortran dup   ', IERR)
+      CALL MPI_COMM_GET_NAME(DUP, NAME, RLEN, IERR)
+      IF (NAME .NE. 'fortran dup' .OR. RLEN .NE. 11) ERRS = ERRS + 1
+      CALL MPI_COMM_SPLIT(DUP, MOD(RANK, 2), RANK, SPLIT, IERR)
+      CALL MPI_COMM_SIZE(SPLIT, COUNT, IERR)
+      IF (COUNT .NE. (NPROCS + 1 - MOD(RANK, 2)) / 2) ERRS = ERRS + 1
+      CALL MPI_COMM_FREE(SPLIT, IERR)
+      IF (SPLIT .NE. MPI_COMM_NULL) ERRS = ERRS + 1
+      CALL MPI_COMM_FREE(DUP, IERR)
+      CALL MPI_COMM_GET_ATTR(MPI_COMM_WORLD, MPI_TAG_UB, TAGUB, LFLAG,
+     &                       IERR)
+      IF (.NOT. LFLAG .OR. TAGUB .LT. 32767) ERRS = ERRS + 1
+
+C     Info strings.
+      CALL MPI_INFO_CREATE(INFO, IERR)
+      CALL MPI_INFO_SET(INFO, 'weft_key', 'a value  ', IERR)
+      CALL MPI_INFO_GET(INFO, 'weft_key', MPI_MAX_INFO_VAL, VALUE,
+     &                  LFLAG, IERR)
+      IF (.NOT. LFLAG .OR. VALUE .NE. 'a value') ERRS = ERRS + 1
+      CALL MPI_INFO_FREE(INFO, IERR)
+
+C     Errors return their class.
+      CALL MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_RETURN,
+     &                             IERR)
+      CALL MPI_SEND(RANK, 1, MPI_INTEGER, NPROCS, 1, MPI_COMM_WORLD,
+     &              IERR)
+      CALL MPI_ERROR_CLASS(IERR, FLAG, IERR)
+      IF (FLAG .NE. MPI_ERR_RANK) ERRS = ERRS + 1
+
+      CALL MPI_ALLREDUCE(MPI_IN_PLACE, ERRS, 1, MPI_INTEGER, MPI_SUM,
+     &                   MPI_COMM_WORLD, IERR)
+      IF (RANK .EQ. 0) THEN
+        IF (ERRS .EQ. 0) THEN
+          PRINT *, 'No Errors'
+        ELSE
+          PRINT *, 'Found', ERRS, 'errors'
+        END IF
+      END IF
+      CALL MPI_FINALIZE(IERR)
+      IF (ERRS .NE. 0) STOP 1
+      END
