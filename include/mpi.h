@@ -1132,6 +1132,15 @@ int MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status);
 int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status);
 int MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status);
 int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status);
+/* The rest of Fortran's named types (MPI-4.1 19.1.9, 19.3.6): REAL(16) is IEEE quadruple
+ * precision (__float128), the pair types are MAXLOC/MINLOC's (value, index) of one type. */
+extern struct weft_mpi_datatype weft_mpi_real16, weft_mpi_complex32, weft_mpi_2integer,
+    weft_mpi_2real, weft_mpi_2double_precision;
+#define MPI_REAL16 (&weft_mpi_real16)
+#define MPI_COMPLEX32 (&weft_mpi_complex32)
+#define MPI_2INTEGER (&weft_mpi_2integer)
+#define MPI_2REAL (&weft_mpi_2real)
+#define MPI_2DOUBLE_PRECISION (&weft_mpi_2double_precision)
 
 /* I/O (MPI-4.1 14). */
 

@@ -74,6 +74,11 @@ std::array datatype_predefined{
     static_cast<void*>(&weft_mpi_real8),
     static_cast<void*>(&weft_mpi_complex8),
     static_cast<void*>(&weft_mpi_complex16),
+    static_cast<void*>(&weft_mpi_real16),
+    static_cast<void*>(&weft_mpi_complex32),
+    static_cast<void*>(&weft_mpi_2integer),
+    static_cast<void*>(&weft_mpi_2real),
+    static_cast<void*>(&weft_mpi_2double_precision),
 };
 std::array op_predefined{
     static_cast<void*>(&weft_mpi_max),     static_cast<void*>(&weft_mpi_min),

@@ -11,6 +11,11 @@ C     when every check passes; each failed check is counted and reported.
       LOGICAL LFLAG, LIN, LOUT
       DOUBLE PRECISION DIN(3), DOUT(3)
       COMPLEX CIN, COUT
+      DOUBLE PRECISION PIN(2), POUT(2)
+      REAL RIN(2), ROUT(2)
+      INTEGER IIN(2), IOUT(2)
+      REAL*16 QIN, QOUT
+      COMPLEX*32 ZIN, ZOUT
       INTEGER(KIND=MPI_ADDRESS_KIND) TAGUB
       CHARACTER*(MPI_MAX_OBJECT_NAME) NAME
       CHARACTER*(MPI_MAX_INFO_VAL) VALUE
@@ -79,6 +84,35 @@ C     Reductions on Fortran types, and MPI_IN_PLACE.
       CALL MPI_ALLREDUCE(CIN, COUT, 1, MPI_COMPLEX, MPI_SUM,
      &                   MPI_COMM_WORLD, IERR)
       IF (REAL(COUT) .NE. REAL(NPROCS)) ERRS = ERRS + 1
+
+C     MAXLOC on the Fortran pair types; quadruple precision.
+      PIN(1) = DBLE(MOD(RANK * 7, NPROCS))
+      PIN(2) = DBLE(RANK)
+      CALL MPI_ALLREDUCE(PIN, POUT, 1, MPI_2DOUBLE_PRECISION,
+     &                   MPI_MAXLOC, MPI_COMM_WORLD, IERR)
+      IF (POUT(1) .NE. DBLE(NPROCS - 1)) ERRS = ERRS + 1
+      IF (MOD(NINT(POUT(2)) * 7, NPROCS) .NE. NPROCS - 1)
+     &   ERRS = ERRS + 1
+      RIN(1) = REAL(RANK)
+      RIN(2) = REAL(RANK)
+      CALL MPI_ALLREDUCE(RIN, ROUT, 1, MPI_2REAL, MPI_MINLOC,
+     &                   MPI_COMM_WORLD, IERR)
+      IF (ROUT(1) .NE. 0.0 .OR. ROUT(2) .NE. 0.0) ERRS = ERRS + 1
+      IIN(1) = 5
+      IIN(2) = RANK
+      CALL MPI_ALLREDUCE(IIN, IOUT, 1, MPI_2INTEGER, MPI_MAXLOC,
+     &                   MPI_COMM_WORLD, IERR)
+      IF (IOUT(1) .NE. 5 .OR. IOUT(2) .NE. 0) ERRS = ERRS + 1
+      QIN = 1.0Q0 / 3.0Q0
+      CALL MPI_ALLREDUCE(QIN, QOUT, 1, MPI_REAL16, MPI_SUM,
+     &                   MPI_COMM_WORLD, IERR)
+      IF (ABS(QOUT - NPROCS / 3.0Q0) .GT. 1.0Q-30) ERRS = ERRS + 1
+      ZIN = (1.0Q0, 2.0Q0)
+      CALL MPI_ALLREDUCE(ZIN, ZOUT, 1, MPI_COMPLEX32, MPI_PROD,
+     &                   MPI_COMM_WORLD, IERR)
+      IF (ABS(ZOUT - ZIN ** NPROCS) .GT. 1.0Q-25) ERRS = ERRS + 1
+      CALL MPI_TYPE_SIZE(MPI_REAL16, COUNT, IERR)
+      IF (COUNT .NE. 16) ERRS = ERRS + 1
 
 C     Communicators, names and attributes.
       CALL MPI_COMM_DUP(MPI_COMM_WORLD, DUP, IERR)
