@@ -107,3 +107,16 @@ void pmpi_info_create_env_(MPI_Fint* info, MPI_Fint* ierror) {
 }
 extern __typeof__(pmpi_info_create_env_) mpi_info_create_env_
     __attribute__((weak, alias("pmpi_info_create_env_")));
+
+/* A Fortran reduction function takes its datatype as an integer: libweft calls it so
+ * (mpi/interop/fortran_callbacks.cpp). */
+typedef void(FortranUserFunction)(void* invec, void* inoutvec, MPI_Fint* len, MPI_Fint* datatype);
+int weft_mpi_op_create_fortran(FortranUserFunction* user_fn, int commute, MPI_Op* op);
+
+void pmpi_op_create_(FortranUserFunction* user_fn, MPI_Fint* commute, MPI_Fint* op,
+                     MPI_Fint* ierror) {
+  MPI_Op c_op = MPI_OP_NULL;
+  *ierror = weft_mpi_op_create_fortran(user_fn, *commute, &c_op);
+  *op = MPI_Op_c2f(c_op);
+}
+extern __typeof__(pmpi_op_create_) mpi_op_create_ __attribute__((weak, alias("pmpi_op_create_")));

@@ -182,6 +182,9 @@ for _kind in ("Comm", "Type", "Win"):
         "  IMPORT", "  INTEGER :: handle, keyval, ierror",
         "  INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val", "  LOGICAL :: flag",
         "END SUBROUTINE"]
+CUSTOM_INTERFACES["MPI_Op_create"] = [
+    "SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)", "  EXTERNAL :: user_fn",
+    "  LOGICAL :: commute", "  INTEGER :: op, ierror", "END SUBROUTINE"]
 CUSTOM_INTERFACES["MPI_Attr_put"] = ["SUBROUTINE MPI_Attr_put(comm, keyval, attribute_val, ierror)",
                                      "  INTEGER :: comm, keyval, attribute_val, ierror",
                                      "END SUBROUTINE"]
@@ -409,7 +412,7 @@ class Binding:
 # Written in custom_bindings.c.
 CUSTOM = {"MPI_Init", "MPI_Init_thread", "MPI_Comm_set_attr", "MPI_Comm_get_attr",
           "MPI_Type_set_attr", "MPI_Type_get_attr", "MPI_Win_set_attr", "MPI_Win_get_attr",
-          "MPI_Attr_put", "MPI_Attr_get", "MPI_Info_create_env"}
+          "MPI_Attr_put", "MPI_Attr_get", "MPI_Info_create_env", "MPI_Op_create"}
 
 
 def bindings_of(functions, kinds):

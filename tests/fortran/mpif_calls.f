@@ -6,7 +6,8 @@ C     when every check passes; each failed check is counted and reported.
       INCLUDE 'mpif.h'
       INTEGER IERR, RANK, NPROCS, ERRS, I, NEXT, PREV, COUNT
       INTEGER STATUS(MPI_STATUS_SIZE), STATUSES(MPI_STATUS_SIZE, 2)
-      INTEGER REQS(2), SBUF(4), RBUF(4), VEC, DUP, SPLIT, INDX
+      INTEGER REQS(2), SBUF(4), RBUF(4), VEC, DUP, SPLIT, INDX, MYOP
+      EXTERNAL MYSUM
       INTEGER FLAG, TOTAL, RLEN, INFO
       LOGICAL LFLAG, LIN, LOUT
       DOUBLE PRECISION DIN(3), DOUT(3)
@@ -114,6 +115,17 @@ C     MAXLOC on the Fortran pair types; quadruple precision.
       CALL MPI_TYPE_SIZE(MPI_REAL16, COUNT, IERR)
       IF (COUNT .NE. 16) ERRS = ERRS + 1
 
+C     A reduction of the program's own: it gets the datatype as a Fortran handle.
+      CALL MPI_OP_CREATE(MYSUM, .TRUE., MYOP, IERR)
+      SBUF(1) = RANK + 1
+      SBUF(2) = 1
+      CALL MPI_ALLREDUCE(SBUF, RBUF, 2, MPI_INTEGER, MYOP,
+     &                   MPI_COMM_WORLD, IERR)
+      IF (RBUF(1) .NE. NPROCS * (NPROCS + 1) / 2) ERRS = ERRS + 1
+      IF (RBUF(2) .NE. NPROCS) ERRS = ERRS + 1
+      CALL MPI_OP_FREE(MYOP, IERR)
+      IF (MYOP .NE. MPI_OP_NULL) ERRS = ERRS + 1
+
 C     Communicators, names and attributes.
       CALL MPI_COMM_DUP(MPI_COMM_WORLD, DUP, IERR)
       CALL MPI_COMM_SET_NAME(DUP, 'fortran dup   ', IERR)
@@ -156,4 +168,19 @@ C     Errors return their class.
       END IF
       CALL MPI_FINALIZE(IERR)
       IF (ERRS .NE. 0) STOP 1
+      END
+
+C     INOUT = IN + INOUT, if the datatype is MPI_INTEGER (else a wrong result).
+      SUBROUTINE MYSUM(IN, INOUT, LEN, TYPE)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER LEN, TYPE, I
+      INTEGER IN(LEN), INOUT(LEN)
+      DO I = 1, LEN
+        IF (TYPE .EQ. MPI_INTEGER) THEN
+          INOUT(I) = IN(I) + INOUT(I)
+        ELSE
+          INOUT(I) = -1000
+        END IF
+      END DO
       END
