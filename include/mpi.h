@@ -1120,12 +1120,12 @@ typedef struct MPI_F08_status {
  * code passes; elsewhere libweft's. */
 extern MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE];
 extern MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];
-extern MPI_F08_status weft_mpi_f08_status_ignore;
-extern MPI_F08_status weft_mpi_f08_statuses_ignore[1];
+extern MPI_F08_status mpi_f08_status_ignore_[1];
+extern MPI_F08_status mpi_f08_statuses_ignore_[1];
 #define MPI_F_STATUS_IGNORE (mpi_fortran_status_ignore_)
 #define MPI_F_STATUSES_IGNORE (mpi_fortran_statuses_ignore_)
-#define MPI_F08_STATUS_IGNORE (&weft_mpi_f08_status_ignore)
-#define MPI_F08_STATUSES_IGNORE (weft_mpi_f08_statuses_ignore)
+#define MPI_F08_STATUS_IGNORE (mpi_f08_status_ignore_)
+#define MPI_F08_STATUSES_IGNORE (mpi_f08_statuses_ignore_)
 int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status);
 int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status);
 int MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status);

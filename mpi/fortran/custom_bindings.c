@@ -1,17 +1,24 @@
 /* The Fortran forms that differ from their C functions by more than argument conversion (written
  * here rather than generated): MPI_Init without argc/argv, and attributes, whose Fortran value is
- * an integer where C has a pointer. */
+ * an integer where C has a pointer. The mpi_f08 module calls them too, with ierror optional (an
+ * absent one is null). */
 #include <stdint.h>
 
 #include "fortran_support.h"
 
+static void set_ierror(MPI_Fint* ierror, int rc) {
+  if (ierror != NULL) *ierror = rc;
+}
+
 void pmpi_init_(MPI_Fint* ierror) {
-  *ierror = PMPI_Init(NULL, NULL);
+  int rc = PMPI_Init(NULL, NULL);
+  set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_init_) mpi_init_ __attribute__((weak, alias("pmpi_init_")));
 
 void pmpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror) {
-  *ierror = PMPI_Init_thread(NULL, NULL, *required, provided);
+  int rc = PMPI_Init_thread(NULL, NULL, *required, provided);
+  set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_init_thread_) mpi_init_thread_
     __attribute__((weak, alias("pmpi_init_thread_")));
@@ -41,7 +48,8 @@ static MPI_Aint predefined_value(int keyval, void* value) {
 }
 
 void pmpi_comm_set_attr_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* ierror) {
-  *ierror = PMPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, (void*)(intptr_t)*value);
+  int rc = PMPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, (void*)(intptr_t)*value);
+  set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_comm_set_attr_) mpi_comm_set_attr_
     __attribute__((weak, alias("pmpi_comm_set_attr_")));
@@ -49,14 +57,16 @@ extern __typeof__(pmpi_comm_set_attr_) mpi_comm_set_attr_
 void pmpi_comm_get_attr_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
                          MPI_Fint* ierror) {
   void* c_value = NULL;
-  *ierror = PMPI_Comm_get_attr(MPI_Comm_f2c(*comm), *keyval, &c_value, flag);
-  if (*ierror == MPI_SUCCESS && *flag) *value = predefined_value(*keyval, c_value);
+  int rc = PMPI_Comm_get_attr(MPI_Comm_f2c(*comm), *keyval, &c_value, flag);
+  set_ierror(ierror, rc);
+  if (rc == MPI_SUCCESS && *flag) *value = predefined_value(*keyval, c_value);
 }
 extern __typeof__(pmpi_comm_get_attr_) mpi_comm_get_attr_
     __attribute__((weak, alias("pmpi_comm_get_attr_")));
 
 void pmpi_type_set_attr_(MPI_Fint* type, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* ierror) {
-  *ierror = PMPI_Type_set_attr(MPI_Type_f2c(*type), *keyval, (void*)(intptr_t)*value);
+  int rc = PMPI_Type_set_attr(MPI_Type_f2c(*type), *keyval, (void*)(intptr_t)*value);
+  set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_type_set_attr_) mpi_type_set_attr_
     __attribute__((weak, alias("pmpi_type_set_attr_")));
@@ -64,14 +74,16 @@ extern __typeof__(pmpi_type_set_attr_) mpi_type_set_attr_
 void pmpi_type_get_attr_(MPI_Fint* type, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
                          MPI_Fint* ierror) {
   void* c_value = NULL;
-  *ierror = PMPI_Type_get_attr(MPI_Type_f2c(*type), *keyval, &c_value, flag);
-  if (*ierror == MPI_SUCCESS && *flag) *value = (MPI_Aint)(intptr_t)c_value;
+  int rc = PMPI_Type_get_attr(MPI_Type_f2c(*type), *keyval, &c_value, flag);
+  set_ierror(ierror, rc);
+  if (rc == MPI_SUCCESS && *flag) *value = (MPI_Aint)(intptr_t)c_value;
 }
 extern __typeof__(pmpi_type_get_attr_) mpi_type_get_attr_
     __attribute__((weak, alias("pmpi_type_get_attr_")));
 
 void pmpi_win_set_attr_(MPI_Fint* win, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* ierror) {
-  *ierror = PMPI_Win_set_attr(MPI_Win_f2c(*win), *keyval, (void*)(intptr_t)*value);
+  int rc = PMPI_Win_set_attr(MPI_Win_f2c(*win), *keyval, (void*)(intptr_t)*value);
+  set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_win_set_attr_) mpi_win_set_attr_
     __attribute__((weak, alias("pmpi_win_set_attr_")));
@@ -79,30 +91,34 @@ extern __typeof__(pmpi_win_set_attr_) mpi_win_set_attr_
 void pmpi_win_get_attr_(MPI_Fint* win, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
                         MPI_Fint* ierror) {
   void* c_value = NULL;
-  *ierror = PMPI_Win_get_attr(MPI_Win_f2c(*win), *keyval, &c_value, flag);
-  if (*ierror == MPI_SUCCESS && *flag) *value = predefined_value(*keyval, c_value);
+  int rc = PMPI_Win_get_attr(MPI_Win_f2c(*win), *keyval, &c_value, flag);
+  set_ierror(ierror, rc);
+  if (rc == MPI_SUCCESS && *flag) *value = predefined_value(*keyval, c_value);
 }
 extern __typeof__(pmpi_win_get_attr_) mpi_win_get_attr_
     __attribute__((weak, alias("pmpi_win_get_attr_")));
 
 /* MPI-1's names: the value is a default INTEGER. */
 void pmpi_attr_put_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* ierror) {
-  *ierror = PMPI_Attr_put(MPI_Comm_f2c(*comm), *keyval, (void*)(intptr_t)*value);
+  int rc = PMPI_Attr_put(MPI_Comm_f2c(*comm), *keyval, (void*)(intptr_t)*value);
+  set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_attr_put_) mpi_attr_put_ __attribute__((weak, alias("pmpi_attr_put_")));
 
 void pmpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag,
                     MPI_Fint* ierror) {
   void* c_value = NULL;
-  *ierror = PMPI_Attr_get(MPI_Comm_f2c(*comm), *keyval, &c_value, flag);
-  if (*ierror == MPI_SUCCESS && *flag) *value = (MPI_Fint)predefined_value(*keyval, c_value);
+  int rc = PMPI_Attr_get(MPI_Comm_f2c(*comm), *keyval, &c_value, flag);
+  set_ierror(ierror, rc);
+  if (rc == MPI_SUCCESS && *flag) *value = (MPI_Fint)predefined_value(*keyval, c_value);
 }
 extern __typeof__(pmpi_attr_get_) mpi_attr_get_ __attribute__((weak, alias("pmpi_attr_get_")));
 
 /* Fortran has no argc/argv to give: the environment's info is the process's (MPI-4.1 10.4). */
 void pmpi_info_create_env_(MPI_Fint* info, MPI_Fint* ierror) {
   MPI_Info c_info = MPI_INFO_NULL;
-  *ierror = PMPI_Info_create_env(0, NULL, &c_info);
+  int rc = PMPI_Info_create_env(0, NULL, &c_info);
+  set_ierror(ierror, rc);
   *info = MPI_Info_c2f(c_info);
 }
 extern __typeof__(pmpi_info_create_env_) mpi_info_create_env_
@@ -116,7 +132,8 @@ int weft_mpi_op_create_fortran(FortranUserFunction* user_fn, int commute, MPI_Op
 void pmpi_op_create_(FortranUserFunction* user_fn, MPI_Fint* commute, MPI_Fint* op,
                      MPI_Fint* ierror) {
   MPI_Op c_op = MPI_OP_NULL;
-  *ierror = weft_mpi_op_create_fortran(user_fn, *commute, &c_op);
+  int rc = weft_mpi_op_create_fortran(user_fn, *commute, &c_op);
+  set_ierror(ierror, rc);
   *op = MPI_Op_c2f(c_op);
 }
 extern __typeof__(pmpi_op_create_) mpi_op_create_ __attribute__((weak, alias("pmpi_op_create_")));

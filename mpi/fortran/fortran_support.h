@@ -15,6 +15,21 @@
 extern MPI_Fint mpi_fortran_bottom_[1], mpi_fortran_in_place_[1], mpi_fortran_unweighted_[1],
     mpi_fortran_weights_empty_[1], mpi_fortran_errcodes_ignore_[1];
 
+/* The start of a C descriptor, as mpi_f08's BIND(C) interfaces pass TYPE(*), DIMENSION(..) and
+ * CHARACTER(LEN=*) arguments: Fortran 2018 (18.5.3) puts base_addr, elem_len and version first,
+ * in this order. Declared here because only GCC's C compiler has ISO_Fortran_binding.h. */
+typedef struct weft_cfi_head {
+  void* base_addr;
+  size_t elem_len;
+} weft_cfi_head;
+
+/* mpi_f08 buffers: contiguous ones (MPI_SUBARRAYS_SUPPORTED is .false.), from their address. */
+static inline void* weft_f08_buffer(const weft_cfi_head* buffer) {
+  if (buffer->base_addr == mpi_fortran_bottom_) return MPI_BOTTOM;
+  if (buffer->base_addr == mpi_fortran_in_place_) return MPI_IN_PLACE;
+  return buffer->base_addr;
+}
+
 /* Handles the program's Fortran code freed (mpi/interop/handle_kinds.h). */
 void weft_mpi_comm_fortran_free(MPI_Fint handle);
 void weft_mpi_group_fortran_free(MPI_Fint handle);
@@ -44,7 +59,9 @@ static inline void* weft_f_alloc(int count, size_t size) {
 }
 
 static inline MPI_Status* weft_f_status_in(MPI_Fint* f_status, MPI_Status* c_status) {
-  if (f_status == mpi_fortran_status_ignore_ || f_status == mpi_fortran_statuses_ignore_) {
+  if (f_status == mpi_fortran_status_ignore_ || f_status == mpi_fortran_statuses_ignore_ ||
+      f_status == (MPI_Fint*)MPI_F08_STATUS_IGNORE ||
+      f_status == (MPI_Fint*)MPI_F08_STATUSES_IGNORE) {
     return MPI_STATUS_IGNORE;
   }
   memcpy(c_status, f_status, sizeof *c_status); /* the same fields (status_conversion.cpp) */
@@ -56,7 +73,9 @@ static inline void weft_f_status_out(const MPI_Status* c_status, MPI_Fint* f_sta
 }
 
 static inline MPI_Status* weft_f_statuses_in(MPI_Fint* f_statuses, int count) {
-  if (f_statuses == mpi_fortran_statuses_ignore_ || f_statuses == mpi_fortran_status_ignore_) {
+  if (f_statuses == mpi_fortran_statuses_ignore_ || f_statuses == mpi_fortran_status_ignore_ ||
+      f_statuses == (MPI_Fint*)MPI_F08_STATUS_IGNORE ||
+      f_statuses == (MPI_Fint*)MPI_F08_STATUSES_IGNORE) {
     return MPI_STATUSES_IGNORE;
   }
   return (MPI_Status*)weft_f_alloc(count, sizeof(MPI_Status));

@@ -15,8 +15,8 @@ static_assert(sizeof(MPI_F08_status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint));
 extern "C" {
 MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE];
 MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];
-MPI_F08_status weft_mpi_f08_status_ignore;
-MPI_F08_status weft_mpi_f08_statuses_ignore[1];
+MPI_F08_status mpi_f08_status_ignore_[1];
+MPI_F08_status mpi_f08_statuses_ignore_[1];
 }
 
 namespace {
@@ -24,8 +24,8 @@ namespace {
 // A status argument that is an ignore-status or null is erroneous (MPI-4.1 19.3.5).
 int check_status(const void* status, const char* function, const char* argument) {
   if (status != nullptr && status != mpi_fortran_status_ignore_ &&
-      status != mpi_fortran_statuses_ignore_ && status != &weft_mpi_f08_status_ignore &&
-      status != weft_mpi_f08_statuses_ignore) {
+      status != mpi_fortran_statuses_ignore_ && status != mpi_f08_status_ignore_ &&
+      status != mpi_f08_statuses_ignore_) {
     return MPI_SUCCESS;
   }
   return weft::mpi::raise(
