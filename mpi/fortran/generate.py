@@ -135,6 +135,8 @@ def mpif_text(consts):
         out.append(fixed(decl))
         out.append(fixed(f"COMMON /{common.upper()}/ {name}"))
         out.append(fixed(f"SAVE /{common.upper()}/"))
+    for name in keyval_names():
+        out.append(fixed(f"EXTERNAL {name}"))
     for prefix in ("MPI", "PMPI"):
         out.append(fixed(f"DOUBLE PRECISION {prefix}_WTIME, {prefix}_WTICK"))
         out.append(fixed(f"EXTERNAL {prefix}_WTIME, {prefix}_WTICK"))
@@ -156,6 +158,7 @@ def module_text(consts, bindings):
         out.append("  " + decl)
         out.append(f"  common /{common}/ {name}")
         out.append(f"  save /{common}/")
+    out.append("  external :: " + ", ".join(keyval_names()))
     out.append("  interface")
     for b in (b for b in bindings if not b.f08):
         for line in b.interface():
@@ -194,6 +197,15 @@ for _kind in ("Comm", "Type", "Win"):
 CUSTOM_INTERFACES["MPI_Op_create"] = [
     "SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)", "  EXTERNAL :: user_fn",
     "  LOGICAL :: commute", "  INTEGER :: op, ierror", "END SUBROUTINE"]
+for _kind in ("Comm", "Type", "Win"):
+    CUSTOM_INTERFACES[f"MPI_{_kind}_create_keyval"] = [
+        f"SUBROUTINE MPI_{_kind}_create_keyval(copy_fn, delete_fn, keyval, extra_state, ierror)",
+        "  IMPORT", "  EXTERNAL :: copy_fn, delete_fn", "  INTEGER :: keyval, ierror",
+        "  INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state", "END SUBROUTINE"]
+CUSTOM_INTERFACES["MPI_Keyval_create"] = [
+    "SUBROUTINE MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state, ierror)",
+    "  EXTERNAL :: copy_fn, delete_fn", "  INTEGER :: keyval, extra_state, ierror",
+    "END SUBROUTINE"]
 CUSTOM_INTERFACES["MPI_Attr_put"] = ["SUBROUTINE MPI_Attr_put(comm, keyval, attribute_val, ierror)",
                                      "  INTEGER :: comm, keyval, attribute_val, ierror",
                                      "END SUBROUTINE"]
@@ -267,7 +279,94 @@ CUSTOM_F08 = [
     (f"MPI_{kind}_get_attr", ["handle", "keyval", "attribute_val", "flag"],
      [f"TYPE(MPI_{ctype}) :: handle", "INTEGER :: keyval",
       "INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val", "LOGICAL :: flag"])
-    for kind, ctype in (("Comm", "Comm"), ("Type", "Datatype"), ("Win", "Win"))]
+    for kind, ctype in (("Comm", "Comm"), ("Type", "Datatype"), ("Win", "Win"))] + [
+    (f"MPI_{kind}_create_keyval", ["copy_fn", "delete_fn", "keyval", "extra_state"],
+     ["EXTERNAL :: copy_fn, delete_fn", "INTEGER :: keyval",
+      "INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state"]) for kind in ("Comm", "Type", "Win")]
+
+
+# Keyvals with Fortran callbacks (MPI-4.1 7.7.2): the C keyval's extra_state points at the Fortran
+# procedures and the program's extra_state; C trampolines convert the arguments. For each kind:
+# (name in the calls, C handle type, name in the predefined callbacks, value type in Fortran);
+# MPI-1's MPI_KEYVAL_CREATE has INTEGER values.
+KEYVAL_KINDS = [("Comm", "MPI_Comm", "comm", "MPI_Aint"), ("Type", "MPI_Datatype", "type", "MPI_Aint"),
+                ("Win", "MPI_Win", "win", "MPI_Aint"), ("Keyval", "MPI_Comm", "", "MPI_Fint")]
+
+
+def keyval_text():
+    out = ["/* Keyvals created from Fortran: the Fortran procedures are called through trampolines. */"]
+    for name, ctype, short, value in KEYVAL_KINDS:
+        mpi1 = name == "Keyval"
+        conv = "Comm" if mpi1 else name
+        prefix = "" if mpi1 else f"{short}_"
+        fn = f"weft_f_{short or 'mpi1'}"
+        lower = "keyval_create" if mpi1 else f"{short}_create_keyval"
+        cname = "MPI_Keyval_create" if mpi1 else f"MPI_{name}_create_keyval"
+        out += [
+            f"typedef void({fn}_copy)(MPI_Fint* old, MPI_Fint* keyval, {value}* extra_state,",
+            f"    {value}* attribute_val_in, {value}* attribute_val_out, MPI_Fint* flag, MPI_Fint* ierror);",
+            f"typedef void({fn}_delete)(MPI_Fint* object, MPI_Fint* keyval, {value}* attribute_val,",
+            f"    {value}* extra_state, MPI_Fint* ierror);",
+            f"struct {fn}_keyval {{",
+            f"  {fn}_copy* copy;",
+            f"  {fn}_delete* del;",
+            f"  {value} extra_state;",
+            f"}};",
+            f"static int {fn}_copy_trampoline({ctype} old, int keyval, void* extra, void* in, void* out, int* flag) {{",
+            f"  struct {fn}_keyval* k = (struct {fn}_keyval*)extra;",
+            f"  MPI_Fint f_old = MPI_{conv}_c2f(old), f_keyval = keyval, f_flag = 0, ierror = MPI_SUCCESS;",
+            f"  {value} f_in = ({value})(intptr_t)in, f_out = 0;",
+            f"  k->copy(&f_old, &f_keyval, &k->extra_state, &f_in, &f_out, &f_flag, &ierror);",
+            f"  *flag = f_flag != 0;",
+            f"  if (f_flag) *(void**)out = (void*)(intptr_t)f_out;",
+            f"  return ierror;",
+            f"}}",
+            f"static int {fn}_delete_trampoline({ctype} object, int keyval, void* value, void* extra) {{",
+            f"  struct {fn}_keyval* k = (struct {fn}_keyval*)extra;",
+            f"  MPI_Fint f_object = MPI_{conv}_c2f(object), f_keyval = keyval, ierror = MPI_SUCCESS;",
+            f"  {value} f_value = ({value})(intptr_t)value;",
+            f"  k->del(&f_object, &f_keyval, &f_value, &k->extra_state, &ierror);",
+            f"  return ierror;",
+            f"}}",
+            f"/* The procedures live as long as the program: a freed keyval's attributes still call them. */",
+            f"void pmpi_{lower}_({fn}_copy* copy_fn, {fn}_delete* delete_fn, MPI_Fint* keyval,",
+            f"    {value}* extra_state, MPI_Fint* ierror) {{",
+            f"  struct {fn}_keyval* k = (struct {fn}_keyval*)malloc(sizeof *k);",
+            f"  k->copy = copy_fn;",
+            f"  k->del = delete_fn;",
+            f"  k->extra_state = *extra_state;",
+            f"  int rc = P{cname}({fn}_copy_trampoline, {fn}_delete_trampoline, keyval, k);",
+            f"  if (ierror != NULL) *ierror = rc;",
+            f"}}",
+            f'extern __typeof__(pmpi_{lower}_) mpi_{lower}_ __attribute__((weak, alias("pmpi_{lower}_")));',
+            f"/* The predefined callbacks in their Fortran forms. */",
+            f"void mpi_{prefix}null_copy_fn_(MPI_Fint* old, MPI_Fint* keyval, {value}* extra_state,",
+            f"    {value}* in, {value}* out, MPI_Fint* flag, MPI_Fint* ierror) {{",
+            f"  *flag = 0;",
+            f"  *ierror = MPI_SUCCESS;",
+            f"}}",
+            f"void mpi_{prefix}dup_fn_(MPI_Fint* old, MPI_Fint* keyval, {value}* extra_state,",
+            f"    {value}* in, {value}* out, MPI_Fint* flag, MPI_Fint* ierror) {{",
+            f"  *out = *in;",
+            f"  *flag = 1;",
+            f"  *ierror = MPI_SUCCESS;",
+            f"}}",
+            f"void mpi_{prefix}null_delete_fn_(MPI_Fint* object, MPI_Fint* keyval, {value}* value,",
+            f"    {value}* extra_state, MPI_Fint* ierror) {{",
+            f"  *ierror = MPI_SUCCESS;",
+            f"}}",
+            "",
+        ]
+    return out
+
+
+def keyval_names():
+    """The Fortran names of the predefined attribute callbacks (EXTERNAL in mpif.h)."""
+    names = []
+    for _, _, short, _ in KEYVAL_KINDS:
+        prefix = f"{short}_".upper() if short else ""
+        names += [f"MPI_{prefix}NULL_COPY_FN", f"MPI_{prefix}DUP_FN", f"MPI_{prefix}NULL_DELETE_FN"]
+    return names
 
 
 # OpenMP's Fortran interface (OpenMP 5.2, 19 and 20): weft's omp.h functions through bind(C)
@@ -514,7 +613,9 @@ class Binding:
 # Written in custom_bindings.c.
 CUSTOM = {"MPI_Init", "MPI_Init_thread", "MPI_Comm_set_attr", "MPI_Comm_get_attr",
           "MPI_Type_set_attr", "MPI_Type_get_attr", "MPI_Win_set_attr", "MPI_Win_get_attr",
-          "MPI_Attr_put", "MPI_Attr_get", "MPI_Info_create_env", "MPI_Op_create"}
+          "MPI_Attr_put", "MPI_Attr_get", "MPI_Info_create_env", "MPI_Op_create",
+          "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Win_create_keyval",
+          "MPI_Keyval_create"}
 
 
 def bindings_of(functions, kinds):
@@ -547,6 +648,7 @@ def bindings_text(bound, unbound):
     out.append("")
     for b in bound:
         out.append(b.text())
+    out += keyval_text()
     out.append("/* Not bound yet:")
     out += [f" *   {name}: {why}" for name, why in unbound]
     out.append(" */")

@@ -7,7 +7,10 @@ C     when every check passes; each failed check is counted and reported.
       INTEGER IERR, RANK, NPROCS, ERRS, I, NEXT, PREV, COUNT
       INTEGER STATUS(MPI_STATUS_SIZE), STATUSES(MPI_STATUS_SIZE, 2)
       INTEGER REQS(2), SBUF(4), RBUF(4), VEC, DUP, SPLIT, INDX, MYOP
-      EXTERNAL MYSUM
+      INTEGER KEYVAL, DELETED
+      INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA, ATTR
+      EXTERNAL MYSUM, MYDELETE
+      COMMON /DELETIONS/ DELETED
       INTEGER FLAG, TOTAL, RLEN, INFO
       LOGICAL LFLAG, LIN, LOUT
       DOUBLE PRECISION DIN(3), DOUT(3)
@@ -137,6 +140,24 @@ C     Communicators, names and attributes.
       CALL MPI_COMM_FREE(SPLIT, IERR)
       IF (SPLIT .NE. MPI_COMM_NULL) ERRS = ERRS + 1
       CALL MPI_COMM_FREE(DUP, IERR)
+
+C     A keyval with Fortran callbacks: MPI_COMM_DUP_FN copies the attribute to a duplicate, the
+C     program's delete function counts the deletions.
+      DELETED = 0
+      EXTRA = 7
+      CALL MPI_COMM_CREATE_KEYVAL(MPI_COMM_DUP_FN, MYDELETE, KEYVAL,
+     &                            EXTRA, IERR)
+      ATTR = 1000 + RANK
+      CALL MPI_COMM_SET_ATTR(MPI_COMM_WORLD, KEYVAL, ATTR, IERR)
+      CALL MPI_COMM_DUP(MPI_COMM_WORLD, DUP, IERR)
+      ATTR = 0
+      CALL MPI_COMM_GET_ATTR(DUP, KEYVAL, ATTR, LFLAG, IERR)
+      IF (.NOT. LFLAG .OR. ATTR .NE. 1000 + RANK) ERRS = ERRS + 1
+      CALL MPI_COMM_FREE(DUP, IERR)
+      CALL MPI_COMM_DELETE_ATTR(MPI_COMM_WORLD, KEYVAL, IERR)
+      IF (DELETED .NE. 2) ERRS = ERRS + 1
+      CALL MPI_COMM_FREE_KEYVAL(KEYVAL, IERR)
+
       CALL MPI_COMM_GET_ATTR(MPI_COMM_WORLD, MPI_TAG_UB, TAGUB, LFLAG,
      &                       IERR)
       IF (.NOT. LFLAG .OR. TAGUB .LT. 32767) ERRS = ERRS + 1
@@ -183,4 +204,15 @@ C     INOUT = IN + INOUT, if the datatype is MPI_INTEGER (else a wrong result).
           INOUT(I) = -1000
         END IF
       END DO
+      END
+
+C     Counts the deletions of attributes whose extra state is 7.
+      SUBROUTINE MYDELETE(COMM, KEYVAL, VALUE, EXTRA, IERR)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER COMM, KEYVAL, IERR, DELETED
+      INTEGER(KIND=MPI_ADDRESS_KIND) VALUE, EXTRA
+      COMMON /DELETIONS/ DELETED
+      IF (EXTRA .EQ. 7) DELETED = DELETED + 1
+      IERR = MPI_SUCCESS
       END
