@@ -87,21 +87,41 @@ static inline void weft_f_statuses_out(MPI_Status* c_statuses, MPI_Fint* f_statu
   free(c_statuses);
 }
 
-/* A Fortran string argument without its trailing blanks, as a C string (freed by the caller). */
-static inline char* weft_f_string_in(const char* f_string, size_t length) {
+/* A Fortran string argument without its trailing blanks (and leading ones for info keys and
+ * values: `info_string`), as a C string (freed by the caller). */
+static inline char* weft_f_string_in(const char* f_string, size_t length, int info_string) {
   while (length > 0 && f_string[length - 1] == ' ') --length;
+  while (info_string && length > 0 && f_string[0] == ' ') {
+    ++f_string;
+    --length;
+  }
   char* c_string = (char*)malloc(length + 1);
   memcpy(c_string, f_string, length);
   c_string[length] = '\0';
   return c_string;
 }
 
-/* Room for whatever a C call writes into a string argument (at most one of MPI's maxima). */
-static inline char* weft_f_string_buffer(size_t length) {
+/* Room for whatever a C call writes into a string argument (at most one of MPI's maxima),
+ * holding the Fortran string as it is: a call that writes nothing (a key not found) leaves it so. */
+static inline char* weft_f_string_buffer(const char* f_string, size_t length) {
   size_t room = length > MPI_MAX_LIBRARY_VERSION_STRING ? length : MPI_MAX_LIBRARY_VERSION_STRING;
   char* c_string = (char*)malloc(room + 1);
-  c_string[0] = '\0';
+  memcpy(c_string, f_string, length);
+  c_string[length] = '\0';
   return c_string;
+}
+
+/* The size of the group a communicator's collectives address (the remote one of an
+ * intercommunicator): the length of MPI_Alltoallw's datatype arrays. */
+static inline int weft_f_group_size(MPI_Comm comm) {
+  int inter = 0, size = 0;
+  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return 0;
+  if (inter) {
+    MPI_Comm_remote_size(comm, &size);
+  } else {
+    MPI_Comm_size(comm, &size);
+  }
+  return size;
 }
 
 /* Copies a C result into a Fortran string, blank-padded (Fortran has no terminator). */

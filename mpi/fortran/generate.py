@@ -40,6 +40,12 @@ BUFFERS = {"buf", "sendbuf", "recvbuf", "buffer", "inbuf", "outbuf", "inoutbuf",
 INOUT = re.compile(r"^MPI_(\w+_free|Wait\w*|Test\w*|Request_free|Session_finalize|Comm_disconnect"
                      r"|Mrecv|Imrecv|Start\w*|Type_commit|Win_free)$")
 LENGTHS = ("count", "incount", "max_datatypes")
+# MPI-1's address calls, removed in MPI-3.0: their Fortran forms take default INTEGER addresses.
+MPI1_INTEGER_ADDRESSES = {"MPI_Type_hvector", "MPI_Type_hindexed", "MPI_Type_struct", "MPI_Address",
+                          "MPI_Type_extent", "MPI_Type_lb", "MPI_Type_ub"}
+# The length of a datatype array that is not an argument: the size of the communicator's group
+# (the remote one for an intercommunicator).
+GROUP_LENGTHS = {"MPI_Alltoallw", "MPI_Ialltoallw", "MPI_Alltoallw_init"}
 # Fortran's special addresses: name, COMMON block, C expression it stands for, Fortran declaration.
 SPECIAL = [
     ("MPI_BOTTOM", "mpi_fortran_bottom", "MPI_BOTTOM", "INTEGER MPI_BOTTOM", 1),
@@ -140,9 +146,6 @@ def mpif_text(consts):
     for prefix in ("MPI", "PMPI"):
         out.append(fixed(f"DOUBLE PRECISION {prefix}_WTIME, {prefix}_WTICK"))
         out.append(fixed(f"EXTERNAL {prefix}_WTIME, {prefix}_WTICK"))
-        out.append(fixed(f"INTEGER(KIND=MPI_ADDRESS_KIND) {prefix}_AINT_ADD"))
-        out.append(fixed(f"INTEGER(KIND=MPI_ADDRESS_KIND) {prefix}_AINT_DIFF"))
-        out.append(fixed(f"EXTERNAL {prefix}_AINT_ADD, {prefix}_AINT_DIFF"))
     return "\n".join(out) + "\n"
 
 
@@ -206,6 +209,8 @@ CUSTOM_INTERFACES["MPI_Keyval_create"] = [
     "SUBROUTINE MPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state, ierror)",
     "  EXTERNAL :: copy_fn, delete_fn", "  INTEGER :: keyval, extra_state, ierror",
     "END SUBROUTINE"]
+for _name in ("PMPI_Wtime", "PMPI_Wtick"):
+    CUSTOM_INTERFACES[_name] = [f"DOUBLE PRECISION FUNCTION {_name}()", "END FUNCTION"]
 CUSTOM_INTERFACES["MPI_Attr_put"] = ["SUBROUTINE MPI_Attr_put(comm, keyval, attribute_val, ierror)",
                                      "  INTEGER :: comm, keyval, attribute_val, ierror",
                                      "END SUBROUTINE"]
@@ -457,6 +462,8 @@ class Binding:
         self.f = f
         self.kinds = kinds
         self.f08 = f08  # the mpi_f08 form: buffers and strings as CFI descriptors, ierror optional
+        # Info keys and values lose their leading blanks too (MPI-4.1 10).
+        self.info = 1 if f.name.startswith("MPI_Info_") else 0
         self.decls, self.hidden, self.args, self.pre, self.post = [], [], [], [], []
         self.fortran = []  # (name, declaration in the mpi module's interface)
         self.reason = None
@@ -473,6 +480,9 @@ class Binding:
             raise ValueError("variadic")
         t, n, s = p.type, p.name, p.suffix
         base = t.replace("const ", "")
+        if self.f.name in MPI1_INTEGER_ADDRESSES and base.startswith("MPI_Aint"):
+            self.integer_address(n, s, base.endswith("*") or bool(s))
+            return
         self.fortran.append((n, fortran_declaration(base, n, s, self.f08 and self.kinds)))
         if base in ("int", "MPI_Aint", "MPI_Count", "MPI_Offset") and not s:
             ft = "MPI_Fint" if base == "int" else base
@@ -503,9 +513,14 @@ class Binding:
             self.decls.append(f"MPI_Fint* {n}")
             inout = bool(INOUT.match(self.f.name)) and not t.startswith("const")
             if s or n.startswith("array_of_"):
-                if self.length is None:
+                if self.f.name in GROUP_LENGTHS:
+                    count = "weft_f_group_size(MPI_Comm_f2c(*comm))"
+                elif self.length is None:
                     raise ValueError(f"the length of {n} is not an argument")
-                count = f"*{self.length}"
+                else:
+                    count = f"*{self.length}"
+                self.pre.append(f"const int len_{n} = {count};")
+                count = f"len_{n}"
                 self.pre.append(f"{ctype}* c_{n} = weft_f_alloc({count}, sizeof(*c_{n}));")
                 self.pre.append(f"for (int i = 0; i < {count}; ++i) c_{n}[i] = MPI_{name}_f2c({n}[i]);")
                 self.args.append(f"c_{n}")
@@ -548,21 +563,21 @@ class Binding:
             if self.f08:
                 self.decls.append(f"weft_cfi_head* {n}")
                 if t.startswith("const"):
-                    self.pre.append(f"char* c_{n} = weft_f_string_in({n}->base_addr, {n}->elem_len);")
+                    self.pre.append(f"char* c_{n} = weft_f_string_in({n}->base_addr, {n}->elem_len, {self.info});")
                     self.post.append(f"free(c_{n});")
                 else:
-                    self.pre.append(f"char* c_{n} = weft_f_string_buffer({n}->elem_len);")
+                    self.pre.append(f"char* c_{n} = weft_f_string_buffer({n}->base_addr, {n}->elem_len);")
                     self.post.append(f"weft_f_string_out(c_{n}, {n}->base_addr, {n}->elem_len);")
                 self.args.append(f"c_{n}")
                 return
             self.hidden.append(f"size_t {n}_len")
             if t.startswith("const"):
                 self.decls.append(f"const char* {n}")
-                self.pre.append(f"char* c_{n} = weft_f_string_in({n}, {n}_len);")
+                self.pre.append(f"char* c_{n} = weft_f_string_in({n}, {n}_len, {self.info});")
                 self.post.append(f"free(c_{n});")
             else:
                 self.decls.append(f"char* {n}")
-                self.pre.append(f"char* c_{n} = weft_f_string_buffer({n}_len);")
+                self.pre.append(f"char* c_{n} = weft_f_string_buffer({n}, {n}_len);")
                 self.post.append(f"weft_f_string_out(c_{n}, {n}, {n}_len);")
             self.args.append(f"c_{n}")
         elif base in ("void*",) and n in BUFFERS:
@@ -574,6 +589,23 @@ class Binding:
                 self.args.append(f"weft_f_buffer({n})")
         else:
             raise ValueError(f"{t} {n}{s}: no Fortran form yet")
+
+    def integer_address(self, n, s, pointer):
+        """An MPI_Aint of an MPI-1 call, a default INTEGER in Fortran."""
+        array = bool(s)
+        self.fortran.append((n, f"INTEGER :: {n}" + ("(*)" if array else "")))
+        self.decls.append(f"MPI_Fint* {n}")
+        if array:
+            self.pre.append(f"MPI_Aint* c_{n} = weft_f_alloc(*{self.length}, sizeof(MPI_Aint));")
+            self.pre.append(f"for (int i = 0; i < *{self.length}; ++i) c_{n}[i] = {n}[i];")
+            self.args.append(f"c_{n}")
+            self.post.append(f"free(c_{n});")
+        elif pointer:
+            self.pre.append(f"MPI_Aint c_{n} = 0;")
+            self.args.append(f"&c_{n}")
+            self.post.append(f"*{n} = (MPI_Fint)c_{n};")
+        else:
+            self.args.append(f"(MPI_Aint)*{n}")
 
     def interface(self):
         """The function's explicit interface in the `mpi` module (ierror is required there)."""
