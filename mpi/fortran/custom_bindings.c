@@ -2,6 +2,7 @@
  * here rather than generated): MPI_Init without argc/argv, and attributes, whose Fortran value is
  * an integer where C has a pointer. The mpi_f08 module calls them too, with ierror optional (an
  * absent one is null). */
+#include <pthread.h>
 #include <stdint.h>
 
 #include "fortran_support.h"
@@ -137,3 +138,46 @@ void pmpi_op_create_(FortranUserFunction* user_fn, MPI_Fint* commute, MPI_Fint* 
   *op = MPI_Op_c2f(c_op);
 }
 extern __typeof__(pmpi_op_create_) mpi_op_create_ __attribute__((weak, alias("pmpi_op_create_")));
+
+/* The arrays kept for pending requests: few at a time (one per nonblocking MPI_IALLTOALLW...). */
+struct kept {
+  MPI_Fint request;
+  void* memory;
+  struct kept* next;
+};
+static struct kept* kept_list;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void weft_f_keep(int rc, MPI_Fint request, void* memory) {
+  if (rc != MPI_SUCCESS) {
+    free(memory);
+    return;
+  }
+  struct kept* k = (struct kept*)malloc(sizeof *k);
+  k->request = request;
+  k->memory = memory;
+  pthread_mutex_lock(&kept_lock);
+  k->next = kept_list;
+  __atomic_store_n(&kept_list, k, __ATOMIC_RELEASE);
+  pthread_mutex_unlock(&kept_lock);
+}
+
+void weft_f_release(MPI_Fint request) {
+  /* Every completion comes here: most find nothing kept, without the lock. A request's own
+   * arrays were kept before the call that completes it, by a thread of the same rank, so they are
+   * seen here (acquire pairs with the release store in weft_f_keep). */
+  if (__atomic_load_n(&kept_list, __ATOMIC_ACQUIRE) == NULL) return;
+  pthread_mutex_lock(&kept_lock);
+  struct kept** at = &kept_list;
+  while (*at != NULL) {
+    struct kept* k = *at;
+    if (k->request == request) {
+      __atomic_store_n(at, k->next, __ATOMIC_RELEASE);
+      free(k->memory);
+      free(k);
+    } else {
+      at = &k->next;
+    }
+  }
+  pthread_mutex_unlock(&kept_lock);
+}

@@ -87,6 +87,12 @@ static inline void weft_f_statuses_out(MPI_Status* c_statuses, MPI_Fint* f_statu
   free(c_statuses);
 }
 
+/* Arrays a nonblocking or persistent call converted (MPI_IALLTOALLW's datatypes) must outlive the
+ * call: each is kept with the Fortran integer of its request until a Fortran call completes or
+ * frees that request (mpi_bindings.c). Not kept when the call failed. */
+void weft_f_keep(int rc, MPI_Fint request, void* memory);
+void weft_f_release(MPI_Fint request);
+
 /* A Fortran string argument without its trailing blanks (and leading ones for info keys and
  * values: `info_string`), as a C string (freed by the caller). */
 static inline char* weft_f_string_in(const char* f_string, size_t length, int info_string) {
@@ -102,7 +108,8 @@ static inline char* weft_f_string_in(const char* f_string, size_t length, int in
 }
 
 /* Room for whatever a C call writes into a string argument (at most one of MPI's maxima),
- * holding the Fortran string as it is: a call that writes nothing (a key not found) leaves it so. */
+ * holding the Fortran string as it is: a call that writes nothing (a key not found) leaves it so.
+ */
 static inline char* weft_f_string_buffer(const char* f_string, size_t length) {
   size_t room = length > MPI_MAX_LIBRARY_VERSION_STRING ? length : MPI_MAX_LIBRARY_VERSION_STRING;
   char* c_string = (char*)malloc(room + 1);

@@ -455,6 +455,13 @@ def fortran_declaration(base, name, suffix, f08_kinds):
     return f"{kind} :: {name}" + ("(*)" if array else "")
 
 
+def release(kind, handle):
+    """Code that takes back the integer of a freed object (and a request's kept arrays)."""
+    if kind == "request":
+        return f"weft_f_release({handle}), weft_mpi_request_fortran_free({handle})"
+    return f"weft_mpi_{kind}_fortran_free({handle})"
+
+
 class Binding:
     """The Fortran-callable form of one C function, or why it has none."""
 
@@ -466,6 +473,11 @@ class Binding:
         self.info = 1 if f.name.startswith("MPI_Info_") else 0
         self.decls, self.hidden, self.args, self.pre, self.post = [], [], [], [], []
         self.fortran = []  # (name, declaration in the mpi module's interface)
+        self.final = []  # after every conversion back
+        # A nonblocking or persistent call reads its arrays until it completes: converted ones are
+        # kept with the request (fortran_support.h).
+        self.request_out = any(p is not None and p.name == "request" and p.type == "MPI_Request*"
+                               for p in f.params)
         self.reason = None
         names = {p.name for p in f.params if p is not None}
         self.length = next((n for n in LENGTHS if n in names), None)
@@ -530,12 +542,15 @@ class Binding:
                         self.pre.append(f"{ctype}* old_{n} = weft_f_alloc({count}, sizeof(*old_{n}));")
                         self.pre.append(f"memcpy(old_{n}, c_{n}, ({count} > 0 ? {count} : 0) * sizeof(*old_{n}));")
                         self.post.append(loop + f"if (c_{n}[i] != old_{n}[i]) {{ if (c_{n}[i] == NULL) "
-                                         f"weft_mpi_{kind}_fortran_free({n}[i]); "
+                                         f"{release(kind, f'{n}[i]')}; "
                                          f"{n}[i] = MPI_{name}_c2f(c_{n}[i]); }}")
                         self.post.append(f"free(old_{n});")
                     else:
                         self.post.append(loop + f"{n}[i] = MPI_{name}_c2f(c_{n}[i]);")
-                self.post.append(f"free(c_{n});")
+                if t.startswith("const") and self.request_out:
+                    self.final.append(f"weft_f_keep(rc, *request, c_{n});")
+                else:
+                    self.post.append(f"free(c_{n});")
             else:
                 self.pre.append(f"{ctype} c_{n} = MPI_{name}_f2c(*{n});")
                 self.args.append(f"&c_{n}")
@@ -543,7 +558,7 @@ class Binding:
                     # Unchanged (a persistent request, a committed type): no new holder.
                     self.pre.append(f"{ctype} old_{n} = c_{n};")
                     self.post.append(f"if (c_{n} != old_{n}) {{ if (c_{n} == NULL) "
-                                     f"weft_mpi_{kind}_fortran_free(*{n}); *{n} = MPI_{name}_c2f(c_{n}); }}")
+                                     f"{release(kind, f'*{n}')}; *{n} = MPI_{name}_c2f(c_{n}); }}")
                 else:
                     self.post.append(f"*{n} = MPI_{name}_c2f(c_{n});")
         elif base in ("MPI_Status*", "MPI_Status") and (base.endswith("*") or s):
@@ -636,7 +651,7 @@ class Binding:
             head = f"void p{lower}({params})"
             body = ["  " + line for line in self.pre]
             body.append(f"  int rc = P{f.name}({', '.join(self.args)});")
-            body += ["  " + line for line in self.post]
+            body += ["  " + line for line in self.post + self.final]
             body.append("  if (ierror != NULL) *ierror = rc;" if self.f08 else "  *ierror = rc;")
         return "\n".join([head + " {"] + body + ["}",
                           f"extern __typeof__(p{lower}) {lower} __attribute__((weak, alias(\"p{lower}\")));", ""])
