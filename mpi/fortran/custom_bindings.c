@@ -181,3 +181,30 @@ void weft_f_release(MPI_Fint request) {
   }
   pthread_mutex_unlock(&kept_lock);
 }
+
+/* Fortran's buflen counts characters without C's terminator, in and out (MPI-4.1 10): the value's
+ * first buflen characters are copied, blank-padded; buflen 0 asks for the length alone. */
+void pmpi_info_get_string_(MPI_Fint* info, const char* key, MPI_Fint* buflen, char* value,
+                           MPI_Fint* flag, MPI_Fint* ierror, size_t key_len, size_t value_len) {
+  char* c_key = weft_f_string_in(key, key_len, 1);
+  MPI_Info c_info = MPI_Info_f2c(*info);
+  int length = 0; /* with the terminator */
+  char empty = '\0';
+  int rc = PMPI_Info_get_string(c_info, c_key, &length, &empty, flag);
+  if (rc == MPI_SUCCESS && *flag) {
+    if (*buflen > 0) {
+      char* c_value = (char*)malloc((size_t)length);
+      rc = PMPI_Info_get_string(c_info, c_key, &length, c_value, flag);
+      size_t room = (size_t)*buflen < value_len ? (size_t)*buflen : value_len;
+      size_t used = strlen(c_value) < room ? strlen(c_value) : room;
+      memcpy(value, c_value, used);
+      memset(value + used, ' ', value_len - used);
+      free(c_value);
+    }
+    *buflen = length - 1;
+  }
+  free(c_key);
+  set_ierror(ierror, rc);
+}
+extern __typeof__(pmpi_info_get_string_) mpi_info_get_string_
+    __attribute__((weak, alias("pmpi_info_get_string_")));

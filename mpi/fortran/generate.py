@@ -211,6 +211,10 @@ CUSTOM_INTERFACES["MPI_Keyval_create"] = [
     "END SUBROUTINE"]
 for _name in ("PMPI_Wtime", "PMPI_Wtick"):
     CUSTOM_INTERFACES[_name] = [f"DOUBLE PRECISION FUNCTION {_name}()", "END FUNCTION"]
+CUSTOM_INTERFACES["MPI_Info_get_string"] = [
+    "SUBROUTINE MPI_Info_get_string(info, key, buflen, value, flag, ierror)",
+    "  INTEGER :: info, buflen, ierror", "  CHARACTER(LEN=*) :: key, value", "  LOGICAL :: flag",
+    "END SUBROUTINE"]
 CUSTOM_INTERFACES["MPI_Attr_put"] = ["SUBROUTINE MPI_Attr_put(comm, keyval, attribute_val, ierror)",
                                      "  INTEGER :: comm, keyval, attribute_val, ierror",
                                      "END SUBROUTINE"]
@@ -275,6 +279,9 @@ CUSTOM_F08 = [
     ("MPI_Init", [], []),
     ("MPI_Init_thread", ["required", "provided"], ["INTEGER :: required, provided"]),
     ("MPI_Info_create_env", ["info"], ["TYPE(MPI_Info) :: info"]),
+    ("MPI_Info_get_string", ["info", "key", "buflen", "value", "flag"],
+     ["TYPE(MPI_Info) :: info", "CHARACTER(LEN=*) :: key, value", "INTEGER :: buflen",
+      "LOGICAL :: flag"]),
     ("MPI_Op_create", ["user_fn", "commute", "op"],
      ["EXTERNAL :: user_fn", "LOGICAL :: commute", "TYPE(MPI_Op) :: op"]),
 ] + [(f"MPI_{kind}_set_attr", ["handle", "keyval", "attribute_val"],
@@ -662,7 +669,7 @@ CUSTOM = {"MPI_Init", "MPI_Init_thread", "MPI_Comm_set_attr", "MPI_Comm_get_attr
           "MPI_Type_set_attr", "MPI_Type_get_attr", "MPI_Win_set_attr", "MPI_Win_get_attr",
           "MPI_Attr_put", "MPI_Attr_get", "MPI_Info_create_env", "MPI_Op_create",
           "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Win_create_keyval",
-          "MPI_Keyval_create"}
+          "MPI_Keyval_create", "MPI_Info_get_string"}
 
 
 def bindings_of(functions, kinds):

@@ -168,6 +168,12 @@ C     Info strings.
       CALL MPI_INFO_GET(INFO, 'weft_key', MPI_MAX_INFO_VAL, VALUE,
      &                  LFLAG, IERR)
       IF (.NOT. LFLAG .OR. VALUE .NE. 'a value') ERRS = ERRS + 1
+C     Fortran's buflen counts characters without C's terminator.
+      COUNT = 3
+      CALL MPI_INFO_GET_STRING(INFO, ' weft_key', COUNT, VALUE, LFLAG,
+     &                         IERR)
+      IF (.NOT. LFLAG .OR. COUNT .NE. 7 .OR. VALUE .NE. 'a v')
+     &   ERRS = ERRS + 1
       CALL MPI_INFO_FREE(INFO, IERR)
 
 C     Errors return their class.
