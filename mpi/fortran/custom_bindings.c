@@ -208,3 +208,43 @@ void pmpi_info_get_string_(MPI_Fint* info, const char* key, MPI_Fint* buflen, ch
 }
 extern __typeof__(pmpi_info_get_string_) mpi_info_get_string_
     __attribute__((weak, alias("pmpi_info_get_string_")));
+
+/* Error handlers from Fortran: libweft calls them with the handle as an integer
+ * (mpi/interop/fortran_callbacks.cpp). MPI_ERRHANDLER_CREATE is MPI-1's name of the first. */
+typedef void(FortranErrhandlerFunction)(MPI_Fint* handle, MPI_Fint* error_code);
+int weft_mpi_comm_create_errhandler_fortran(FortranErrhandlerFunction* function,
+                                            MPI_Errhandler* errhandler);
+int weft_mpi_win_create_errhandler_fortran(FortranErrhandlerFunction* function,
+                                           MPI_Errhandler* errhandler);
+
+void pmpi_comm_create_errhandler_(FortranErrhandlerFunction* function, MPI_Fint* errhandler,
+                                  MPI_Fint* ierror) {
+  MPI_Errhandler c_errhandler = MPI_ERRHANDLER_NULL;
+  int rc = weft_mpi_comm_create_errhandler_fortran(function, &c_errhandler);
+  *errhandler = MPI_Errhandler_c2f(c_errhandler);
+  set_ierror(ierror, rc);
+}
+extern __typeof__(pmpi_comm_create_errhandler_) mpi_comm_create_errhandler_
+    __attribute__((weak, alias("pmpi_comm_create_errhandler_")));
+extern __typeof__(pmpi_comm_create_errhandler_) mpi_errhandler_create_
+    __attribute__((weak, alias("pmpi_comm_create_errhandler_")));
+
+void pmpi_win_create_errhandler_(FortranErrhandlerFunction* function, MPI_Fint* errhandler,
+                                 MPI_Fint* ierror) {
+  MPI_Errhandler c_errhandler = MPI_ERRHANDLER_NULL;
+  int rc = weft_mpi_win_create_errhandler_fortran(function, &c_errhandler);
+  *errhandler = MPI_Errhandler_c2f(c_errhandler);
+  set_ierror(ierror, rc);
+}
+extern __typeof__(pmpi_win_create_errhandler_) mpi_win_create_errhandler_
+    __attribute__((weak, alias("pmpi_win_create_errhandler_")));
+
+/* Memory MPI allocates comes back to Fortran as an address-sized integer (for a Cray pointer or
+ * C_F_POINTER). */
+void pmpi_alloc_mem_(MPI_Aint* size, MPI_Fint* info, MPI_Aint* baseptr, MPI_Fint* ierror) {
+  void* base = NULL;
+  int rc = PMPI_Alloc_mem(*size, MPI_Info_f2c(*info), &base);
+  if (rc == MPI_SUCCESS) *baseptr = (MPI_Aint)(intptr_t)base;
+  set_ierror(ierror, rc);
+}
+extern __typeof__(pmpi_alloc_mem_) mpi_alloc_mem_ __attribute__((weak, alias("pmpi_alloc_mem_")));

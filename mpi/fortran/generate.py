@@ -215,6 +215,14 @@ CUSTOM_INTERFACES["MPI_Info_get_string"] = [
     "SUBROUTINE MPI_Info_get_string(info, key, buflen, value, flag, ierror)",
     "  INTEGER :: info, buflen, ierror", "  CHARACTER(LEN=*) :: key, value", "  LOGICAL :: flag",
     "END SUBROUTINE"]
+for _name in ("MPI_Comm_create_errhandler", "MPI_Win_create_errhandler", "MPI_Errhandler_create"):
+    CUSTOM_INTERFACES[_name] = [f"SUBROUTINE {_name}(function, errhandler, ierror)",
+                                "  EXTERNAL :: function", "  INTEGER :: errhandler, ierror",
+                                "END SUBROUTINE"]
+CUSTOM_INTERFACES["MPI_Alloc_mem"] = [
+    "SUBROUTINE MPI_Alloc_mem(size, info, baseptr, ierror)", "  IMPORT",
+    "  INTEGER(KIND=MPI_ADDRESS_KIND) :: size, baseptr", "  INTEGER :: info, ierror",
+    "END SUBROUTINE"]
 CUSTOM_INTERFACES["MPI_Attr_put"] = ["SUBROUTINE MPI_Attr_put(comm, keyval, attribute_val, ierror)",
                                      "  INTEGER :: comm, keyval, attribute_val, ierror",
                                      "END SUBROUTINE"]
@@ -279,6 +287,10 @@ CUSTOM_F08 = [
     ("MPI_Init", [], []),
     ("MPI_Init_thread", ["required", "provided"], ["INTEGER :: required, provided"]),
     ("MPI_Info_create_env", ["info"], ["TYPE(MPI_Info) :: info"]),
+    ("MPI_Comm_create_errhandler", ["function", "errhandler"],
+     ["EXTERNAL :: function", "TYPE(MPI_Errhandler) :: errhandler"]),
+    ("MPI_Win_create_errhandler", ["function", "errhandler"],
+     ["EXTERNAL :: function", "TYPE(MPI_Errhandler) :: errhandler"]),
     ("MPI_Info_get_string", ["info", "key", "buflen", "value", "flag"],
      ["TYPE(MPI_Info) :: info", "CHARACTER(LEN=*) :: key, value", "INTEGER :: buflen",
       "LOGICAL :: flag"]),
@@ -669,7 +681,8 @@ CUSTOM = {"MPI_Init", "MPI_Init_thread", "MPI_Comm_set_attr", "MPI_Comm_get_attr
           "MPI_Type_set_attr", "MPI_Type_get_attr", "MPI_Win_set_attr", "MPI_Win_get_attr",
           "MPI_Attr_put", "MPI_Attr_get", "MPI_Info_create_env", "MPI_Op_create",
           "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Win_create_keyval",
-          "MPI_Keyval_create", "MPI_Info_get_string"}
+          "MPI_Keyval_create", "MPI_Info_get_string", "MPI_Comm_create_errhandler",
+          "MPI_Win_create_errhandler", "MPI_Errhandler_create", "MPI_Alloc_mem"}
 
 
 def bindings_of(functions, kinds):

@@ -7,10 +7,11 @@ C     when every check passes; each failed check is counted and reported.
       INTEGER IERR, RANK, NPROCS, ERRS, I, NEXT, PREV, COUNT
       INTEGER STATUS(MPI_STATUS_SIZE), STATUSES(MPI_STATUS_SIZE, 2)
       INTEGER REQS(2), SBUF(4), RBUF(4), VEC, DUP, SPLIT, INDX, MYOP
-      INTEGER KEYVAL, DELETED
+      INTEGER KEYVAL, DELETED, EH, CALLS, SEEN
       INTEGER(KIND=MPI_ADDRESS_KIND) EXTRA, ATTR
-      EXTERNAL MYSUM, MYDELETE
+      EXTERNAL MYSUM, MYDELETE, MYHANDLER
       COMMON /DELETIONS/ DELETED
+      COMMON /HANDLED/ CALLS, SEEN
       INTEGER FLAG, TOTAL, RLEN, INFO
       LOGICAL LFLAG, LIN, LOUT
       DOUBLE PRECISION DIN(3), DOUT(3)
@@ -176,6 +177,16 @@ C     Fortran's buflen counts characters without C's terminator.
      &   ERRS = ERRS + 1
       CALL MPI_INFO_FREE(INFO, IERR)
 
+C     A Fortran error handler gets the communicator as its integer.
+      CALLS = 0
+      CALL MPI_COMM_DUP(MPI_COMM_WORLD, DUP, IERR)
+      CALL MPI_COMM_CREATE_ERRHANDLER(MYHANDLER, EH, IERR)
+      CALL MPI_COMM_SET_ERRHANDLER(DUP, EH, IERR)
+      CALL MPI_SEND(RANK, 1, MPI_INTEGER, NPROCS, 1, DUP, IERR)
+      IF (CALLS .NE. 1 .OR. SEEN .NE. DUP) ERRS = ERRS + 1
+      CALL MPI_ERRHANDLER_FREE(EH, IERR)
+      CALL MPI_COMM_FREE(DUP, IERR)
+
 C     Errors return their class.
       CALL MPI_COMM_SET_ERRHANDLER(MPI_COMM_WORLD, MPI_ERRORS_RETURN,
      &                             IERR)
@@ -221,4 +232,13 @@ C     Counts the deletions of attributes whose extra state is 7.
       COMMON /DELETIONS/ DELETED
       IF (EXTRA .EQ. 7) DELETED = DELETED + 1
       IERR = MPI_SUCCESS
+      END
+
+C     Counts its calls and keeps the communicator it was called for.
+      SUBROUTINE MYHANDLER(COMM, CODE)
+      IMPLICIT NONE
+      INTEGER COMM, CODE, CALLS, SEEN
+      COMMON /HANDLED/ CALLS, SEEN
+      CALLS = CALLS + 1
+      SEEN = COMM
       END
