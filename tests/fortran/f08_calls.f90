@@ -42,6 +42,10 @@ program f08_calls
   call MPI_Type_free(vec)
   if (vec /= MPI_DATATYPE_NULL) errs = errs + 1
   call MPI_Comm_free(dup)
+  call MPI_Sizeof(d, count)
+  if (count /= 8) errs = errs + 1
+  call MPI_Sizeof(rank, count)
+  if (count /= 4) errs = errs + 1
   call MPI_Allreduce(MPI_IN_PLACE, errs, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0) then
     if (errs == 0) then
