@@ -2,20 +2,25 @@
 # under build/bin/weftrun. Included by tests/ and examples/.
 include_guard(GLOBAL)
 
-# weft_mpi_executable(<target> OUTPUT <path> SOURCES <files...> [CXX] [NO_PRIVATIZE] [OPENMP]
+# weft_mpi_executable(<target> OUTPUT <path> SOURCES <files...> [CXX | FORTRAN] [NO_PRIVATIZE] [OPENMP]
 #                     [COMPILE_OPTIONS <flags...>] [LINK_LIBRARIES <targets or flags...>])
 # Builds <path> from <files> (relative to the current source directory) with weftcc, or weftcxx
-# with CXX; NO_PRIVATIZE builds it with --no-privatize (one copy of the globals for all ranks).
+# with CXX, or weftfort with FORTRAN; NO_PRIVATIZE builds it with --no-privatize (one copy of the globals for all ranks).
 # LINK_LIBRARIES entries that are targets are linked by file and built first. <target> must not be
 # <path>'s file name when <path> is in the current binary directory (Ninja would see a cycle).
 # OPENMP builds with -fopenmp, through GCC even in a build whose compiler is clang (weftcc takes
 # GCC's OpenMP only; the program then tests this build's libweft all the same).
 function(weft_mpi_executable target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "CXX;NO_PRIVATIZE;OPENMP" "OUTPUT"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "CXX;FORTRAN;NO_PRIVATIZE;OPENMP" "OUTPUT"
                         "SOURCES;COMPILE_OPTIONS;LINK_LIBRARIES")
   set(wrapper ${CMAKE_BINARY_DIR}/bin/weftcc)
   if(arg_CXX)
     set(wrapper ${CMAKE_BINARY_DIR}/bin/weftcxx)
+  endif()
+  set(language_toolchain)
+  if(arg_FORTRAN)
+    set(wrapper ${CMAKE_BINARY_DIR}/bin/weftfort)
+    set(language_toolchain $<TARGET_FILE:weft_fortran>)
   endif()
   set(mode)
   if(arg_NO_PRIVATIZE)
@@ -42,7 +47,8 @@ function(weft_mpi_executable target)
   endif()
   # The toolchain's files, so that a rebuilt loader or library rebuilds the program.
   set(toolchain $<TARGET_FILE:weft> $<TARGET_FILE:weft_loader> $<TARGET_FILE:weft-stub>
-                $<TARGET_FILE:weft_wrap_main> $<TARGET_FILE:weft_rank_libc> ${wrapper} ${PROJECT_SOURCE_DIR}/include/mpi.h)
+                $<TARGET_FILE:weft_wrap_main> $<TARGET_FILE:weft_rank_libc> ${wrapper} ${PROJECT_SOURCE_DIR}/include/mpi.h
+                ${language_toolchain})
   set(launcher)
   if(arg_OPENMP)
     list(APPEND mode -fopenmp)
@@ -68,7 +74,7 @@ function(weft_mpi_executable target)
   add_dependencies(${target} weft_toolchain)
 endfunction()
 
-# weft_mpi_program(NAME <name> SOURCES <files...> [CXX] [NO_PRIVATIZE] RANKS <n>...
+# weft_mpi_program(NAME <name> SOURCES <files...> [CXX | FORTRAN] [NO_PRIVATIZE] [OPENMP] RANKS <n>...
 #                  [ARGS <program arguments...>] [WEFTRUN_ARGS <weftrun options...>]
 #                  [COMPILE_OPTIONS <flags...>] [LINK_LIBRARIES <targets or flags...>]
 #                  [PROPERTIES <test properties...>])
@@ -78,13 +84,13 @@ endfunction()
 # A test passes when the job exits 0; PROPERTIES are set on every test (e.g. WILL_FAIL TRUE or
 # PASS_REGULAR_EXPRESSION "...").
 function(weft_mpi_program)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "CXX;NO_PRIVATIZE" "NAME"
+  cmake_parse_arguments(PARSE_ARGV 0 arg "CXX;FORTRAN;NO_PRIVATIZE;OPENMP" "NAME"
                         "SOURCES;RANKS;ARGS;WEFTRUN_ARGS;COMPILE_OPTIONS;LINK_LIBRARIES;PROPERTIES")
   if(NOT arg_NAME OR NOT arg_SOURCES OR NOT arg_RANKS)
     message(FATAL_ERROR "weft_mpi_program needs NAME, SOURCES and RANKS")
   endif()
   set(flags)
-  foreach(flag IN ITEMS CXX NO_PRIVATIZE)
+  foreach(flag IN ITEMS CXX FORTRAN NO_PRIVATIZE OPENMP)
     if(arg_${flag})
       list(APPEND flags ${flag})
     endif()

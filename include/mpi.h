@@ -1081,10 +1081,73 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
 int MPI_Parrived(MPI_Request request, int partition, int* flag);
 
 /* Language interoperability: handle and status conversions (MPI-4.1 19.3). */
+/* A Fortran handle is an integer naming a C handle in a table per kind: 0 is the null handle, the
+ * predefined handles have fixed small integers (mpif.h names them), the program's objects get one
+ * on their first conversion. f2c of an integer that names nothing gives the kind's null handle. */
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Win_c2f(MPI_Win win);
+MPI_Win MPI_Win_f2c(MPI_Fint win);
+MPI_Fint MPI_Session_c2f(MPI_Session session);
+MPI_Session MPI_Session_f2c(MPI_Fint session);
+/* A Fortran status (INTEGER(MPI_STATUS_SIZE)) and the mpi_f08 module's TYPE(MPI_Status). */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
+typedef struct MPI_F08_status {
+  MPI_Fint MPI_SOURCE;
+  MPI_Fint MPI_TAG;
+  MPI_Fint MPI_ERROR;
+  MPI_Fint weft_internal[3]; /* cancelled, bytes received (two halves) */
+} MPI_F08_status;
+/* The Fortran ignore-statuses are the storage of mpif.h's COMMON blocks (and the mpi_f08 module's
+ * variables): inside a rank image that uses Fortran they are the image's own, which its Fortran
+ * code passes; elsewhere libweft's. */
+extern MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_F08_status mpi_f08_status_ignore_[1];
+extern MPI_F08_status mpi_f08_statuses_ignore_[1];
+#define MPI_F_STATUS_IGNORE (mpi_fortran_status_ignore_)
+#define MPI_F_STATUSES_IGNORE (mpi_fortran_statuses_ignore_)
+#define MPI_F08_STATUS_IGNORE (mpi_f08_status_ignore_)
+#define MPI_F08_STATUSES_IGNORE (mpi_f08_statuses_ignore_)
+int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status);
+int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status);
+int MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status);
+int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status);
+int MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status);
+int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status);
+/* The rest of Fortran's named types (MPI-4.1 19.1.9, 19.3.6): REAL(16) is IEEE quadruple
+ * precision (__float128), the pair types are MAXLOC/MINLOC's (value, index) of one type. */
+extern struct weft_mpi_datatype weft_mpi_real16, weft_mpi_complex32, weft_mpi_2integer,
+    weft_mpi_2real, weft_mpi_2double_precision;
+#define MPI_REAL16 (&weft_mpi_real16)
+#define MPI_COMPLEX32 (&weft_mpi_complex32)
+#define MPI_2INTEGER (&weft_mpi_2integer)
+#define MPI_2REAL (&weft_mpi_2real)
+#define MPI_2DOUBLE_PRECISION (&weft_mpi_2double_precision)
 
 /* I/O (MPI-4.1 14). */
 typedef struct weft_mpi_file* MPI_File;
 #define MPI_FILE_NULL ((MPI_File)0)
+/* Its Fortran integer (MPI-4.1 19.3.4), in the table of mpi/interop/ as every kind's. */
+MPI_Fint MPI_File_c2f(MPI_File file);
+MPI_File MPI_File_f2c(MPI_Fint file);
 #define MPI_MODE_RDONLY 2
 #define MPI_MODE_RDWR 8
 #define MPI_MODE_WRONLY 4
@@ -2195,6 +2258,34 @@ int PMPI_Pready(int partition, MPI_Request request);
 int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request);
 int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request);
 int PMPI_Parrived(MPI_Request request, int partition, int* flag);
+MPI_Fint PMPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm PMPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint PMPI_Group_c2f(MPI_Group group);
+MPI_Group PMPI_Group_f2c(MPI_Fint group);
+MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint PMPI_Op_c2f(MPI_Op op);
+MPI_Op PMPI_Op_f2c(MPI_Fint op);
+MPI_Fint PMPI_Request_c2f(MPI_Request request);
+MPI_Request PMPI_Request_f2c(MPI_Fint request);
+MPI_Fint PMPI_Message_c2f(MPI_Message message);
+MPI_Message PMPI_Message_f2c(MPI_Fint message);
+MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint PMPI_Info_c2f(MPI_Info info);
+MPI_Info PMPI_Info_f2c(MPI_Fint info);
+MPI_Fint PMPI_Win_c2f(MPI_Win win);
+MPI_Win PMPI_Win_f2c(MPI_Fint win);
+MPI_Fint PMPI_Session_c2f(MPI_Session session);
+MPI_Session PMPI_Session_f2c(MPI_Fint session);
+int PMPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status);
+int PMPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status);
+int PMPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status);
+int PMPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status);
+int PMPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status);
+int PMPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status);
+MPI_Fint PMPI_File_c2f(MPI_File file);
+MPI_File PMPI_File_f2c(MPI_Fint file);
 int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh);
 int PMPI_File_close(MPI_File* fh);
 int PMPI_File_delete(const char* filename, MPI_Info info);

@@ -107,6 +107,12 @@ std::vector<Scalar> scalars_of(MPI_Datatype type) {
       return {scalar(sizeof(int)), scalar(sizeof(int))};
     case TypeCode::short_int:
       return {scalar(sizeof(short)), scalar(sizeof(int))};
+    case TypeCode::two_float:
+      return {scalar(sizeof(float)), scalar(sizeof(float))};
+    case TypeCode::two_double:
+      return {scalar(sizeof(double)), scalar(sizeof(double))};
+    case TypeCode::float128_complex:
+      return {scalar(16), scalar(16)};
     case TypeCode::long_double_int:
       return {kLongDouble, scalar(sizeof(int))};
     default:

@@ -68,6 +68,10 @@ enum class TypeCode : std::uint8_t {
   two_int,
   short_int,
   long_double_int,
+  two_float,         // Fortran's MPI_2REAL
+  two_double,        // MPI_2DOUBLE_PRECISION
+  float128,          // Fortran's REAL(16): IEEE quadruple precision, not x87's long double
+  float128_complex,  // COMPLEX(16)
   character,  // Fortran CHARACTER: not reducible
   logical,    // Fortran LOGICAL, an int: the logical operations only
 };

@@ -193,6 +193,16 @@ constinit Layout complex8_layout =
     scalar<std::complex<float>>(TypeCode::float_complex, "MPI_COMPLEX8", &weft_mpi_complex8);
 constinit Layout complex16_layout =
     scalar<std::complex<double>>(TypeCode::double_complex, "MPI_COMPLEX16", &weft_mpi_complex16);
+constinit Layout real16_layout =
+    scalar<__float128>(TypeCode::float128, "MPI_REAL16", &weft_mpi_real16);
+constinit Layout complex32_layout = scalar<std::complex<__float128>>(
+    TypeCode::float128_complex, "MPI_COMPLEX32", &weft_mpi_complex32);
+constinit Layout two_integer_layout =
+    pair<int, int>(TypeCode::two_int, "MPI_2INTEGER", &weft_mpi_2integer);
+constinit Layout two_real_layout =
+    pair<float, float>(TypeCode::two_float, "MPI_2REAL", &weft_mpi_2real);
+constinit Layout two_double_precision_layout = pair<double, double>(
+    TypeCode::two_double, "MPI_2DOUBLE_PRECISION", &weft_mpi_2double_precision);
 
 }  // namespace
 }  // namespace weft::mpi
@@ -256,3 +266,8 @@ weft_mpi_datatype weft_mpi_real4{&real4_layout};
 weft_mpi_datatype weft_mpi_real8{&real8_layout};
 weft_mpi_datatype weft_mpi_complex8{&complex8_layout};
 weft_mpi_datatype weft_mpi_complex16{&complex16_layout};
+weft_mpi_datatype weft_mpi_real16{&real16_layout};
+weft_mpi_datatype weft_mpi_complex32{&complex32_layout};
+weft_mpi_datatype weft_mpi_2integer{&two_integer_layout};
+weft_mpi_datatype weft_mpi_2real{&two_real_layout};
+weft_mpi_datatype weft_mpi_2double_precision{&two_double_precision_layout};

@@ -83,19 +83,25 @@ constexpr ClassText kClasses[] = {
     {MPI_ERR_RMA_SHARED, "MPI_ERR_RMA_SHARED", "memory cannot be shared"},
     {MPI_ERR_RMA_FLAVOR, "MPI_ERR_RMA_FLAVOR", "wrong window flavor"},
     {MPI_T_ERR_MEMORY, "MPI_T_ERR_MEMORY", "out of memory (tools interface)"},
-    {MPI_T_ERR_NOT_INITIALIZED, "MPI_T_ERR_NOT_INITIALIZED", "the tools interface is not initialized"},
-    {MPI_T_ERR_CANNOT_INIT, "MPI_T_ERR_CANNOT_INIT", "the tools interface cannot be initialized now"},
+    {MPI_T_ERR_NOT_INITIALIZED, "MPI_T_ERR_NOT_INITIALIZED",
+     "the tools interface is not initialized"},
+    {MPI_T_ERR_CANNOT_INIT, "MPI_T_ERR_CANNOT_INIT",
+     "the tools interface cannot be initialized now"},
     {MPI_T_ERR_INVALID_INDEX, "MPI_T_ERR_INVALID_INDEX", "invalid tools interface index"},
     {MPI_T_ERR_INVALID_ITEM, "MPI_T_ERR_INVALID_ITEM", "invalid tools interface item"},
     {MPI_T_ERR_INVALID_HANDLE, "MPI_T_ERR_INVALID_HANDLE", "invalid tools interface handle"},
     {MPI_T_ERR_OUT_OF_HANDLES, "MPI_T_ERR_OUT_OF_HANDLES", "no more tools interface handles"},
     {MPI_T_ERR_OUT_OF_SESSIONS, "MPI_T_ERR_OUT_OF_SESSIONS", "no more tools interface sessions"},
     {MPI_T_ERR_INVALID_SESSION, "MPI_T_ERR_INVALID_SESSION", "invalid tools interface session"},
-    {MPI_T_ERR_CVAR_SET_NOT_NOW, "MPI_T_ERR_CVAR_SET_NOT_NOW", "control variable cannot be set now"},
+    {MPI_T_ERR_CVAR_SET_NOT_NOW, "MPI_T_ERR_CVAR_SET_NOT_NOW",
+     "control variable cannot be set now"},
     {MPI_T_ERR_CVAR_SET_NEVER, "MPI_T_ERR_CVAR_SET_NEVER", "control variable can no longer be set"},
-    {MPI_T_ERR_PVAR_NO_STARTSTOP, "MPI_T_ERR_PVAR_NO_STARTSTOP", "performance variable cannot be started or stopped"},
-    {MPI_T_ERR_PVAR_NO_WRITE, "MPI_T_ERR_PVAR_NO_WRITE", "performance variable cannot be written or reset"},
-    {MPI_T_ERR_PVAR_NO_ATOMIC, "MPI_T_ERR_PVAR_NO_ATOMIC", "performance variable cannot be read and written atomically"},
+    {MPI_T_ERR_PVAR_NO_STARTSTOP, "MPI_T_ERR_PVAR_NO_STARTSTOP",
+     "performance variable cannot be started or stopped"},
+    {MPI_T_ERR_PVAR_NO_WRITE, "MPI_T_ERR_PVAR_NO_WRITE",
+     "performance variable cannot be written or reset"},
+    {MPI_T_ERR_PVAR_NO_ATOMIC, "MPI_T_ERR_PVAR_NO_ATOMIC",
+     "performance variable cannot be read and written atomically"},
     {MPI_T_ERR_INVALID_NAME, "MPI_T_ERR_INVALID_NAME", "no tools interface variable of that name"},
     {MPI_T_ERR_INVALID, "MPI_T_ERR_INVALID", "invalid use of the tools interface"},
     {MPI_ERR_SESSION, "MPI_ERR_SESSION", "invalid session"},
@@ -103,7 +109,8 @@ constexpr ClassText kClasses[] = {
     {MPI_ERR_VALUE_TOO_LARGE, "MPI_ERR_VALUE_TOO_LARGE", "value too large to store"},
     {MPI_T_ERR_NOT_SUPPORTED, "MPI_T_ERR_NOT_SUPPORTED", "not supported by the tools interface"},
     {MPI_ERR_ERRHANDLER, "MPI_ERR_ERRHANDLER", "invalid error handler"},
-    {MPI_T_ERR_NOT_ACCESSIBLE, "MPI_T_ERR_NOT_ACCESSIBLE", "tools interface variable not accessible"},
+    {MPI_T_ERR_NOT_ACCESSIBLE, "MPI_T_ERR_NOT_ACCESSIBLE",
+     "tools interface variable not accessible"},
 };
 
 const ClassText* find_class(int error_class) {
@@ -178,6 +185,11 @@ int raise(MPI_Comm comm, std::string_view function, int error_class, std::string
     end_job(message);
   }
   int code = error_class;
+  if (handler->fortran_function != nullptr) {
+    MPI_Fint fortran_comm = MPI_Comm_c2f(target);
+    handler->fortran_function(&fortran_comm, &code);
+    return error_class;
+  }
   handler->function(&target, &code);
   return error_class;
 }

@@ -76,6 +76,11 @@ void apply_user(MPI_Op op, const void* in, void* inout, std::size_t count, MPI_D
     int len = static_cast<int>(std::min(step, count - done));
     const MPI_Aint skip = static_cast<MPI_Aint>(done) * type->extent();
     MPI_Datatype handle = type;
+    if (op->fortran_function != nullptr) {
+      MPI_Fint fortran_len = len, fortran_type = MPI_Type_c2f(type);
+      op->fortran_function(at(in, skip), at(inout, skip), &fortran_len, &fortran_type);
+      continue;
+    }
     op->function(at(in, skip), at(inout, skip), &len, &handle);
   }
 }

@@ -115,6 +115,9 @@ bool floating(TypeCode code, F&& f) {
     case TypeCode::long_double:
       f(Tag<long double>{});
       return true;
+    case TypeCode::float128:
+      f(Tag<__float128>{});
+      return true;
     default:
       return false;
   }
@@ -131,6 +134,9 @@ bool complex(TypeCode code, F&& f) {
       return true;
     case TypeCode::long_double_complex:
       f(Tag<std::complex<long double>>{});
+      return true;
+    case TypeCode::float128_complex:
+      f(Tag<std::complex<__float128>>{});
       return true;
     default:
       return false;
@@ -183,6 +189,12 @@ bool pair(TypeCode code, F&& f) {
       return true;
     case TypeCode::long_double_int:
       f(Tag<Pair<long double, int>>{});
+      return true;
+    case TypeCode::two_float:
+      f(Tag<Pair<float, float>>{});
+      return true;
+    case TypeCode::two_double:
+      f(Tag<Pair<double, double>>{});
       return true;
     default:
       return false;

@@ -26,6 +26,9 @@ enum class OpKind : std::uint8_t {
   user,
 };
 
+// A user function from Fortran's MPI_OP_CREATE: its datatype is a Fortran integer (mpi/interop/).
+using FortranUserFunction = void(void* invec, void* inoutvec, MPI_Fint* len, MPI_Fint* datatype);
+
 }  // namespace weft::mpi
 
 struct weft_mpi_op {
@@ -35,4 +38,5 @@ struct weft_mpi_op {
   const char* name;
   // User operations: one for the handle, one per pending operation that uses it.
   std::atomic<int> references{1};
+  weft::mpi::FortranUserFunction* fortran_function = nullptr;  // instead of `function`
 };

@@ -26,6 +26,11 @@ int raise(MPI_Win win, std::string_view function, int error_class, std::string_v
   auto* function_of_win = reinterpret_cast<MPI_Win_errhandler_function*>(handler->function);
   int code = error_class;
   MPI_Win target = win;
+  if (handler->fortran_function != nullptr) {
+    MPI_Fint fortran_win = MPI_Win_c2f(target);
+    handler->fortran_function(&fortran_win, &code);
+    return error_class;
+  }
   function_of_win(&target, &code);
   return error_class;
 }

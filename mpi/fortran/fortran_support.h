@@ -1,0 +1,143 @@
+/* What the Fortran-callable layer (mpi_bindings.c, generated; custom_bindings.c) shares: the
+ * special addresses of mpif.h and the conversions of arguments. This layer is compiled into
+ * libweft_fortran.a, which weftfort links into the rank image: there, the COMMON blocks of
+ * mpif.h and the `mpi` module are the image's own (each rank has its copy), and so are the
+ * addresses these functions compare with. */
+#ifndef WEFT_MPI_FORTRAN_SUPPORT_H
+#define WEFT_MPI_FORTRAN_SUPPORT_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi.h"
+
+/* The storage of mpif.h's COMMON blocks (mpi_bindings.c defines them). */
+extern MPI_Fint mpi_fortran_bottom_[1], mpi_fortran_in_place_[1], mpi_fortran_unweighted_[1],
+    mpi_fortran_weights_empty_[1], mpi_fortran_errcodes_ignore_[1];
+
+/* The start of a C descriptor, as mpi_f08's BIND(C) interfaces pass TYPE(*), DIMENSION(..) and
+ * CHARACTER(LEN=*) arguments: Fortran 2018 (18.5.3) puts base_addr, elem_len and version first,
+ * in this order. Declared here because only GCC's C compiler has ISO_Fortran_binding.h. */
+typedef struct weft_cfi_head {
+  void* base_addr;
+  size_t elem_len;
+} weft_cfi_head;
+
+/* mpi_f08 buffers: contiguous ones (MPI_SUBARRAYS_SUPPORTED is .false.), from their address. */
+static inline void* weft_f08_buffer(const weft_cfi_head* buffer) {
+  if (buffer->base_addr == mpi_fortran_bottom_) return MPI_BOTTOM;
+  if (buffer->base_addr == mpi_fortran_in_place_) return MPI_IN_PLACE;
+  return buffer->base_addr;
+}
+
+/* Handles the program's Fortran code freed (mpi/interop/handle_kinds.h). */
+void weft_mpi_comm_fortran_free(MPI_Fint handle);
+void weft_mpi_group_fortran_free(MPI_Fint handle);
+void weft_mpi_datatype_fortran_free(MPI_Fint handle);
+void weft_mpi_op_fortran_free(MPI_Fint handle);
+void weft_mpi_request_fortran_free(MPI_Fint handle);
+void weft_mpi_message_fortran_free(MPI_Fint handle);
+void weft_mpi_errhandler_fortran_free(MPI_Fint handle);
+void weft_mpi_info_fortran_free(MPI_Fint handle);
+void weft_mpi_win_fortran_free(MPI_Fint handle);
+void weft_mpi_session_fortran_free(MPI_Fint handle);
+
+static inline void* weft_f_buffer(const void* buffer) {
+  if (buffer == mpi_fortran_bottom_) return MPI_BOTTOM;
+  if (buffer == mpi_fortran_in_place_) return MPI_IN_PLACE;
+  return (void*)buffer;
+}
+
+static inline int* weft_f_weights(MPI_Fint* weights) {
+  if (weights == mpi_fortran_unweighted_) return MPI_UNWEIGHTED;
+  if (weights == mpi_fortran_weights_empty_) return MPI_WEIGHTS_EMPTY;
+  return weights;
+}
+
+static inline void* weft_f_alloc(int count, size_t size) {
+  return malloc((count > 0 ? (size_t)count : 1) * size);
+}
+
+static inline MPI_Status* weft_f_status_in(MPI_Fint* f_status, MPI_Status* c_status) {
+  if (f_status == mpi_fortran_status_ignore_ || f_status == mpi_fortran_statuses_ignore_ ||
+      f_status == (MPI_Fint*)MPI_F08_STATUS_IGNORE ||
+      f_status == (MPI_Fint*)MPI_F08_STATUSES_IGNORE) {
+    return MPI_STATUS_IGNORE;
+  }
+  memcpy(c_status, f_status, sizeof *c_status); /* the same fields (status_conversion.cpp) */
+  return c_status;
+}
+
+static inline void weft_f_status_out(const MPI_Status* c_status, MPI_Fint* f_status) {
+  if (c_status != MPI_STATUS_IGNORE) memcpy(f_status, c_status, sizeof *c_status);
+}
+
+static inline MPI_Status* weft_f_statuses_in(MPI_Fint* f_statuses, int count) {
+  if (f_statuses == mpi_fortran_statuses_ignore_ || f_statuses == mpi_fortran_status_ignore_ ||
+      f_statuses == (MPI_Fint*)MPI_F08_STATUS_IGNORE ||
+      f_statuses == (MPI_Fint*)MPI_F08_STATUSES_IGNORE) {
+    return MPI_STATUSES_IGNORE;
+  }
+  return (MPI_Status*)weft_f_alloc(count, sizeof(MPI_Status));
+}
+
+static inline void weft_f_statuses_out(MPI_Status* c_statuses, MPI_Fint* f_statuses, int count) {
+  if (c_statuses == MPI_STATUSES_IGNORE) return;
+  memcpy(f_statuses, c_statuses, (size_t)(count > 0 ? count : 0) * sizeof *c_statuses);
+  free(c_statuses);
+}
+
+/* Arrays a nonblocking or persistent call converted (MPI_IALLTOALLW's datatypes) must outlive the
+ * call: each is kept with the Fortran integer of its request until a Fortran call completes or
+ * frees that request (mpi_bindings.c). Not kept when the call failed. */
+void weft_f_keep(int rc, MPI_Fint request, void* memory);
+void weft_f_release(MPI_Fint request);
+
+/* A Fortran string argument without its trailing blanks (and leading ones for info keys and
+ * values: `info_string`), as a C string (freed by the caller). */
+static inline char* weft_f_string_in(const char* f_string, size_t length, int info_string) {
+  while (length > 0 && f_string[length - 1] == ' ') --length;
+  while (info_string && length > 0 && f_string[0] == ' ') {
+    ++f_string;
+    --length;
+  }
+  char* c_string = (char*)malloc(length + 1);
+  memcpy(c_string, f_string, length);
+  c_string[length] = '\0';
+  return c_string;
+}
+
+/* Room for whatever a C call writes into a string argument (at most one of MPI's maxima),
+ * holding the Fortran string as it is: a call that writes nothing (a key not found) leaves it so.
+ */
+static inline char* weft_f_string_buffer(const char* f_string, size_t length) {
+  size_t room = length > MPI_MAX_LIBRARY_VERSION_STRING ? length : MPI_MAX_LIBRARY_VERSION_STRING;
+  char* c_string = (char*)malloc(room + 1);
+  memcpy(c_string, f_string, length);
+  c_string[length] = '\0';
+  return c_string;
+}
+
+/* The size of the group a communicator's collectives address (the remote one of an
+ * intercommunicator): the length of MPI_Alltoallw's datatype arrays. */
+static inline int weft_f_group_size(MPI_Comm comm) {
+  int inter = 0, size = 0;
+  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return 0;
+  if (inter) {
+    MPI_Comm_remote_size(comm, &size);
+  } else {
+    MPI_Comm_size(comm, &size);
+  }
+  return size;
+}
+
+/* Copies a C result into a Fortran string, blank-padded (Fortran has no terminator). */
+static inline void weft_f_string_out(char* c_string, char* f_string, size_t length) {
+  size_t used = strlen(c_string);
+  if (used > length) used = length;
+  memcpy(f_string, c_string, used);
+  memset(f_string + used, ' ', length - used);
+  free(c_string);
+}
+
+#endif
