@@ -11,6 +11,7 @@
 #include "comm/communicator.h"
 #include "comm/intercomm.h"
 #include "errhan/error.h"
+#include "group/group.h"
 #include "info/info.h"
 #include "init/world.h"
 #include "util/profiling.h"
@@ -83,7 +84,7 @@ int finish(MPI_Comm comm, int root, int tag, int rc, const Agreement& agreement,
   if (result == MPI_SUCCESS) result = info[0];
   *newcomm = MPI_COMM_NULL;
   if (result != MPI_SUCCESS) return result;
-  *newcomm = inter::adopt_side(comm->members, std::vector<int>(info.begin() + 3, info.end()),
+  *newcomm = inter::adopt_side(members_of(comm), std::vector<int>(info.begin() + 3, info.end()),
                                static_cast<std::uint32_t>(info[1]),
                                static_cast<std::uint32_t>(info[2]), low);
   return MPI_SUCCESS;
@@ -175,8 +176,8 @@ extern "C" int PMPI_Comm_accept(const char* port_name, MPI_Info, int root, MPI_C
         rc = exchange.wait();
       }
       if (rc == MPI_SUCCESS) {
-        rc = ports::agree(me, hello[0], static_cast<std::uint32_t>(hello[1]), true, comm->members,
-                          agreement);
+        rc = ports::agree(me, hello[0], static_cast<std::uint32_t>(hello[1]), true,
+                          weft::mpi::members_of(comm), agreement);
       }
       if (rc != MPI_SUCCESS) problem = "the meeting with the connecting root failed";
     }
@@ -212,7 +213,8 @@ extern "C" int PMPI_Comm_connect(const char* port_name, MPI_Info, int root, MPI_
         rc = exchange.wait();
       }
       if (rc == MPI_SUCCESS) {
-        rc = ports::agree(port->owner, me, pair_context, false, comm->members, agreement);
+        rc = ports::agree(port->owner, me, pair_context, false, weft::mpi::members_of(comm),
+                          agreement);
       }
       if (rc != MPI_SUCCESS) problem = "the meeting with the accepting root failed";
     }

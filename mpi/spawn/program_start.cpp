@@ -197,6 +197,7 @@ Children start(const std::vector<Command>& commands, const std::vector<std::stri
   inter->local = std::make_unique<Comm>(children.ranks, local_context, 0);
   inter->low = false;
   side->inter = std::move(inter);
+  for (auto& local : side->locals) local.name = "MPI_COMM_PARENT";  // MPI-4.1 11.8.2
   side->references.fetch_add(total, std::memory_order_relaxed);
 
   const int vps = Scheduler::current()->num_vps();

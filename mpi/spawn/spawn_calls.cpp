@@ -10,6 +10,7 @@
 
 #include "comm/intercomm.h"
 #include "errhan/error.h"
+#include "group/group.h"
 #include "init/world.h"
 #include "spawn/program_start.h"
 #include "util/profiling.h"
@@ -75,7 +76,7 @@ int spawn(std::string_view function, const std::vector<Command>& commands, int r
     const std::uint32_t local_context = allocate_context();
     if (problem.empty()) {
       try {
-        children = start(commands, paths, comm->members, context, allocate_context());
+        children = start(commands, paths, members_of(comm), context, allocate_context());
       } catch (const Error& e) {
         problem = e.what();
         error_class = MPI_ERR_SPAWN;
@@ -97,7 +98,7 @@ int spawn(std::string_view function, const std::vector<Command>& commands, int r
   if (errcodes != MPI_ERRCODES_IGNORE) {
     for (std::size_t i = 0; i < children.size(); ++i) errcodes[i] = MPI_SUCCESS;
   }
-  *intercomm = inter::adopt_side(comm->members, children, static_cast<std::uint32_t>(info[1]),
+  *intercomm = inter::adopt_side(members_of(comm), children, static_cast<std::uint32_t>(info[1]),
                                  static_cast<std::uint32_t>(info[2]), true);
   return MPI_SUCCESS;
 }
