@@ -5,6 +5,7 @@
 // its core to the others.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>

@@ -1,5 +1,6 @@
 #include "spawn/port.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
