@@ -3,6 +3,7 @@
 // the parents need to make their side of the intercommunicator: its contexts and the children's
 // world ranks. Nothing else crosses between processes, so a spawn from a communicator spanning
 // several processes works as one inside a single process.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -54,7 +55,7 @@ int spawn(std::string_view function, const std::vector<Command>& commands, int r
                  "intercomm = NULL, expected where to store the intercommunicator");
   }
   const int tag = inter::next_call_tag(comm);
-  // {class, context, parents' local context, the children's world ranks...}
+  // {class, context, parents' local context, children asked for, their world ranks...}
   std::vector<int> info;
   std::string problem;
   int error_class = MPI_SUCCESS;
@@ -82,22 +83,25 @@ int spawn(std::string_view function, const std::vector<Command>& commands, int r
         error_class = MPI_ERR_SPAWN;
       }
     }
-    info = {error_class, static_cast<int>(context), static_cast<int>(local_context)};
+    int asked = 0;
+    for (const Command& c : commands) asked += std::max(c.maxprocs, 0);
+    info = {error_class, static_cast<int>(context), static_cast<int>(local_context), asked};
     info.insert(info.end(), children.ranks.begin(), children.ranks.end());
   }
   int rc = inter::bcast_ints(comm, root, tag, info);
-  if (rc == MPI_SUCCESS && info.size() < 3) rc = MPI_ERR_INTERN;
+  if (rc == MPI_SUCCESS && info.size() < 4) rc = MPI_ERR_INTERN;
   if (rc == MPI_SUCCESS) rc = info[0];
   *intercomm = MPI_COMM_NULL;
+  // One code per child asked for: a spawn starts all of them or none.
+  if (errcodes != MPI_ERRCODES_IGNORE && info.size() >= 4) {
+    for (int i = 0; i < info[3]; ++i) errcodes[i] = rc;
+  }
   if (rc != MPI_SUCCESS) {
     if (problem.empty())
       problem = "the spawn failed at the root (rank " + std::to_string(root) + ")";
     return raise(comm, function, rc, problem);
   }
-  const std::vector<int> children(info.begin() + 3, info.end());
-  if (errcodes != MPI_ERRCODES_IGNORE) {
-    for (std::size_t i = 0; i < children.size(); ++i) errcodes[i] = MPI_SUCCESS;
-  }
+  const std::vector<int> children(info.begin() + 4, info.end());
   *intercomm = inter::adopt_side(members_of(comm), children, static_cast<std::uint32_t>(info[1]),
                                  static_cast<std::uint32_t>(info[2]), true);
   return MPI_SUCCESS;

@@ -129,8 +129,10 @@ int main(int argc, char** argv) {
 
     /* Not a weft program: refused, by name. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int code = -1;
     const int rc = MPI_Comm_spawn("/bin/true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD,
-                                  &children, MPI_ERRCODES_IGNORE);
+                                  &children, &code);
+    check(code == rc, "the error code of the child that did not start", code, rc);
     int error_class = -1;
     MPI_Error_class(rc, &error_class);
     check(error_class == MPI_ERR_SPAWN, "the class of spawning /bin/true", error_class,
