@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "weft/bootstrap.h"
 #include "weft/config.h"
@@ -19,5 +21,17 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main)
 // The same with the bootstrap given (nullptr: a single process of mpi.ranks ranks).
 int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
             Bootstrap* bootstrap);
+
+// What MPI_Comm_spawn needs from the program loader (tools/loader), which alone knows rank
+// images: `load` prepares one copy of the weft program at `path` for the new world rank `rank`,
+// its MPI_COMM_WORLD and MPI_COMM_SELF bound to the objects `world` and `self` (MPI_Comm values),
+// and returns what runs the copy in the calling thread (constructors, main with `argv`,
+// finalizers) and gives main's exit status. It throws weft::Error when `path` is no weft program
+// or cannot be loaded.
+using RankProgram = std::function<int(const std::vector<std::string>& argv)>;
+using ProgramLoader =
+    std::function<RankProgram(const std::string& path, int rank, void* world, void* self)>;
+// Installs the loader MPI_Comm_spawn uses from now on; without one it refuses, saying why.
+void set_program_loader(ProgramLoader loader);
 
 }  // namespace weft::mpi

@@ -24,7 +24,6 @@ int* predefined_value(int keyval) {
   static int host = MPI_PROC_NULL;  // no rank is a host
   static int io = MPI_ANY_SOURCE;   // every rank may do I/O
   static int wtime_is_global = 1;   // one clock for every rank of the process
-  static int appnum = 0;
   static weft::detail::SpinLock universe_lock;
   static int universe_size = 0;
   switch (keyval) {
@@ -37,7 +36,7 @@ int* predefined_value(int keyval) {
     case MPI_WTIME_IS_GLOBAL:
       return &wtime_is_global;
     case MPI_APPNUM:
-      return &appnum;
+      return &caller_state().appnum;
     case MPI_LASTUSEDCODE: {
       // Per rank and refreshed when read: another rank may add a class meanwhile.
       int& value = caller_state().last_used_code;
@@ -49,7 +48,7 @@ int* predefined_value(int keyval) {
   }
   std::lock_guard guard(universe_lock);
   // Written only when it changes: ranks of this job may be reading it through their pointer.
-  if (universe_size != world()->size()) universe_size = world()->size();
+  if (universe_size != world()->universe_size()) universe_size = world()->universe_size();
   return &universe_size;
 }
 
@@ -104,7 +103,7 @@ int comm_get_attr(std::string_view function, MPI_Comm comm, int keyval, void* at
                    std::string(attribute_val == nullptr ? "attribute_val" : "flag") +
                        " = NULL, expected where to store the result");
     }
-    *flag = comm == MPI_COMM_WORLD;
+    *flag = comm->world;
     if (*flag) *static_cast<void**>(attribute_val) = predefined_value(keyval);
     return MPI_SUCCESS;
   }

@@ -115,7 +115,8 @@ void build_split(const std::vector<const Part*>& parts, const std::vector<int>& 
 // in another process whose group no member here passed): no group known here holds that member.
 void build_create(const std::vector<const Part*>& parts, const std::vector<int>& members,
                   const ContextOf& context_of, Outcome& outcome) {
-  std::vector<int> parent_rank(static_cast<std::size_t>(weft::mpi::world()->size()), -1);
+  std::vector<int> parent_rank(
+      static_cast<std::size_t>(*std::max_element(members.begin(), members.end()) + 1), -1);
   for (int r = 0; r < static_cast<int>(members.size()); ++r) parent_rank[members[r]] = r;
   auto fail = [&](int culprit, std::string problem) {
     outcome.error_class = MPI_ERR_GROUP;

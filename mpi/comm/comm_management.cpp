@@ -16,7 +16,7 @@ namespace weft::mpi {
 
 void leave(MPI_Comm comm) {
   comm->local_of_caller().freed = true;
-  if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF) return;
+  if (comm->world || comm->self) return;
   // acq_rel: the member that deletes must see every other member's last use of the object.
   if (comm->references.fetch_sub(1, std::memory_order_acq_rel) == 1) delete comm;
 }
@@ -53,10 +53,9 @@ extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
                  "comm = NULL, expected the address of a communicator handle");
   }
   if (int rc = check_comm(*comm, kFunction); rc != MPI_SUCCESS) return rc;
-  if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF) {
+  if ((*comm)->world || (*comm)->self) {
     return raise(*comm, kFunction, MPI_ERR_COMM,
-                 std::string("comm = ") +
-                     (*comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF") +
+                 std::string("comm = ") + ((*comm)->world ? "MPI_COMM_WORLD" : "MPI_COMM_SELF") +
                      ", expected a communicator the program created (the predefined ones "
                      "cannot be freed)");
   }

@@ -1,5 +1,6 @@
 #include "comm/communicator.h"
 
+#include <algorithm>
 #include <map>
 #include <new>
 
@@ -13,11 +14,16 @@ weft_mpi_comm weft_mpi_comm_self;
 weft_mpi_comm::weft_mpi_comm(std::vector<int> world_ranks, std::uint32_t context, int world_size)
     : context(context),
       members(std::move(world_ranks)),
-      rank_of_world(static_cast<std::size_t>(world_size), -1),
+      rank_of_world(
+          static_cast<std::size_t>(std::max(
+              world_size,
+              members.empty() ? 0 : *std::max_element(members.begin(), members.end()) + 1)),
+          -1),
       locals(members.size()),
       references(static_cast<int>(members.size())) {
   for (std::size_t r = 0; r < members.size(); ++r) rank_of_world[members[r]] = static_cast<int>(r);
   const weft::mpi::World* w = weft::mpi::world();
+  // A spawned world's members are numbered past the first world (init/world.h).
   for (int member : members)
     spans_processes = spans_processes || (w != nullptr && !w->is_local(member));
   if (!spans_processes) return;
@@ -30,7 +36,7 @@ weft_mpi_comm::weft_mpi_comm(std::vector<int> world_ranks, std::uint32_t context
   groups.group_of.resize(members.size());
   groups.slot_of.resize(members.size());
   for (int r = 0; r < size; ++r) {
-    const int process = w->layout().process_of(members[r]);
+    const int process = w->process_of(members[r]);
     auto [entry, added] = group_of_process.emplace(process, static_cast<int>(groups.ranks.size()));
     if (added) groups.ranks.emplace_back();
     std::vector<int>& ranks = groups.ranks[static_cast<std::size_t>(entry->second)];
@@ -44,7 +50,8 @@ weft_mpi_comm::weft_mpi_comm(std::vector<int> world_ranks, std::uint32_t context
 
 int weft_mpi_comm::rank_of(int world_rank) const {
   if (world_rank < 0 || world_rank >= static_cast<int>(rank_of_world.size())) return -1;
-  return self ? 0 : rank_of_world[world_rank];
+  const int rank = rank_of_world[world_rank];
+  return self && rank >= 0 ? 0 : rank;
 }
 
 int weft_mpi_comm::peer_count() const {
@@ -62,7 +69,7 @@ int weft_mpi_comm::my_rank() const {
 
 weft_mpi_comm::Local& weft_mpi_comm::local_of_caller() {
   const int world_rank = weft::mpi::caller_world_rank();
-  return locals[self ? world_rank : rank_of_world[world_rank]];
+  return locals[rank_of_world[world_rank]];
 }
 
 namespace weft::mpi {
@@ -89,6 +96,7 @@ void reset_predefined_comms(int world_size) {
 
   weft_mpi_comm_world.~weft_mpi_comm();
   new (&weft_mpi_comm_world) weft_mpi_comm(everyone, 0, world_size);
+  weft_mpi_comm_world.world = true;
   for (auto& local : weft_mpi_comm_world.locals) local.name = "MPI_COMM_WORLD";
 
   // Self: one slot per world rank, each rank alone in it.

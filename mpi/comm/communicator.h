@@ -4,7 +4,8 @@
 // per member, touched only by that member's threads.
 //
 // MPI_COMM_SELF is one object too, but each rank sees it as its own one-member communicator:
-// its comm rank is always 0 and its slot is the caller's world rank.
+// its comm rank is always 0 and its slot is the caller's place among `members` (every rank of
+// its world).
 #pragma once
 
 #include <atomic>
@@ -42,7 +43,8 @@ struct weft_mpi_comm {
   // Point-to-point traffic matches in `context`; collective traffic in context + 1, so that the
   // two never match each other.
   std::uint32_t context = 0;
-  bool self = false;  // MPI_COMM_SELF
+  bool self = false;   // MPI_COMM_SELF (the job's, or a spawned world's)
+  bool world = false;  // MPI_COMM_WORLD (the job's, or a spawned world's: mpi/spawn/)
   // Some members live in other processes: collectives go through collective_spanning.h.
   bool spans_processes = false;
   // How the members sit in processes, set when spans_processes: one group per process holding
@@ -60,7 +62,7 @@ struct weft_mpi_comm {
   Groups groups;
   std::vector<int> members;        // comm rank -> world rank
   std::vector<int> rank_of_world;  // world rank -> comm rank, -1 for non-members
-  std::vector<Local> locals;       // by comm rank (by world rank for MPI_COMM_SELF)
+  std::vector<Local> locals;       // by comm rank (by rank in `members` for MPI_COMM_SELF)
   // Set for one side of an intercommunicator (comm/intercomm.h): `members` is then the local group
   // and point-to-point peers are ranks of the remote group.
   struct Inter;

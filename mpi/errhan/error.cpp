@@ -10,6 +10,7 @@
 #include "datatype/datatype.h"
 #include "errhan/errhandler.h"
 #include "errhan/error_text.h"
+#include "init/world.h"
 #include "init/fatal.h"
 #include "init/world.h"
 
@@ -126,7 +127,7 @@ MPI_Comm handler_comm(MPI_Comm comm) {
   if (comm != MPI_COMM_NULL && comm->my_rank() >= 0 && !comm->local_of_caller().freed) {
     return comm;
   }
-  return MPI_COMM_WORLD;
+  return caller_world_comm();
 }
 
 // How messages name a communicator: its name, else "the communicator".

@@ -1,8 +1,15 @@
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "comm/communicator.h"
 #include "init/world.h"
+#include "spawn/job_files.h"
 #include "transport/transport.h"
 #include "weft/bootstrap.h"
 #include "weft/mpi_job.h"
@@ -21,6 +28,17 @@ std::vector<TaskPlace> place_ranks(const Config& config, const Scheduler& schedu
                      static_cast<int>(config.get_int("placement.cores_per_task")),
                      *parse_task_policy(config.get_string("placement.tasks")),
                      *parse_progress_policy(config.get_string("placement.progress")));
+}
+
+constexpr std::string_view kJobKey = "weft.job_key";
+
+// This process's id, the time and a count of the jobs it ran: no two jobs that run at once on a
+// host share it.
+std::string new_job_key() {
+  static std::atomic<std::uint64_t> jobs{0};
+  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+  return std::to_string(::getpid()) + "-" + std::to_string(now) + "-" +
+         std::to_string(jobs.fetch_add(1, std::memory_order_relaxed));
 }
 
 // Clears the job's world when run_job leaves, however it leaves.
@@ -52,11 +70,14 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
               config.get_int("scheduler.spin_us") * 1000);
   WorldInstallation installation(&world);
   reset_predefined_comms(layout.world_size());
+  world.set_job_key(new_job_key());
   std::unique_ptr<Transport> transport;
   if (layout.processes() > 1) {
     transport =
         std::make_unique<Transport>(world, *bootstrap, config.get_size("mpi.remote_eager_limit"));
+    if (process == 0) bootstrap->put(kJobKey, world.job_key());
     bootstrap->fence();
+    world.set_job_key(bootstrap->get(0, kJobKey));
     transport->connect(*bootstrap);
     world.set_transport(transport.get());
     // A rank spinning in a wait progresses the worker itself: its core is busy spinning, so
@@ -82,11 +103,15 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
         spawn(attr, [&rank_main, &statuses, r, first] { statuses[r] = rank_main(first + r); }));
   }
   for (Thread& thread : threads) thread.join();
+  // The ranks MPI_Comm_spawn started run on after their parents' main returned (MPI-4.1 11.10.4:
+  // MPI_Finalize of a parent does not end its children).
+  const int spawned_status = world.join_spawned();
   if (transport != nullptr) {
     // Every process's ranks have ended before any endpoint closes: a peer may still be fetching
     // rendezvous data from this one until then.
     transport->quiesce();
     bootstrap->fence();
+    if (process == 0) remove_job_files(world.job_key());
   }
   world.stop_progress();
   scheduler.shutdown();
@@ -96,7 +121,7 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
   for (int status : statuses) {
     if (status != 0) return status;
   }
-  return 0;
+  return spawned_status;
 }
 
 }  // namespace weft::mpi

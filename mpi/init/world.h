@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "attr/datatype_attributes.h"
@@ -19,6 +20,7 @@
 #include "request/completion.h"
 #include "request/request.h"
 #include "weft/bootstrap.h"
+#include "weft/thread.h"
 
 namespace weft::mpi {
 
@@ -45,6 +47,14 @@ struct RankState {
   // The attributes the rank set on datatypes.
   DatatypeAttributes type_attributes;
   int last_used_code = MPI_ERR_LASTCODE;  // where the MPI_LASTUSEDCODE attribute points
+
+  // The world the rank belongs to (mpi/spawn/): its MPI_COMM_WORLD and MPI_COMM_SELF objects,
+  // the job's predefined ones unless MPI_Comm_spawn started the rank; the intercommunicator to
+  // its parents (MPI_Comm_get_parent) and its command's index in MPI_Comm_spawn_multiple.
+  MPI_Comm world_comm = nullptr;
+  MPI_Comm self_comm = nullptr;
+  MPI_Comm parent = nullptr;
+  int appnum = 0;
 };
 
 class Transport;
@@ -61,6 +71,7 @@ class World {
   World(const World&) = delete;
   World& operator=(const World&) = delete;
 
+  // The size of the job's first world (the ranks weftrun started).
   int size() const { return layout_.world_size(); }
   const RankLayout& layout() const { return layout_; }
   int process() const { return process_; }
@@ -70,11 +81,41 @@ class World {
   int first_local() const { return first_; }
   int local_ranks() const { return local_; }
   bool is_local(int world_rank) const {
-    return world_rank >= first_ && world_rank < first_ + local_;
+    if (world_rank < size()) return world_rank >= first_ && world_rank < first_ + local_;
+    return process_of(world_rank) == process_;
+  }
+  // The process holding a world rank. Ranks that MPI_Comm_spawn starts live in the process of
+  // the spawn's root and get the numbers size() + process + processes * k, k = 0, 1...: every
+  // process numbers its own without asking the others, and all know where any rank lives.
+  int process_of(int world_rank) const {
+    if (world_rank < size()) return layout_.process_of(world_rank);
+    return (world_rank - size()) % layout_.processes();
   }
   bool single_process() const { return layout_.processes() == 1; }
   // A rank of this process.
-  RankState& rank(int world_rank) { return ranks_[world_rank - first_]; }
+  RankState& rank(int world_rank) {
+    if (world_rank < size()) return ranks_[world_rank - first_];
+    // acquire: the state was made before its number was handed to anyone.
+    return *spawned_[(world_rank - size()) / layout_.processes()].load(std::memory_order_acquire);
+  }
+
+  // New ranks of this process for MPI_Comm_spawn: their numbers, states made. Throws weft::Error
+  // when the process has started as many as it can hold.
+  std::vector<int> add_ranks(int count);
+  // MPI_UNIVERSE_SIZE: the first world and the ranks every process may still spawn.
+  int universe_size() const { return size() + layout_.processes() * kSpawnCapacity; }
+  // A spawned rank's thread, joined by join_spawned; `status` is where its main's exit status
+  // goes.
+  void keep_spawned(Thread thread, std::shared_ptr<int> status);
+  // Joins the threads of the spawned ranks, those they spawn in turn too; returns the first
+  // non-zero exit status among them, else 0.
+  int join_spawned();
+  // A name of this job that no other job running at the same time has, the same in all its
+  // processes (the file of its published service names: mpi/spawn/name_service.cpp).
+  const std::string& job_key() const { return job_key_; }
+  void set_job_key(std::string key) { job_key_ = std::move(key); }
+  // Keeps an object of a spawned world (its MPI_COMM_WORLD, MPI_COMM_SELF) until the job ends.
+  void keep(std::shared_ptr<void> object);
 
   // What carries messages to the ranks of other processes; nullptr in a single-process job.
   Transport* transport() const { return transport_; }
@@ -83,7 +124,9 @@ class World {
   // The progress thread serving a rank of this process, or nullptr (none in the job, or none
   // for it).
   ProgressThread* progress_of(int world_rank) const {
-    return progress_ != nullptr ? progress_->of(world_rank - first_) : nullptr;
+    // A spawned rank has none: its nonblocking collectives progress in its own threads.
+    if (progress_ == nullptr || world_rank >= size()) return nullptr;
+    return progress_->of(world_rank - first_);
   }
   // Starts the progress threads of this process's ranks (`places`, in local rank order), before
   // any rank runs.
@@ -101,6 +144,17 @@ class World {
   std::unique_ptr<RankState[]> ranks_;
   std::unique_ptr<ProgressThreads> progress_;
   Transport* transport_ = nullptr;
+  std::string job_key_;
+
+  // The ranks spawned in this process, by (world rank - size()) / processes.
+  // As many as vm.max_map_count lets one process load copies of a program for
+  // (docs/privatization.md).
+  static constexpr int kSpawnCapacity = 16000;
+  std::unique_ptr<std::atomic<RankState*>[]> spawned_;
+  std::mutex spawn_lock;  // guards the members below and adding to spawned_
+  std::vector<std::unique_ptr<RankState>> spawned_states_;
+  std::vector<std::pair<Thread, std::shared_ptr<int>>> spawned_threads_;
+  std::vector<std::shared_ptr<void>> kept_;
 };
 
 // The job's world, or nullptr outside run_job. Set by run_job before the ranks start and cleared
@@ -116,5 +170,10 @@ void after_failed_test();
 // The world rank of the calling thread (-1 when it belongs to no rank), and its state.
 int caller_world_rank();
 RankState& caller_state();  // requires caller_world_rank() >= 0 and a world
+
+// The MPI_COMM_WORLD and MPI_COMM_SELF of the calling rank's world (those of the job unless the
+// rank was spawned); the job's when the caller is no rank.
+MPI_Comm caller_world_comm();
+MPI_Comm caller_self_comm();
 
 }  // namespace weft::mpi

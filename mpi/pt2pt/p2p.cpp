@@ -17,7 +17,7 @@ int check_caller(std::string_view function, MPI_Comm comm, Caller* caller) {
     const int comm_rank = comm->rank_of(world_rank);
     // acquire: pairs with MPI_Init's release of the rank's state.
     if (state.phase.load(std::memory_order_acquire) == RankState::Phase::initialized &&
-        comm_rank >= 0 && !comm->locals[comm->self ? world_rank : comm_rank].freed) {
+        comm_rank >= 0 && !comm->locals[comm->rank_of_world[world_rank]].freed) {
       *caller = Caller{world_rank, comm_rank, &state};
       return MPI_SUCCESS;
     }
@@ -91,7 +91,7 @@ int deliver(Request& send, std::string_view function, std::size_t eager_limit,
   return raise(send.comm, function, MPI_ERR_OTHER,
                "the message to rank " + std::to_string(send.peer) + " (world rank " +
                    std::to_string(dest) + ", process " +
-                   std::to_string(w.layout().process_of(dest)) + ") could not be sent: " + failure);
+                   std::to_string(w.process_of(dest)) + ") could not be sent: " + failure);
 }
 
 int start_buffered(Request& request, std::string_view function) {

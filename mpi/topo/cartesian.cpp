@@ -318,7 +318,7 @@ extern "C" int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const i
   }
   std::vector<weft::mpi::RankLocation> locations(static_cast<std::size_t>(nodes));
   for (int r = 0; r < nodes; ++r) {
-    locations[r].process = weft::mpi::world()->layout().process_of(comm->world_rank(r));
+    locations[r].process = weft::mpi::world()->process_of(comm->world_rank(r));
   }
   *newrank = weft::mpi::place_in_grid(std::vector<int>(dims, dims + ndims), locations)[rank];
   return MPI_SUCCESS;

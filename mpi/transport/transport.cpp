@@ -598,7 +598,7 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
     data = &kEmpty;
     wire_bytes = 1;
   }
-  const int process = impl.world.layout().process_of(dest_world_rank);
+  const int process = impl.world.process_of(dest_world_rank);
   WireHeader& header = sent->header;
   header = WireHeader{0,
                       envelope.bytes,

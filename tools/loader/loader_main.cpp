@@ -2,12 +2,16 @@
 // configuration (with weftrun's settings when weftrun started it), tells weftrun it is a weft
 // program, and runs the job: every rank calls main with its own argv; in a privatized build each
 // rank runs its own copy of the program, constructors, main and finalizers in its own thread.
+#include <limits.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -28,7 +32,9 @@ constexpr std::size_t kSpareMappings = 1024;
 // One rank's argv: main may modify the strings and the array (getopt permutes it).
 class RankArguments {
  public:
-  RankArguments(int argc, char** argv) : strings_(argv, argv + argc) {
+  RankArguments(int argc, char** argv)
+      : RankArguments(std::vector<std::string>(argv, argv + argc)) {}
+  explicit RankArguments(std::vector<std::string> strings) : strings_(std::move(strings)) {
     for (std::string& text : strings_) pointers_.push_back(text.data());
     pointers_.push_back(nullptr);
   }
@@ -77,6 +83,60 @@ void check_map_count(int ranks, std::size_t mappings_per_copy) {
   }
 }
 
+// MPI_Comm_spawn's way to start programs: one image per program (the running one included),
+// read at its first spawn, and a copy of it per new rank, bound to the new rank's world.
+class SpawnLoader {
+ public:
+  explicit SpawnLoader(std::shared_ptr<const weft::tools::ProgramImage> running) {
+    if (running != nullptr) images_.emplace(canonical("/proc/self/exe"), std::move(running));
+  }
+
+  weft::mpi::RankProgram load(const std::string& path, int rank, void* world, void* self) {
+    std::lock_guard guard(lock_);
+    std::shared_ptr<const weft::tools::ProgramImage>& image = images_[canonical(path)];
+    if (image == nullptr) {
+      image = std::make_shared<const weft::tools::ProgramImage>(
+          weft::tools::ProgramImage::from_file(path));
+    }
+    check_map_count(1, image->mappings_per_copy());
+    auto copy = std::make_shared<weft::tools::ProgramImage::Copy>(image->load(rank, {world, self}));
+    return [copy](const std::vector<std::string>& argv) {
+      RankArguments arguments(argv);
+      copy->construct(arguments.argc(), arguments.argv(), environ);
+      const int status = copy->main()(arguments.argc(), arguments.argv(), environ);
+      copy->finalize();
+      return status;
+    };
+  }
+
+ private:
+  static std::string canonical(const std::string& path) {
+    char resolved[PATH_MAX];
+    return ::realpath(path.c_str(), resolved) != nullptr ? resolved : path;
+  }
+
+  std::mutex lock_;  // ProgramImage::load is not for concurrent calls
+  std::map<std::string, std::shared_ptr<const weft::tools::ProgramImage>> images_;
+};
+
+// Installs a SpawnLoader for the job, removed when the job ends.
+class SpawnLoaderInstallation {
+ public:
+  explicit SpawnLoaderInstallation(std::shared_ptr<const weft::tools::ProgramImage> running)
+      : loader_(std::make_shared<SpawnLoader>(std::move(running))) {
+    weft::mpi::set_program_loader(
+        [loader = loader_](const std::string& path, int rank, void* world, void* self) {
+          return loader->load(path, rank, world, self);
+        });
+  }
+  ~SpawnLoaderInstallation() { weft::mpi::set_program_loader(nullptr); }
+  SpawnLoaderInstallation(const SpawnLoaderInstallation&) = delete;
+  SpawnLoaderInstallation& operator=(const SpawnLoaderInstallation&) = delete;
+
+ private:
+  std::shared_ptr<SpawnLoader> loader_;
+};
+
 int run(int argc, char** argv, MainFunction shared_main) {
   // Removes weftrun's variables: the ranks' environ and the programs they start do not see them.
   const weft::tools::LaunchSettings launch = weft::tools::take_launch_settings();
@@ -88,6 +148,8 @@ int run(int argc, char** argv, MainFunction shared_main) {
   const std::unique_ptr<weft::Bootstrap> bootstrap =
       weft::connect_bootstrap(static_cast<int>(config.get_int("mpi.ranks")));
   if (shared_main != nullptr) {
+    // Its own program has no image to copy; it may still spawn other weft programs.
+    const SpawnLoaderInstallation spawning(nullptr);
     return weft::mpi::run_job(
         config,
         [&](int) {
@@ -97,7 +159,10 @@ int run(int argc, char** argv, MainFunction shared_main) {
         bootstrap.get());
   }
 
-  const auto image = weft::tools::ProgramImage::from_running_executable();
+  const auto shared_image = std::make_shared<const weft::tools::ProgramImage>(
+      weft::tools::ProgramImage::from_running_executable());
+  const weft::tools::ProgramImage& image = *shared_image;
+  const SpawnLoaderInstallation spawning(shared_image);
   std::vector<weft::tools::ProgramImage::Copy> copies;
   const int first = bootstrap != nullptr ? bootstrap->layout().first_rank(bootstrap->process()) : 0;
   const int ranks = bootstrap != nullptr ? bootstrap->layout().ranks_of(bootstrap->process())

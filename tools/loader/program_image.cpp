@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <string_view>
 
 #include "elf_section.h"
 #include "weft/error.h"
@@ -79,7 +80,7 @@ std::vector<char> read_range(int fd, const FileRange& range) {
   while (done < bytes.size()) {
     const ssize_t got = ::pread(fd, bytes.data() + done, bytes.size() - done,
                                 static_cast<off_t>(range.offset + done));
-    if (got <= 0) throw Error(system_error("cannot read the rank image from /proc/self/exe"));
+    if (got <= 0) throw Error(system_error("cannot read the rank image"));
     done += static_cast<std::size_t>(got);
   }
   return bytes;
@@ -127,13 +128,23 @@ void trim_to_loadable(std::vector<char>& image, Elf64_Ehdr header,
 }  // namespace
 
 ProgramImage ProgramImage::from_running_executable() {
-  FileDescriptor executable(::open("/proc/self/exe", O_RDONLY | O_CLOEXEC));
-  if (executable.get() < 0) throw Error(system_error("cannot open /proc/self/exe"));
+  return read("/proc/self/exe", "this executable carries no rank image (section " +
+                                    std::string(kImageSection) +
+                                    "); link the program with weftcc or weftcxx");
+}
+
+ProgramImage ProgramImage::from_file(const std::string& path) {
+  return read(path, path + " is not a weft program (it has no section " +
+                        std::string(kImageSection) +
+                        "): weft starts spawned ranks as threads of this job, from programs "
+                        "linked by weftcc or weftcxx");
+}
+
+ProgramImage ProgramImage::read(const std::string& path, const std::string& missing) {
+  FileDescriptor executable(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (executable.get() < 0) throw Error(system_error("cannot open " + path));
   const std::optional<FileRange> section = find_elf_section(executable.get(), kImageSection);
-  if (!section) {
-    throw Error("this executable carries no rank image (section " + std::string(kImageSection) +
-                "); link the program with weftcc or weftcxx");
-  }
+  if (!section) throw Error(missing);
   ProgramImage image;
   image.bytes_ = read_range(executable.get(), *section);
   std::vector<char>& bytes = image.bytes_;
@@ -181,10 +192,67 @@ ProgramImage ProgramImage::from_running_executable() {
         image.finalizers_.address < segment.p_vaddr + segment.p_memsz) {
       image.finalizers_read_only_ = true;
     }
-    if (segment.p_type == PT_GNU_RELRO) ++image.mappings_per_copy_;  // mprotect splits a mapping
+    if (segment.p_type == PT_GNU_RELRO) {
+      ++image.mappings_per_copy_;  // mprotect splits a mapping
+      image.relro_ = true;
+    }
   }
+  image.find_comm_references(segments);
   trim_to_loadable(bytes, header, segments);
   return image;
+}
+
+void ProgramImage::find_comm_references(const std::vector<Elf64_Phdr>& segments) {
+  // Addresses in the dynamic section are virtual; the image bytes are the file.
+  auto offset_of = [&](std::uint64_t address) -> std::uint64_t {
+    for (const Elf64_Phdr& segment : segments) {
+      if (segment.p_type == PT_LOAD && address >= segment.p_vaddr &&
+          address < segment.p_vaddr + segment.p_filesz) {
+        return address - segment.p_vaddr + segment.p_offset;
+      }
+    }
+    throw Error("the embedded rank image has a dynamic table outside its segments");
+  };
+  std::uint64_t rela = 0, rela_size = 0, symbols = 0, strings = 0;
+  for (const Elf64_Phdr& segment : segments) {
+    if (segment.p_type != PT_DYNAMIC) continue;
+    for (std::uint64_t at = segment.p_offset; at < segment.p_offset + segment.p_filesz;
+         at += sizeof(Elf64_Dyn)) {
+      const auto entry = read_struct<Elf64_Dyn>(bytes_, at);
+      if (entry.d_tag == DT_NULL) break;
+      if (entry.d_tag == DT_RELA) rela = entry.d_un.d_ptr;
+      if (entry.d_tag == DT_RELASZ) rela_size = entry.d_un.d_val;
+      if (entry.d_tag == DT_SYMTAB) symbols = entry.d_un.d_ptr;
+      if (entry.d_tag == DT_STRTAB) strings = entry.d_un.d_ptr;
+    }
+  }
+  if (rela == 0 || symbols == 0 || strings == 0) return;
+  const std::uint64_t rela_at = offset_of(rela);
+  const std::uint64_t symbols_at = offset_of(symbols);
+  const std::uint64_t strings_at = offset_of(strings);
+  for (std::uint64_t at = rela_at; at < rela_at + rela_size; at += sizeof(Elf64_Rela)) {
+    const auto relocation = read_struct<Elf64_Rela>(bytes_, at);
+    const auto type = ELF64_R_TYPE(relocation.r_info);
+#if defined(__x86_64__)
+    const bool got = type == R_X86_64_GLOB_DAT;
+    const bool absolute = type == R_X86_64_64;
+#elif defined(__aarch64__)
+    const bool got = type == R_AARCH64_GLOB_DAT;
+    const bool absolute = type == R_AARCH64_ABS64;
+#else
+#error "weft's loader knows the relocations of x86-64 and AArch64 only"
+#endif
+    if (!got && !absolute) continue;
+    const auto symbol = read_struct<Elf64_Sym>(
+        bytes_, symbols_at + ELF64_R_SYM(relocation.r_info) * sizeof(Elf64_Sym));
+    const std::uint64_t name_at = strings_at + symbol.st_name;
+    if (name_at >= bytes_.size()) continue;
+    const std::string_view name(bytes_.data() + name_at,
+                                ::strnlen(bytes_.data() + name_at, bytes_.size() - name_at));
+    if (name != "weft_mpi_comm_world" && name != "weft_mpi_comm_self") continue;
+    comm_references_.push_back(
+        CommReference{relocation.r_offset, got ? 0 : relocation.r_addend, name.back() == 'f'});
+  }
 }
 
 namespace {
@@ -195,6 +263,10 @@ void finalizer_done() {}
 }  // namespace
 
 ProgramImage::Copy ProgramImage::load(int rank) const {
+  return load(rank, Binding{});
+}
+
+ProgramImage::Copy ProgramImage::load(int rank, Binding binding) const {
   const std::string who = "rank " + std::to_string(rank);
   // The kernel names the mapping after it: /proc/self/maps shows whose copy a page belongs to.
   const std::string name = "weft-" + who;
@@ -226,6 +298,22 @@ ProgramImage::Copy ProgramImage::load(int rank) const {
   std::size_t tls_module = 0;
   if (::dlinfo(handle, RTLD_DI_TLS_MODID, &tls_module) == 0 && tls_module != 0) {
     give_each_thread_own_tls(tls_module);
+  }
+
+  // weftcc links -z norelro: the GOT and data stay writable after relocation (another linker's
+  // RELRO pages are opened again).
+  for (const CommReference& reference : comm_references_) {
+    void* object = reference.self ? binding.self : binding.world;
+    if (object == nullptr) continue;
+    if (relro_) {
+      const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+      const auto begin = reinterpret_cast<std::uintptr_t>(base + reference.offset) & ~(page - 1);
+      if (::mprotect(reinterpret_cast<void*>(begin), page, PROT_READ | PROT_WRITE) != 0) {
+        throw Error(system_error(who + ": cannot bind MPI_COMM_WORLD of its copy"));
+      }
+    }
+    char* target = static_cast<char*>(object) + reference.addend;
+    std::memcpy(base + reference.offset, &target, sizeof target);
   }
 
   auto* finalizers = reinterpret_cast<Copy::Finalizer*>(base + finalizers_.address);

@@ -8,8 +8,11 @@
 // DT_INIT_ARRAY) and run in the rank's own thread, before main.
 #pragma once
 
+#include <elf.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace weft::tools {
@@ -22,9 +25,21 @@ class ProgramImage {
 
   // Reads the image embedded in the running executable. Throws weft::Error when it has none.
   static ProgramImage from_running_executable();
+  // Reads the image embedded in the weft program at `path` (MPI_Comm_spawn). Throws weft::Error
+  // when it cannot be read or is no weft program.
+  static ProgramImage from_file(const std::string& path);
+
+  // Where a copy's references to the predefined communicators of mpi.h go: a rank that
+  // MPI_Comm_spawn started has its own world, hence its own MPI_COMM_WORLD and MPI_COMM_SELF.
+  // Null: those of the job (libweft's objects).
+  struct Binding {
+    void* world = nullptr;
+    void* self = nullptr;
+  };
 
   // Maps and relocates a private copy for `rank` and finds its main; runs none of its
   // constructors. Not for concurrent calls. Throws weft::Error naming the rank.
+  Copy load(int rank, Binding binding) const;
   Copy load(int rank) const;
 
   // Memory mappings a loaded copy takes (vm.max_map_count bounds them).
@@ -37,7 +52,16 @@ class ProgramImage {
     std::size_t count = 0;
   };
 
+  // A dynamic relocation of the image against one of the predefined communicators.
+  struct CommReference {
+    std::uint64_t offset = 0;  // from a copy's base
+    std::int64_t addend = 0;   // added to the symbol's address (0 for a GOT entry)
+    bool self = false;         // weft_mpi_comm_self, else weft_mpi_comm_world
+  };
+
   ProgramImage() = default;
+  static ProgramImage read(const std::string& path, const std::string& missing);
+  void find_comm_references(const std::vector<Elf64_Phdr>& segments);
 
   // The image up to the end of its last loadable segment, without section headers (the dynamic
   // loader needs nothing else, and each rank's copy costs memory) and with its DT_INIT_ARRAY
@@ -47,6 +71,8 @@ class ProgramImage {
   FunctionArray finalizers_;           // DT_FINI_ARRAY
   bool finalizers_read_only_ = false;  // inside the RELRO segment
   std::size_t mappings_per_copy_ = 0;
+  bool relro_ = false;  // has a PT_GNU_RELRO segment
+  std::vector<CommReference> comm_references_;
 };
 
 // One rank's copy. It stays mapped until the process exits: glibc's dlclose walks every loaded
