@@ -63,6 +63,9 @@ struct Team {
   Signal signal;
   TaskQueue tasks;
   std::atomic<bool> cancelled{false};  // the region was cancelled (OMP_CANCELLATION)
+  // LLVM's ABI: the team's current loop or sections construct was cancelled; its static loops
+  // have no worksharing slot to hold it. Cleared at the cancellation barrier that ends it.
+  std::atomic<bool> construct_cancelled{false};
   TeamBarrier barrier;
   std::array<WorkShare, kWorkShareSlots> slots;
   // Workers that reached the end of the region with no task left to help with.

@@ -13,6 +13,7 @@
 
 namespace weft::omp {
 
+struct KmpThread;
 class Pool;
 struct Team;
 class WorkShare;
@@ -49,6 +50,10 @@ struct ThreadState {
   int league_num = 0;
   int league_size = 1;
   std::unique_ptr<Team> initial_team;  // a root thread's team of one, outside any region
+  // LLVM's global thread number: unique in the process, as __kmpc_global_thread_num returns it.
+  const int gtid;
+  // What LLVM's ABI keeps between calls (kmp_thread.h); null until the thread needs it.
+  std::unique_ptr<KmpThread> kmp;
 
   ThreadState();
   ~ThreadState();
