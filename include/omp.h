@@ -230,6 +230,13 @@ extern int omp_pause_resource(omp_pause_resource_t, int) WEFT_OMP_NOTHROW;
 extern int omp_pause_resource_all(omp_pause_resource_t) WEFT_OMP_NOTHROW;
 extern void omp_display_env(int) WEFT_OMP_NOTHROW;
 
+/* libomp's memory API, which programs written for LLVM's runtime call: the process heap. */
+extern void* kmp_malloc(__SIZE_TYPE__) WEFT_OMP_NOTHROW;
+extern void* kmp_aligned_malloc(__SIZE_TYPE__, __SIZE_TYPE__) WEFT_OMP_NOTHROW;
+extern void* kmp_calloc(__SIZE_TYPE__, __SIZE_TYPE__) WEFT_OMP_NOTHROW;
+extern void* kmp_realloc(void*, __SIZE_TYPE__) WEFT_OMP_NOTHROW;
+extern void kmp_free(void*) WEFT_OMP_NOTHROW;
+
 #undef WEFT_OMP_NOTHROW
 
 #ifdef __cplusplus

@@ -33,6 +33,7 @@ struct GlobalIcvs {
   PlaceKind places = PlaceKind::core;
   std::size_t stack_size = 0;  // OMP_STACKSIZE in bytes; 0: stack.omp_worker
   bool cancellation = false;
+  bool display_affinity = false;  // OMP_DISPLAY_AFFINITY
   int max_task_priority = 0;
   bool passive_wait = false;  // OMP_WAIT_POLICY, shown only: weft always spins briefly, then parks
 };

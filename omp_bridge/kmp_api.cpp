@@ -137,20 +137,20 @@ omp_allocator_handle_t __kmpc_get_default_allocator(int /*gtid*/) {
 }
 
 // libomp's memory API (kmp_malloc...): the process heap.
-void* kmp_malloc(std::size_t size) {
+void* kmp_malloc(std::size_t size) throw() {
   return std::malloc(size);
 }
-void* kmp_aligned_malloc(std::size_t size, std::size_t alignment) {
+void* kmp_aligned_malloc(std::size_t size, std::size_t alignment) throw() {
   void* block = nullptr;
   return posix_memalign(&block, std::max(alignment, sizeof(void*)), size) == 0 ? block : nullptr;
 }
-void* kmp_calloc(std::size_t nelem, std::size_t elsize) {
+void* kmp_calloc(std::size_t nelem, std::size_t elsize) throw() {
   return std::calloc(nelem, elsize);
 }
-void* kmp_realloc(void* block, std::size_t size) {
+void* kmp_realloc(void* block, std::size_t size) throw() {
   return std::realloc(block, size);
 }
-void kmp_free(void* block) {
+void kmp_free(void* block) throw() {
   std::free(block);
 }
 

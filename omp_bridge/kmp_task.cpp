@@ -106,10 +106,11 @@ void submit(ThreadState& state, Task& task, const std::vector<Dependence>& depen
   Team& team = state.team();
   const bool included = state.task().final;
   if (included) task.final = true;
-  // A detached task is queued even in a team of one: its creator may fulfill the event later.
+  // A detached task, or one with dependences, is queued even in a team of one or a full queue:
+  // what it waits for may come from what its creator does next (fulfilling an event, say).
   const bool detached = task.detach.load(std::memory_order_relaxed) != 0;
-  const bool now =
-      !deferred || included || (!detached && (team.size == 1 || tasks_throttled(team)));
+  const bool now = !deferred || included ||
+                   (!detached && dependences.empty() && (team.size == 1 || tasks_throttled(team)));
   adopt_child(state, task);
   if (!now) {
     queue_task(state, task, dependences);

@@ -58,6 +58,22 @@ struct Registration {
   std::atomic<int> ended{0};
 };
 
+// What a taskgroup holds: the registration, and the thread's own shared item for each of its
+// items. Under reduction(task, ...) each thread's shared item is its own private copy of the
+// construct's reduction, which the construct's ordinary reduction combines afterwards; the task
+// contributions go into the copy of whichever thread ends last.
+struct GroupView {
+  Registration* registration;
+  std::vector<void*> shared;
+};
+
+template <class Input>
+GroupView* view_of(Registration* registration, int num, const Input* data) {
+  auto* view = new GroupView{registration, {}};
+  for (int i = 0; i < num; ++i) view->shared.push_back(data[i].reduce_shar);
+  return view;
+}
+
 template <class Input>
 Registration* make_registration(int threads, int num, const Input* data) {
   auto* registration = new Registration;
@@ -94,10 +110,11 @@ Registration* make_registration(int threads, int num, const Input* data) {
   return registration;
 }
 
-void combine(Registration* registration) {
-  for (Item& item : registration->items) {
+void combine(Registration* registration, const std::vector<void*>& shared) {
+  for (std::size_t i = 0; i < registration->items.size(); ++i) {
+    Item& item = registration->items[i];
     for (int t = 0; t < registration->threads; ++t) {
-      item.comb(item.shared, item.copy(t));
+      item.comb(shared[i], item.copy(t));
       if (item.fini != nullptr) item.fini(item.copy(t));
     }
   }
@@ -113,7 +130,7 @@ void* init(int num, const Input* data, const char* call) {
   if (group->kmp_reductions != nullptr) {
     fatal(std::string(call) + ": the taskgroup already has task reductions");
   }
-  group->kmp_reductions = make_registration(state.team().size, num, data);
+  group->kmp_reductions = view_of(make_registration(state.team().size, num, data), num, data);
   return group;
 }
 
@@ -134,7 +151,7 @@ void* modifier_init(int num, const Input* data) {
   auto* registration = static_cast<Registration*>(ws.copy);
   ws.leave(team.size, team.signal);
   GOMP_taskgroup_start();
-  state.task().group->kmp_reductions = registration;
+  state.task().group->kmp_reductions = view_of(registration, num, data);
   return state.task().group;
 }
 
@@ -170,10 +187,14 @@ void* __kmpc_task_reduction_get_th_data(kmp_int32 /*gtid*/, void* group, void* i
   ThreadState& state = self();
   auto* at = group != nullptr ? static_cast<TaskGroup*>(group) : state.task().group;
   for (; at != nullptr; at = at->outer) {
-    const auto* registration = static_cast<const Registration*>(at->kmp_reductions);
-    if (registration == nullptr) continue;
-    for (const Item& candidate : registration->items) {
-      if (candidate.holds(item, registration->threads)) return candidate.copy(state.num());
+    const auto* view = static_cast<const GroupView*>(at->kmp_reductions);
+    if (view == nullptr) continue;
+    const Registration& registration = *view->registration;
+    for (std::size_t i = 0; i < registration.items.size(); ++i) {
+      const Item& candidate = registration.items[i];
+      if (item == view->shared[i] || candidate.holds(item, registration.threads)) {
+        return candidate.copy(state.num());
+      }
     }
   }
   fatal(
@@ -191,11 +212,13 @@ void __kmpc_end_taskgroup(ident_t* /*loc*/, kmp_int32 /*gtid*/) {
   wait_running_tasks(state, &task,
                      [&] { return group->pending.load(std::memory_order_acquire) == 0; });
   task.group = group->outer;
-  if (auto* registration = static_cast<Registration*>(group->kmp_reductions)) {
+  if (auto* view = static_cast<GroupView*>(group->kmp_reductions)) {
+    std::unique_ptr<GroupView> owned(view);
+    Registration* registration = view->registration;
     // acq_rel: the last thread sees every other thread's tasks' updates of their copies.
     if (!registration->shared_by_team ||
         registration->ended.fetch_add(1, std::memory_order_acq_rel) + 1 == registration->threads) {
-      combine(registration);
+      combine(registration, view->shared);
     }
   }
 }

@@ -41,12 +41,13 @@ struct Team {
   Team(int size, int level, int active_level, Team* parent, int parent_num, const Icvs& icv);
 
   const int size;
-  const int level;         // enclosing parallel regions, this one included
-  const int active_level;  // enclosing regions of more than one thread
-  Team* const parent;      // null for a root's initial team
-  const int parent_num;    // the master's thread number in the parent team
-  const Icvs icv;          // what the team's threads start with
-  int league_num = 0;      // the master's team in a host teams league, and the league's size
+  const int level;                   // enclosing parallel regions, this one included
+  const int active_level;            // enclosing regions of more than one thread
+  Team* const parent;                // null for a root's initial team
+  const int parent_num;              // the master's thread number in the parent team
+  const Icvs icv;                    // what the team's threads start with
+  ProcBind bind = ProcBind::false_;  // how the team's threads were placed: false, unbound
+  int league_num = 0;  // the master's team in a host teams league, and the league's size
   int league_size = 1;
 
   void (*fn)(void*) = nullptr;
