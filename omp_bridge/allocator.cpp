@@ -116,7 +116,8 @@ omp_allocator_handle_t omp_init_allocator(omp_memspace_handle_t, int count,
         break;
       case omp_atk_sync_hint:
       case omp_atk_access:
-        break;  // hints about use: the heap serves any
+      case omp_atk_partition:
+        break;  // hints about use and placement: the heap serves any
       case omp_atk_fallback:
         if (trait.value != omp_atv_default_mem_fb && trait.value != omp_atv_null_fb &&
             trait.value != omp_atv_abort_fb && trait.value != omp_atv_allocator_fb) {

@@ -111,6 +111,7 @@ int omp_get_level() throw() {
 }
 int omp_get_ancestor_thread_num(int level) throw() {
   ThreadState& state = self();
+  if (level < 0 || level > state.team().level) return -1;
   if (level == state.team().level) return state.num();
   const Team* inner = &state.team();
   while (inner != nullptr && inner->level > level + 1) inner = inner->parent;
@@ -126,11 +127,13 @@ int omp_get_active_level() throw() {
 void omp_set_schedule(omp_sched_t kind, int chunk) throw() {
   const int base = static_cast<int>(static_cast<unsigned>(kind) & 0x7fffffffU);
   if (base < 1 || base > 4) return;
-  self().icv().run_schedule = {static_cast<ScheduleKind>(base), chunk < 1 ? 0 : chunk};
+  const bool monotonic = (static_cast<unsigned>(kind) & 0x80000000U) != 0;
+  self().icv().run_schedule = {static_cast<ScheduleKind>(base), chunk < 1 ? 0 : chunk, monotonic};
 }
 void omp_get_schedule(omp_sched_t* kind, int* chunk) throw() {
   const Schedule& schedule = self().icv().run_schedule;
-  *kind = static_cast<omp_sched_t>(schedule.kind);
+  *kind = static_cast<omp_sched_t>(static_cast<unsigned>(schedule.kind) |
+                                   (schedule.monotonic ? 0x80000000U : 0U));
   *chunk = static_cast<int>(schedule.chunk);
 }
 int omp_in_final() throw() {

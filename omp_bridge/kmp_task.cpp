@@ -25,6 +25,7 @@ namespace {
 constexpr std::size_t kHeader = 64;  // the header's room, and the block's alignment
 
 struct KmpTaskHeader {
+  Icvs caller_icv;       // an if0 task's creator's ICVs, restored when the task completes
   kmp_int32 flags;       // __kmpc_omp_task_alloc's
   std::size_t size;      // of the whole block, for taskloop's copies
   bool running = false;  // its routine is on a thread's stack
@@ -62,7 +63,7 @@ Task& allocate(kmp_int32 flags, std::size_t sizeof_kmp_task_t, std::size_t sizeo
       (sizeof_kmp_task_t + alignof(void*) - 1) / alignof(void*) * alignof(void*);
   const std::size_t size = kHeader + shareds_at + sizeof_shareds;
   Task* task = allocate_task(size, kHeader);
-  new (task->data) KmpTaskHeader{flags, size};
+  new (task->data) KmpTaskHeader{{}, flags, size};
   kmp_task_t* kmp_task = kmp_task_of(*task);
   std::memset(static_cast<void*>(kmp_task), 0, sizeof(kmp_task_t));
   kmp_task->shareds =
@@ -273,6 +274,7 @@ void __kmpc_omp_task_begin_if0(ident_t* /*loc*/, kmp_int32 /*gtid*/, kmp_task_t*
   if (state.task().final) task.final = true;
   adopt_child(state, task);
   state.context.task = &task;
+  header_of(task).caller_icv = state.icv();
   header_of(task).running = true;
 }
 
@@ -283,6 +285,7 @@ void __kmpc_omp_task_complete_if0(ident_t* /*loc*/, kmp_int32 /*gtid*/, kmp_task
   header.running = false;
   destroy_privates(header, kmp_task, state.gtid);
   state.context.task = task.parent;
+  state.icv() = header.caller_icv;
   const bool counted = task.counted;
   complete(state, task);
   if (!counted) release_task(&task);

@@ -80,6 +80,9 @@ bool run_one_task(ThreadState& self, const Task* ancestor) {
 void execute(ThreadState& self, Task& task) {
   Task* const previous = self.context.task;
   self.context.task = &task;
+  // The task's changes to the ICVs (omp_set_num_threads...) are its own: OpenMP keeps them per
+  // task, so the thread gets its values back after the task.
+  const Icvs icv = self.icv();
   // relaxed: cancellation is a hint that spares work; the taskgroup end still waits for the task.
   if (task.counted_in == nullptr || !task.counted_in->cancelled.load(std::memory_order_relaxed)) {
     task.fn(task.data);
@@ -89,6 +92,7 @@ void execute(ThreadState& self, Task& task) {
     wait_running_tasks(self, &task, [&] { return task.refs.load(std::memory_order_acquire) == 1; });
   }
   self.context.task = previous;
+  self.icv() = icv;
   complete(self, task);
 }
 
