@@ -2,7 +2,7 @@
 // pair, taskwait, taskyield, taskgroup, taskloop, detach) on the core's tasks. The compiler fills
 // the kmp_task_t the runtime allocates, so a task is one allocation of the core's Task with this
 // layout as its argument block:
-//   [KmpTaskHeader, 64 bytes][kmp_task_t and the task's private data][shared variables' pointers]
+//   [KmpTaskHeader, 128 bytes][kmp_task_t and the task's private data][shared variables' pointers]
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -22,7 +22,7 @@ using weft::fatal;
 
 namespace {
 
-constexpr std::size_t kHeader = 64;  // the header's room, and the block's alignment
+constexpr std::size_t kHeader = 128;  // the header's room, and the block's alignment
 
 struct KmpTaskHeader {
   Icvs caller_icv;       // an if0 task's creator's ICVs, restored when the task completes
@@ -30,6 +30,8 @@ struct KmpTaskHeader {
   std::size_t size;      // of the whole block, for taskloop's copies
   bool running = false;  // its routine is on a thread's stack
 };
+
+static_assert(sizeof(KmpTaskHeader) <= kHeader);
 
 KmpTaskHeader& header_of(Task& task) {
   return *static_cast<KmpTaskHeader*>(task.data);
