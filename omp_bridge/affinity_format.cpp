@@ -110,7 +110,12 @@ std::string expand(ThreadState& self, std::string_view format) {
     }
     const std::string value = field(self, name);
     const std::size_t pad = width > value.size() ? width - value.size() : 0;
-    if (right) {
+    if (right && zero && !value.empty() && value[0] == '-') {
+      // Zeros go after the sign, as printf's %0*d puts them.
+      out += '-';
+      out.append(pad, '0');
+      out.append(value, 1);
+    } else if (right) {
       out.append(pad, zero ? '0' : ' ');
       out += value;
     } else {

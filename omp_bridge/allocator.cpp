@@ -9,6 +9,9 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "gomp_abi.h"
 #include "omp.h"
@@ -39,7 +42,27 @@ struct Allocator {
 
 constexpr std::uintptr_t kLastPredefined = omp_thread_mem_alloc;
 
-omp_allocator_handle_t default_allocator = omp_default_mem_alloc;
+// def-allocator-var's initial value: OMP_ALLOCATOR's predefined allocator, else the default one.
+omp_allocator_handle_t initial_allocator() {
+  const char* text = std::getenv("OMP_ALLOCATOR");
+  if (text == nullptr) return omp_default_mem_alloc;
+  static constexpr std::pair<std::string_view, omp_allocator_handle_t> kNames[] = {
+      {"omp_default_mem_alloc", omp_default_mem_alloc},
+      {"omp_large_cap_mem_alloc", omp_large_cap_mem_alloc},
+      {"omp_const_mem_alloc", omp_const_mem_alloc},
+      {"omp_high_bw_mem_alloc", omp_high_bw_mem_alloc},
+      {"omp_low_lat_mem_alloc", omp_low_lat_mem_alloc},
+      {"omp_cgroup_mem_alloc", omp_cgroup_mem_alloc},
+      {"omp_pteam_mem_alloc", omp_pteam_mem_alloc},
+      {"omp_thread_mem_alloc", omp_thread_mem_alloc}};
+  for (const auto& [name, handle] : kNames) {
+    if (name == text) return handle;
+  }
+  weft::fatal(std::string("OMP_ALLOCATOR=\"") + text +
+              "\": expected a predefined allocator's name (omp_default_mem_alloc...)");
+}
+
+omp_allocator_handle_t default_allocator = initial_allocator();
 
 std::size_t alignment_of(omp_allocator_handle_t allocator) {
   if (allocator == omp_null_allocator) allocator = default_allocator;

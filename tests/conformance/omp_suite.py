@@ -159,7 +159,30 @@ def effective_target(name):
     return keyword_holds(name)
 
 
-OFFLOAD = re.compile(r"^\s*#\s*pragma\s+omp\s+(target|declare\s+target|requires)\b", re.M)
+OFFLOAD = re.compile(r"^\s*#\s*pragma\s+omp\s+(target|declare\s+target|requires)\b|"
+                     r"_Pragma\s*\(\s*\"omp\s+(target|declare\s+target)", re.M)
+
+
+def with_includes(path, text):
+    """The text of a test and of the test files it includes with "...", which may hold its pragmas."""
+    for name in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+        included = path.parent / name
+        if included.is_file() and included != path:
+            text += included.read_text(errors="replace")
+    return text
+
+
+HERE = Path(__file__).resolve().parent
+
+
+def set_aside(suite):
+    """Tests set aside by name (omp-set-aside.tsv): test path -> reason."""
+    reasons = {}
+    for line in (HERE / "omp-set-aside.tsv").read_text().splitlines():
+        parts = line.split("\t")
+        if len(parts) == 3 and not line.startswith("#") and parts[0] == suite:
+            reasons[parts[1]] = parts[2]
+    return reasons
 
 
 def libgomp_tests(src, only):
@@ -201,7 +224,10 @@ def libgomp_tests(src, only):
             test.options = (options if options is not None else default_options) + extra
             if re.search(r'#\s*include\s*[<"](libgomp_g\.h|config\.h)', text):
                 test.aside = "needs libgomp's own build tree (libgomp_g.h, config.h)"
-            if OFFLOAD.search(text):
+            everything = with_includes(path, text) + "".join(
+                Path(extra).read_text(errors="replace") for extra in test.sources
+                if Path(extra).is_file())
+            if OFFLOAD.search(everything):
                 test.aside = "target offload (#pragma omp target/declare target/requires): out of weft's scope"
             tests.append(test)
     return tests
@@ -405,14 +431,29 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=int, default=60)
     parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("--report-only", action="store_true",
+                        help="print the tables of the last results without running anything")
     args = parser.parse_args()
     src = Path(args.src)
     tests = libgomp_tests(src, args.filter) if args.suite == "libgomp" else llvm_tests(src, args.filter)
+    named = set_aside(args.suite)
+    for test in tests:
+        if test.name in named:
+            test.aside = named[test.name]
     modes = args.modes.split(",")
     ref_path = Path(args.reference_results)
     reference = {} if args.rerun_reference else read_results(ref_path)
     previous = read_results(Path(args.results)) if args.keep_passed else {}
     results = {}
+    if args.report_only:
+        results = read_results(Path(args.results))
+        results.update({k: v for k, v in reference.items() if k[2] == "ref"})
+        for test in tests:
+            for mode in modes:
+                if test.aside:
+                    results[(test.group, test.name, mode)] = ("ASIDE", test.aside)
+        report(args.suite, tests, results, modes)
+        return
     jobs = []
     for test in tests:
         for mode in modes:
@@ -433,7 +474,10 @@ def main():
             if args.verbose:
                 result, why = future.result()
                 print(f"{result:5} {mode:4} {test.group}/{test.name} {why}", flush=True)
-    lines = [f"{args.suite}\t{g}\t{n}\t{m}\t{r}\t{w}" for (g, n, m), (r, w) in sorted(results.items())]
+    # A filtered run updates the results of its tests and keeps the others'.
+    written = read_results(Path(args.results)) if args.filter else {}
+    written.update(results)
+    lines = [f"{args.suite}\t{g}\t{n}\t{m}\t{r}\t{w}" for (g, n, m), (r, w) in sorted(written.items())]
     Path(args.results).parent.mkdir(parents=True, exist_ok=True)
     Path(args.results).write_text("\n".join(lines) + "\n")
     if "ref" in modes:
