@@ -80,9 +80,10 @@ void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(
   const bool included = self.task().final;
   // Not a detached task, whose creator would wait for its event.
   const bool throttled = detach == nullptr && tasks_throttled(team);
-  // A deferrable task with dependences is queued even in a team of one: what it waits for may
-  // come from what its creator does next (fulfilling a detach event, say).
-  if (!deferred || included || ((team.size == 1 || throttled) && depend == nullptr)) {
+  // A deferrable task with dependences or a detach event is queued even in a team of one: what
+  // it waits for may come from what its creator does next (fulfilling an event, say).
+  if (!deferred || included ||
+      ((team.size == 1 || throttled) && depend == nullptr && detach == nullptr)) {
     Task task;
     task.fn = fn;
     task.final = final || included;
