@@ -482,7 +482,7 @@ def main():
     Path(args.results).write_text("\n".join(lines) + "\n")
     if "ref" in modes:
         merged = dict(reference)
-        merged.update({k: v for k, v in results.items() if k[2] == "ref"})
+        merged.update({k: v for k, v in results.items() if k[2] == "ref" and v[0] != "ASIDE"})
         ref_path.parent.mkdir(parents=True, exist_ok=True)
         ref_path.write_text("\n".join(f"{args.suite}\t{g}\t{n}\t{m}\t{r}\t{w}"
                                       for (g, n, m), (r, w) in sorted(merged.items())) + "\n")
