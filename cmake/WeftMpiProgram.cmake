@@ -8,8 +8,9 @@ include_guard(GLOBAL)
 # with CXX, or weftfort with FORTRAN; NO_PRIVATIZE builds it with --no-privatize (one copy of the globals for all ranks).
 # LINK_LIBRARIES entries that are targets are linked by file and built first. <target> must not be
 # <path>'s file name when <path> is in the current binary directory (Ninja would see a cycle).
-# OPENMP builds with -fopenmp, through GCC even in a build whose compiler is clang (weftcc takes
-# GCC's OpenMP only; the program then tests this build's libweft all the same).
+# OPENMP builds with -fopenmp, through GCC even in a build whose compiler is clang (GCC's GOMP
+# calls; the program then tests this build's libweft all the same); COMPILE_OPTIONS --cc=clang
+# builds it with clang's __kmpc_* calls instead.
 function(weft_mpi_executable target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "CXX;FORTRAN;NO_PRIVATIZE;OPENMP" "OUTPUT"
                         "SOURCES;COMPILE_OPTIONS;LINK_LIBRARIES")

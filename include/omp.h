@@ -216,19 +216,35 @@ extern omp_allocator_handle_t omp_init_allocator(omp_memspace_handle_t, int,
 extern void omp_destroy_allocator(omp_allocator_handle_t) WEFT_OMP_NOTHROW;
 extern void omp_set_default_allocator(omp_allocator_handle_t) WEFT_OMP_NOTHROW;
 extern omp_allocator_handle_t omp_get_default_allocator(void) WEFT_OMP_NOTHROW;
-extern void* omp_alloc(__SIZE_TYPE__, omp_allocator_handle_t) WEFT_OMP_NOTHROW;
+/* In C++ the allocator arguments default to omp_null_allocator, as OpenMP specifies. */
+#ifdef __cplusplus
+#define WEFT_OMP_NULL_ALLOCATOR = omp_null_allocator
+#else
+#define WEFT_OMP_NULL_ALLOCATOR
+#endif
+extern void* omp_alloc(__SIZE_TYPE__,
+                       omp_allocator_handle_t WEFT_OMP_NULL_ALLOCATOR) WEFT_OMP_NOTHROW;
 extern void* omp_aligned_alloc(__SIZE_TYPE__, __SIZE_TYPE__,
-                               omp_allocator_handle_t) WEFT_OMP_NOTHROW;
-extern void* omp_calloc(__SIZE_TYPE__, __SIZE_TYPE__, omp_allocator_handle_t) WEFT_OMP_NOTHROW;
+                               omp_allocator_handle_t WEFT_OMP_NULL_ALLOCATOR) WEFT_OMP_NOTHROW;
+extern void* omp_calloc(__SIZE_TYPE__, __SIZE_TYPE__,
+                        omp_allocator_handle_t WEFT_OMP_NULL_ALLOCATOR) WEFT_OMP_NOTHROW;
 extern void* omp_aligned_calloc(__SIZE_TYPE__, __SIZE_TYPE__, __SIZE_TYPE__,
-                                omp_allocator_handle_t) WEFT_OMP_NOTHROW;
-extern void* omp_realloc(void*, __SIZE_TYPE__, omp_allocator_handle_t,
-                         omp_allocator_handle_t) WEFT_OMP_NOTHROW;
-extern void omp_free(void*, omp_allocator_handle_t) WEFT_OMP_NOTHROW;
+                                omp_allocator_handle_t WEFT_OMP_NULL_ALLOCATOR) WEFT_OMP_NOTHROW;
+extern void* omp_realloc(void*, __SIZE_TYPE__, omp_allocator_handle_t WEFT_OMP_NULL_ALLOCATOR,
+                         omp_allocator_handle_t WEFT_OMP_NULL_ALLOCATOR) WEFT_OMP_NOTHROW;
+extern void omp_free(void*, omp_allocator_handle_t WEFT_OMP_NULL_ALLOCATOR) WEFT_OMP_NOTHROW;
+#undef WEFT_OMP_NULL_ALLOCATOR
 
 extern int omp_pause_resource(omp_pause_resource_t, int) WEFT_OMP_NOTHROW;
 extern int omp_pause_resource_all(omp_pause_resource_t) WEFT_OMP_NOTHROW;
 extern void omp_display_env(int) WEFT_OMP_NOTHROW;
+
+/* libomp's memory API, which programs written for LLVM's runtime call: the process heap. */
+extern void* kmp_malloc(__SIZE_TYPE__) WEFT_OMP_NOTHROW;
+extern void* kmp_aligned_malloc(__SIZE_TYPE__, __SIZE_TYPE__) WEFT_OMP_NOTHROW;
+extern void* kmp_calloc(__SIZE_TYPE__, __SIZE_TYPE__) WEFT_OMP_NOTHROW;
+extern void* kmp_realloc(void*, __SIZE_TYPE__) WEFT_OMP_NOTHROW;
+extern void kmp_free(void*) WEFT_OMP_NOTHROW;
 
 #undef WEFT_OMP_NOTHROW
 

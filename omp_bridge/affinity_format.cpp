@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -22,7 +23,10 @@ namespace {
 // affinity-format-var: one per device, and the host is weft's only device.
 struct AffinityFormat {
   weft::Mutex mutex;
-  std::string value = "level %L thread %i affinity %A";
+  // OMP_AFFINITY_FORMAT, else weft's default.
+  std::string value = std::getenv("OMP_AFFINITY_FORMAT") != nullptr
+                          ? std::getenv("OMP_AFFINITY_FORMAT")
+                          : "level %L thread %i affinity %A";
 };
 
 AffinityFormat& affinity_format() {
@@ -37,7 +41,7 @@ std::string current_format() {
 }
 
 // The field a one-letter or {long} name stands for, for the calling thread.
-std::string field(ThreadState& self, std::string_view name, std::string_view format) {
+std::string field(ThreadState& self, std::string_view name) {
   const Team& team = self.team();
   if (name == "t" || name == "team_num") return std::to_string(self.league_num);
   if (name == "T" || name == "num_teams") return std::to_string(self.league_size);
@@ -59,8 +63,8 @@ std::string field(ThreadState& self, std::string_view name, std::string_view for
     for (const int vp : *self.vps) list += (list.empty() ? "" : ",") + std::to_string(vp);
     return list;
   }
-  fatal("OpenMP affinity format \"" + std::string(format) + "\": unknown field %" +
-        std::string(name));
+  // OpenMP leaves an unknown field's text to the implementation; libomp's word for it.
+  return "undefined";
 }
 
 // Expands `format`: %% is a percent sign; a field is %[0][.][width]<letter> or
@@ -104,9 +108,14 @@ std::string expand(ThreadState& self, std::string_view format) {
     } else {
       fatal("OpenMP affinity format \"" + std::string(format) + "\": ends inside a field");
     }
-    const std::string value = field(self, name, format);
+    const std::string value = field(self, name);
     const std::size_t pad = width > value.size() ? width - value.size() : 0;
-    if (right) {
+    if (right && zero && !value.empty() && value[0] == '-') {
+      // Zeros go after the sign, as printf's %0*d puts them.
+      out += '-';
+      out.append(pad, '0');
+      out.append(value, 1);
+    } else if (right) {
       out.append(pad, zero ? '0' : ' ');
       out += value;
     } else {
@@ -128,6 +137,16 @@ std::size_t copy_out(const std::string& text, char* buffer, std::size_t size) {
 }
 
 }  // namespace
+
+void display_affinity_on_change(ThreadState& self) {
+  std::string line = expand(self, current_format());
+  if (line == self.displayed_affinity) return;
+  self.displayed_affinity = line;
+  line += "\n";
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fflush(stdout);
+}
+
 }  // namespace weft::omp
 
 using namespace weft::omp;

@@ -1,31 +1,68 @@
 // OpenMP's memory management API and GCC's GOMP_alloc/GOMP_free (the allocate clause). Every
-// memory space is the process heap. A block carries a header before it (the start of its
-// allocation and its size), so that omp_free and omp_realloc need no size or allocator.
+// memory space is the process heap; an allocator's pool_size bounds what it hands out at once. A
+// block carries a header before it (the start of its allocation and its size), so that omp_free and
+// omp_realloc need no size or allocator.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "gomp_abi.h"
 #include "omp.h"
+#include "weft/error.h"
 
 namespace weft::omp {
 namespace {
 
+struct Allocator;
+
 struct Header {
   void* allocation;
   std::size_t size;
+  Allocator* pool;  // the allocator whose pool_size the block counts against, or null
 };
 
-// An allocator from omp_init_allocator: what weft honours of its traits.
+// An allocator from omp_init_allocator: what weft honours of its traits. With a pool_size, the
+// blocks it hands out at once may not exceed it; past it, its fallback answers: null_fb a null
+// pointer, abort_fb the end of the program, default_mem_fb (the default) the default allocator,
+// allocator_fb the fb_data allocator.
 struct Allocator {
   std::size_t alignment = alignof(std::max_align_t);
+  std::size_t pool_size = 0;  // 0: no limit
+  std::atomic<std::size_t> used{0};
+  std::uintptr_t fallback = omp_atv_default_mem_fb;
+  omp_allocator_handle_t fallback_allocator = omp_default_mem_alloc;
 };
 
 constexpr std::uintptr_t kLastPredefined = omp_thread_mem_alloc;
 
-omp_allocator_handle_t default_allocator = omp_default_mem_alloc;
+// def-allocator-var's initial value: OMP_ALLOCATOR's predefined allocator, else the default one.
+omp_allocator_handle_t initial_allocator() {
+  const char* text = std::getenv("OMP_ALLOCATOR");
+  if (text == nullptr) return omp_default_mem_alloc;
+  static constexpr std::pair<std::string_view, omp_allocator_handle_t> kNames[] = {
+      {"omp_default_mem_alloc", omp_default_mem_alloc},
+      {"omp_large_cap_mem_alloc", omp_large_cap_mem_alloc},
+      {"omp_const_mem_alloc", omp_const_mem_alloc},
+      {"omp_high_bw_mem_alloc", omp_high_bw_mem_alloc},
+      {"omp_low_lat_mem_alloc", omp_low_lat_mem_alloc},
+      {"omp_cgroup_mem_alloc", omp_cgroup_mem_alloc},
+      {"omp_pteam_mem_alloc", omp_pteam_mem_alloc},
+      {"omp_thread_mem_alloc", omp_thread_mem_alloc}};
+  for (const auto& [name, handle] : kNames) {
+    if (name == text) return handle;
+  }
+  weft::fatal(std::string("OMP_ALLOCATOR=\"") + text +
+              "\": expected a predefined allocator's name (omp_default_mem_alloc...)");
+}
+
+omp_allocator_handle_t default_allocator = initial_allocator();
 
 std::size_t alignment_of(omp_allocator_handle_t allocator) {
   if (allocator == omp_null_allocator) allocator = default_allocator;
@@ -34,20 +71,52 @@ std::size_t alignment_of(omp_allocator_handle_t allocator) {
   return alignof(std::max_align_t);
 }
 
+Allocator* made_allocator(omp_allocator_handle_t allocator) {
+  const auto handle = static_cast<std::uintptr_t>(allocator);
+  return handle > kLastPredefined ? reinterpret_cast<Allocator*>(handle) : nullptr;
+}
+
 void* allocate(std::size_t alignment, std::size_t size, omp_allocator_handle_t allocator) {
+  if (allocator == omp_null_allocator) allocator = default_allocator;
   alignment = std::max({alignment, alignment_of(allocator), alignof(Header)});
-  // OpenMP requires a power of two; anything else gets no memory.
-  if ((alignment & (alignment - 1)) != 0 || size > SIZE_MAX / 2) return nullptr;
+  // OpenMP requires a power of two; anything else gets no memory. Nor does a size of 0.
+  if ((alignment & (alignment - 1)) != 0 || size == 0 || size > SIZE_MAX / 2) return nullptr;
+  Allocator* pool = made_allocator(allocator);
+  if (pool != nullptr && pool->pool_size != 0) {
+    // relaxed: the count only bounds the pool; the blocks' memory is the heap's.
+    if (pool->used.fetch_add(size, std::memory_order_relaxed) + size > pool->pool_size) {
+      pool->used.fetch_sub(size, std::memory_order_relaxed);
+      switch (pool->fallback) {
+        case omp_atv_null_fb:
+          return nullptr;
+        case omp_atv_abort_fb:
+          weft::fatal(
+              "omp_alloc: an allocator's pool_size is exhausted and its fallback is abort_fb");
+        case omp_atv_allocator_fb:
+          return allocate(alignment, size, pool->fallback_allocator);
+        default:
+          return allocate(alignment, size, omp_default_mem_alloc);
+      }
+    }
+  } else {
+    pool = nullptr;
+  }
   void* allocation = std::malloc(size + alignment + sizeof(Header));
-  if (allocation == nullptr) return nullptr;
+  if (allocation == nullptr) {
+    if (pool != nullptr) pool->used.fetch_sub(size, std::memory_order_relaxed);
+    return nullptr;
+  }
   const auto start = reinterpret_cast<std::uintptr_t>(allocation) + sizeof(Header);
   auto* block = reinterpret_cast<void*>((start + alignment - 1) & ~(alignment - 1));
-  static_cast<Header*>(block)[-1] = {allocation, size};
+  static_cast<Header*>(block)[-1] = {allocation, size, pool};
   return block;
 }
 
 void release(void* block) {
-  if (block != nullptr) std::free(static_cast<Header*>(block)[-1].allocation);
+  if (block == nullptr) return;
+  const Header& header = static_cast<Header*>(block)[-1];
+  if (header.pool != nullptr) header.pool->used.fetch_sub(header.size, std::memory_order_relaxed);
+  std::free(header.allocation);
 }
 
 }  // namespace
@@ -59,7 +128,8 @@ extern "C" {
 
 omp_allocator_handle_t omp_init_allocator(omp_memspace_handle_t, int count,
                                           const omp_alloctrait_t traits[]) throw() {
-  Allocator made;
+  auto made_ptr = std::make_unique<Allocator>();
+  Allocator& made = *made_ptr;
   for (int i = 0; i < count; ++i) {
     const omp_alloctrait_t& trait = traits[i];
     switch (trait.key) {
@@ -69,11 +139,20 @@ omp_allocator_handle_t omp_init_allocator(omp_memspace_handle_t, int count,
         break;
       case omp_atk_sync_hint:
       case omp_atk_access:
-        break;  // hints about use: the heap serves any
+      case omp_atk_partition:
+        break;  // hints about use and placement: the heap serves any
       case omp_atk_fallback:
-        if (trait.value != omp_atv_default && trait.value != omp_atv_default_mem_fb) {
+        if (trait.value != omp_atv_default_mem_fb && trait.value != omp_atv_null_fb &&
+            trait.value != omp_atv_abort_fb && trait.value != omp_atv_allocator_fb) {
           return omp_null_allocator;
         }
+        made.fallback = trait.value;
+        break;
+      case omp_atk_fb_data:
+        made.fallback_allocator = static_cast<omp_allocator_handle_t>(trait.value);
+        break;
+      case omp_atk_pool_size:
+        made.pool_size = trait.value;
         break;
       case omp_atk_pinned:
         if (trait.value != omp_atv_default && trait.value != omp_atv_false) {
@@ -84,7 +163,7 @@ omp_allocator_handle_t omp_init_allocator(omp_memspace_handle_t, int count,
         if (trait.value != omp_atv_default) return omp_null_allocator;
     }
   }
-  return static_cast<omp_allocator_handle_t>(reinterpret_cast<std::uintptr_t>(new Allocator(made)));
+  return static_cast<omp_allocator_handle_t>(reinterpret_cast<std::uintptr_t>(made_ptr.release()));
 }
 
 void omp_destroy_allocator(omp_allocator_handle_t allocator) throw() {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "omp.h"
+#include "pool.h"
 #include "task_scheduling.h"
 #include "team.h"
 #include "thread_state.h"
@@ -110,6 +111,7 @@ int omp_get_level() throw() {
 }
 int omp_get_ancestor_thread_num(int level) throw() {
   ThreadState& state = self();
+  if (level < 0 || level > state.team().level) return -1;
   if (level == state.team().level) return state.num();
   const Team* inner = &state.team();
   while (inner != nullptr && inner->level > level + 1) inner = inner->parent;
@@ -125,11 +127,13 @@ int omp_get_active_level() throw() {
 void omp_set_schedule(omp_sched_t kind, int chunk) throw() {
   const int base = static_cast<int>(static_cast<unsigned>(kind) & 0x7fffffffU);
   if (base < 1 || base > 4) return;
-  self().icv().run_schedule = {static_cast<ScheduleKind>(base), chunk < 1 ? 0 : chunk};
+  const bool monotonic = (static_cast<unsigned>(kind) & 0x80000000U) != 0;
+  self().icv().run_schedule = {static_cast<ScheduleKind>(base), chunk < 1 ? 0 : chunk, monotonic};
 }
 void omp_get_schedule(omp_sched_t* kind, int* chunk) throw() {
   const Schedule& schedule = self().icv().run_schedule;
-  *kind = static_cast<omp_sched_t>(schedule.kind);
+  *kind = static_cast<omp_sched_t>(static_cast<unsigned>(schedule.kind) |
+                                   (schedule.monotonic ? 0x80000000U : 0U));
   *chunk = static_cast<int>(schedule.chunk);
 }
 int omp_in_final() throw() {
@@ -166,9 +170,15 @@ void omp_get_place_proc_ids(int place, int* ids) throw() {
     *ids++ = scheduler->vp_core(vps[static_cast<std::size_t>(at)]);
   }
 }
-// The place the caller runs on now; a thread without binding may move to another.
+// The place the caller is bound to; -1 for a thread that is not bound (it may move), as OpenMP
+// specifies. A team of one thread is bound as its master is.
 int omp_get_place_num() throw() {
-  const std::vector<int>& vps = *self().vps;
+  ThreadState& state = self();
+  const Team* team = state.context.team;
+  while (team->size == 1 && team->parent != nullptr) team = team->parent;
+  const ProcBind bind = team->size == 1 ? state.icv().proc_bind : team->bind;
+  if (bind == ProcBind::false_) return -1;
+  const std::vector<int>& vps = *state.vps;
   const auto found = std::find(vps.begin(), vps.end(), weft::this_thread::vp());
   if (found == vps.end()) return -1;
   const int at = static_cast<int>(found - vps.begin());
@@ -219,13 +229,19 @@ double omp_get_wtick() throw() {
   return 1e-9;
 }
 
-// Weft's workers stay parked between regions and end with their thread; there is nothing to
-// release on request.
-int omp_pause_resource(omp_pause_resource_t, int) throw() {
-  return -1;
+// The caller's hot workers (parked between regions) end here; the next region starts new ones.
+// Outside any parallel region only: a thread in a region is using its pools.
+int omp_pause_resource(omp_pause_resource_t kind, int device) throw() {
+  if (device != omp_get_initial_device()) return -1;
+  return omp_pause_resource_all(kind);
 }
-int omp_pause_resource_all(omp_pause_resource_t) throw() {
-  return -1;
+int omp_pause_resource_all(omp_pause_resource_t kind) throw() {
+  if (kind != omp_pause_soft && kind != omp_pause_hard) return -1;
+  ThreadState& state = self();
+  if (state.team().level != 0) return -1;
+  // Innermost first, as a worker's own pools end with it.
+  while (!state.pools.empty()) state.pools.pop_back();
+  return 0;
 }
 void omp_display_env(int) throw() {
   display_environment();

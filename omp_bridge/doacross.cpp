@@ -12,16 +12,10 @@
 namespace weft::omp {
 namespace {
 
-// Inner loops a doacross loop may have besides the one shared out.
-constexpr unsigned kMaxInner = 16;
-
 template <class T>
 bool start(unsigned dims, const T* counts, LoopSchedule schedule, T* istart, T* iend,
            ConstructRequests requests = {}) {
-  if (dims < 1 || dims > kMaxInner + 1) {
-    fatal("a doacross loop of " + std::to_string(dims) +
-          " nested loops (ordered(n)): weft supports 1 to " + std::to_string(kMaxInner + 1));
-  }
+  if (dims < 1) fatal("a doacross loop of " + std::to_string(dims) + " nested loops");
   ThreadState& state = self();
   std::uint64_t lo = 0;
   std::uint64_t hi = 0;
@@ -41,11 +35,13 @@ bool start(unsigned dims, const T* counts, LoopSchedule schedule, T* istart, T* 
   return true;
 }
 
-// The index of inner iterations `inner` (the n-1 loops after the first) in their order.
-std::uint64_t flatten(const WorkShare& ws, const std::uint64_t* inner) {
+// The index of the inner iterations (the n-1 loops after the first) in their order; next(d)
+// gives the index along loop d.
+template <class Next>
+std::uint64_t flatten(const WorkShare& ws, Next next) {
   std::uint64_t index = 0;
   for (std::size_t d = 1; d < ws.doacross_counts.size(); ++d) {
-    index = index * ws.doacross_counts[d] + inner[d - 1];
+    index = index * ws.doacross_counts[d] + next(d);
   }
   return index;
 }
@@ -54,11 +50,10 @@ template <class T>
 void post(const T* indices) {
   ThreadState& state = self();
   WorkShare& ws = *state.context.loop.ws;
-  std::uint64_t inner[kMaxInner];
-  const std::size_t dims = ws.doacross_counts.size();
-  for (std::size_t d = 1; d < dims; ++d) inner[d - 1] = static_cast<std::uint64_t>(indices[d]);
+  const std::uint64_t inner =
+      flatten(ws, [&](std::size_t d) { return static_cast<std::uint64_t>(indices[d]); });
   // release: the iteration's writes, for the threads whose sinks wait for it.
-  ws.doacross_posted[static_cast<std::uint64_t>(indices[0])].store(flatten(ws, inner) + 1,
+  ws.doacross_posted[static_cast<std::uint64_t>(indices[0])].store(inner + 1,
                                                                    std::memory_order_release);
   state.team().signal.notify();
 }
@@ -67,14 +62,10 @@ template <class T>
 void wait(T first, va_list rest) {
   ThreadState& state = self();
   const WorkShare& ws = *state.context.loop.ws;
-  std::uint64_t inner[kMaxInner];
-  const std::size_t dims = ws.doacross_counts.size();
-  for (std::size_t d = 1; d < dims; ++d) {
-    inner[d - 1] = static_cast<std::uint64_t>(va_arg(rest, T));
-  }
+  const std::uint64_t needed =
+      flatten(ws, [&](std::size_t) { return static_cast<std::uint64_t>(va_arg(rest, T)); }) + 1;
   const auto outer = static_cast<std::uint64_t>(first);
   if (outer >= ws.doacross_counts[0]) return;
-  const std::uint64_t needed = flatten(ws, inner) + 1;
   // acquire: see what the sink iteration wrote.
   state.team().signal.wait(
       [&] { return ws.doacross_posted[outer].load(std::memory_order_acquire) >= needed; });

@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "gomp_abi.h"
 #include "task_scheduling.h"
@@ -20,24 +21,14 @@ constexpr unsigned kDepend = 1U << 3;
 constexpr unsigned kPriority = 1U << 4;
 constexpr unsigned kDetach = 1U << 13;
 
-// Unfinished tasks per thread of a team beyond which a new task runs undeferred.
-constexpr int kPendingPerThread = 64;
-
-void add_edge(Task* predecessor, Task& task) {
-  if (predecessor == nullptr || predecessor == &task || predecessor->finished) return;
-  predecessor->successors.push_back(&task);
-  task.blockers.fetch_add(1, std::memory_order_relaxed);
-}
-
 // The kinds of an omp_depend_t (GCC's gomp-constants.h).
 constexpr uintptr_t kDependIn = 1;
 constexpr uintptr_t kDependMutexInoutset = 4;
 
-// Registers `task`'s dependences among its siblings; under the team's task lock. GCC's layouts:
-// {n, n_out, addresses...} with out/inout first, or {0, n, n_out, n_mutexinoutset, n_in,
-// addresses..., depobjs...} in that order, where a depobj points at an omp_depend_t {address,
-// kind} (mutexinoutset is ordered like inout here, which is stricter).
-void register_dependences(Task& parent, Task& task, void** depend) {
+// GCC's layouts of a task's dependences: {n, n_out, addresses...} with out/inout first, or {0, n,
+// n_out, n_mutexinoutset, n_in, addresses..., depobjs...} in that order, where a depobj points at
+// an omp_depend_t {address, kind} (mutexinoutset is ordered like inout here, which is stricter).
+std::vector<Dependence> decode_dependences(void** depend) {
   auto count = [](void* word) {
     return static_cast<std::size_t>(reinterpret_cast<uintptr_t>(word));
   };
@@ -54,6 +45,8 @@ void register_dependences(Task& parent, Task& task, void** depend) {
     plain = writers + count(depend[4]);
     addresses = depend + 5;
   }
+  std::vector<Dependence> result;
+  result.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     void* address = addresses[i];
     bool writer = i < writers;
@@ -67,17 +60,9 @@ void register_dependences(Task& parent, Task& task, void** depend) {
       address = object[0];
       writer = kind != kDependIn;
     }
-    DependenceEntry& entry = parent.depends[address];
-    add_edge(entry.last_writer, task);
-    if (writer) {
-      for (Task* reader : entry.readers) add_edge(reader, task);
-      entry.readers.clear();
-      entry.last_writer = &task;
-    } else if (entry.last_writer != &task) {
-      entry.readers.push_back(&task);
-    }
-    task.dependences.push_back(address);
+    result.push_back({address, writer});
   }
+  return result;
 }
 
 void set_event(Task& task, void* detach, void* data) {
@@ -86,23 +71,6 @@ void set_event(Task& task, void* detach, void* data) {
   if (data != nullptr) *static_cast<Task**>(data) = &task;
 }
 
-// Makes `task` a child of the caller's current task, counted in unless task.counted is false.
-void adopt_child(ThreadState& self, Task& task) {
-  Task& parent = self.task();
-  task.parent = &parent;
-  task.counted_in = parent.group;
-  task.group = parent.group;
-  task.team = &self.team();
-  if (!task.counted) return;
-  if (!parent.implicit) parent.refs.fetch_add(1, std::memory_order_relaxed);
-  parent.children.fetch_add(1, std::memory_order_relaxed);
-  if (parent.group != nullptr) parent.group->pending.fetch_add(1, std::memory_order_relaxed);
-  self.team().tasks.created();
-}
-
-// The empty body of the task GOMP_taskwait_depend stands in for.
-void no_work(void* /*data*/) {}
-
 }  // namespace
 
 void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(void*, void*),
@@ -110,11 +78,12 @@ void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(
                 int priority, long* loop_bounds, void* detach) {
   Team& team = self.team();
   const bool included = self.task().final;
-  // With many tasks already waiting, the team has work for every thread: running the new one
-  // at once costs a call instead of an allocation and a trip through the queue (libgomp and
-  // libomp throttle alike). Not a detached task, whose creator would wait for its event.
-  const bool throttled = detach == nullptr && team.tasks.pending() > kPendingPerThread * team.size;
-  if (!deferred || included || team.size == 1 || throttled) {
+  // Not a detached task, whose creator would wait for its event.
+  const bool throttled = detach == nullptr && tasks_throttled(team);
+  // A deferrable task with dependences or a detach event is queued even in a team of one: what
+  // it waits for may come from what its creator does next (fulfilling an event, say).
+  if (!deferred || included ||
+      ((team.size == 1 || throttled) && depend == nullptr && detach == nullptr)) {
     Task task;
     task.fn = fn;
     task.final = final || included;
@@ -139,8 +108,9 @@ void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(
     adopt_child(self, task);
     if (depend != nullptr) {
       {
+        const std::vector<Dependence> dependences = decode_dependences(depend);
         std::lock_guard<weft::Mutex> lock(team.tasks.lock());
-        register_dependences(*task.parent, task, depend);
+        register_dependences(*task.parent, task, dependences);
       }
       wait_running_tasks(self, task.parent,
                          [&] { return task.blockers.load(std::memory_order_acquire) == 0; });
@@ -161,12 +131,8 @@ void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(
   }
   if (loop_bounds != nullptr) std::memcpy(task->data, loop_bounds, 2 * sizeof(long));
   adopt_child(self, *task);
-  {
-    std::lock_guard<weft::Mutex> lock(team.tasks.lock());
-    if (depend != nullptr) register_dependences(*task->parent, *task, depend);
-    if (task->blockers.load(std::memory_order_relaxed) == 0) team.tasks.push(task);
-  }
-  team.signal.notify();
+  queue_task(self, *task,
+             depend != nullptr ? decode_dependences(depend) : std::vector<Dependence>{});
 }
 
 int task_priority(unsigned flags, int priority) {
@@ -199,7 +165,7 @@ void GOMP_taskwait() {
 // once the predecessors they name have finished. Waiting for every child instead could wait
 // forever on a detached child whose event the caller fulfills after this wait.
 void GOMP_taskwait_depend(void** depend) {
-  spawn_task(self(), no_work, nullptr, nullptr, 0, 1, false, false, depend, 0, nullptr);
+  wait_dependences(self(), decode_dependences(depend));
 }
 
 void GOMP_taskyield() {

@@ -190,29 +190,31 @@ void display(const GlobalIcvs& icvs) {
     if (!bind.empty()) bind += ',';
     bind += bind_name(b);
   }
-  std::fprintf(stderr,
-               "\nOPENMP DISPLAY ENVIRONMENT BEGIN\n"
-               "  _OPENMP = '201511'\n"
-               "  OMP_DYNAMIC = '%s'\n"
-               "  OMP_NUM_THREADS = '%s'\n"
-               "  OMP_SCHEDULE = '%s,%ld'\n"
-               "  OMP_PROC_BIND = '%s'\n"
-               "  OMP_PLACES = '%s'\n"
-               "  OMP_STACKSIZE = '%zu'\n"
-               "  OMP_WAIT_POLICY = '%s'\n"
-               "  OMP_THREAD_LIMIT = '%d'\n"
-               "  OMP_MAX_ACTIVE_LEVELS = '%d'\n"
-               "  OMP_CANCELLATION = '%s'\n"
-               "  OMP_MAX_TASK_PRIORITY = '%d'\n"
-               "  WEFT_OMP_RUNTIME = 'weft omp_bridge (GOMP ABI on omp_worker threads)'\n"
-               "OPENMP DISPLAY ENVIRONMENT END\n",
-               icvs.dynamic ? "TRUE" : "FALSE",
-               threads.empty() ? "the cores of the rank" : threads.c_str(),
-               kind_name(icvs.run_schedule.kind).data(), icvs.run_schedule.chunk,
-               bind.empty() ? "FALSE" : bind.c_str(),
-               icvs.places == PlaceKind::core ? "cores" : "numa_domains", icvs.stack_size,
-               icvs.passive_wait ? "PASSIVE" : "ACTIVE", icvs.thread_limit, icvs.max_active_levels,
-               icvs.cancellation ? "TRUE" : "FALSE", icvs.max_task_priority);
+  std::fprintf(
+      stderr,
+      "\nOPENMP DISPLAY ENVIRONMENT BEGIN\n"
+      "  _OPENMP = '201511'\n"
+      "  OMP_DYNAMIC = '%s'\n"
+      "  OMP_NUM_THREADS = '%s'\n"
+      "  OMP_SCHEDULE = '%s,%ld'\n"
+      "  OMP_PROC_BIND = '%s'\n"
+      "  OMP_PLACES = '%s'\n"
+      "  OMP_STACKSIZE = '%zu'\n"
+      "  OMP_WAIT_POLICY = '%s'\n"
+      "  OMP_THREAD_LIMIT = '%d'\n"
+      "  OMP_MAX_ACTIVE_LEVELS = '%d'\n"
+      "  OMP_CANCELLATION = '%s'\n"
+      "  OMP_MAX_TASK_PRIORITY = '%d'\n"
+      "  OMP_DISPLAY_AFFINITY = '%s'\n"
+      "  WEFT_OMP_RUNTIME = 'weft omp_bridge (GOMP and __kmpc ABIs on omp_worker threads)'\n"
+      "OPENMP DISPLAY ENVIRONMENT END\n",
+      icvs.dynamic ? "TRUE" : "FALSE", threads.empty() ? "the cores of the rank" : threads.c_str(),
+      kind_name(icvs.run_schedule.kind).data(), icvs.run_schedule.chunk,
+      bind.empty() ? "FALSE" : bind.c_str(),
+      icvs.places == PlaceKind::core ? "cores" : "numa_domains", icvs.stack_size,
+      icvs.passive_wait ? "PASSIVE" : "ACTIVE", icvs.thread_limit, icvs.max_active_levels,
+      icvs.cancellation ? "TRUE" : "FALSE", icvs.max_task_priority,
+      icvs.display_affinity ? "TRUE" : "FALSE");
 }
 
 GlobalIcvs parse_environment() {
@@ -245,6 +247,9 @@ GlobalIcvs parse_environment() {
   if (const char* text = std::getenv("OMP_SCHEDULE")) icvs.run_schedule = parse_schedule(text);
   if (const char* text = std::getenv("OMP_PLACES")) icvs.places = parse_places(text);
   if (const char* text = std::getenv("OMP_STACKSIZE")) icvs.stack_size = parse_stack_size(text);
+  if (const char* text = std::getenv("OMP_DISPLAY_AFFINITY")) {
+    icvs.display_affinity = parse_bool("OMP_DISPLAY_AFFINITY", text);
+  }
   if (const char* text = std::getenv("OMP_CANCELLATION")) {
     icvs.cancellation = parse_bool("OMP_CANCELLATION", text);
   }

@@ -15,6 +15,9 @@ enum class ScheduleKind : int { static_ = 1, dynamic = 2, guided = 3, auto_ = 4 
 struct Schedule {
   ScheduleKind kind = ScheduleKind::dynamic;
   long chunk = 1;  // 0 or less: the kind's default
+  // The monotonic modifier (omp_sched_monotonic), kept for omp_get_schedule; weft's schedules
+  // are monotonic either way.
+  bool monotonic = false;
 };
 
 // omp_proc_bind_t's values.
@@ -33,6 +36,7 @@ struct GlobalIcvs {
   PlaceKind places = PlaceKind::core;
   std::size_t stack_size = 0;  // OMP_STACKSIZE in bytes; 0: stack.omp_worker
   bool cancellation = false;
+  bool display_affinity = false;  // OMP_DISPLAY_AFFINITY
   int max_task_priority = 0;
   bool passive_wait = false;  // OMP_WAIT_POLICY, shown only: weft always spins briefly, then parks
 };

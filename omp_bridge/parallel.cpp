@@ -44,8 +44,8 @@ void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned fl
     if (!self.pools[level]) self.pools[level] = std::make_unique<Pool>(self);
     // The proc_bind clause, else bind-var.
     const unsigned clause = flags & 7;
-    const ProcBind bind = clause != 0 ? static_cast<ProcBind>(clause) : self.icv().proc_bind;
-    self.pools[level]->start(team, bind);
+    team.bind = clause != 0 ? static_cast<ProcBind>(clause) : self.icv().proc_bind;
+    self.pools[level]->start(team, team.bind);
   }
   // The master's implicit task in the new team; its task in the outer team stays as it was.
   Task implicit;

@@ -32,6 +32,11 @@ Task* allocate_task(std::size_t size, std::size_t align) {
   return task;
 }
 
+Task* allocated_task_of(void* data, std::size_t align) {
+  align = std::max(align, alignof(Task));
+  return reinterpret_cast<Task*>(static_cast<char*>(data) - data_offset(align));
+}
+
 void release_task(Task* task) {
   // acq_rel: the last reference frees the task after every other user is done with it.
   if (task->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;

@@ -23,6 +23,9 @@ struct TaskGroup {
   // Task reductions visible in the group: its own registration, chained in front of those of
   // the enclosing groups (task_reduction.h); null for none.
   std::uintptr_t* reductions = nullptr;
+  // LLVM's task reductions registered in the group (kmp_task_reduction.cpp), which combines and
+  // frees them at the group's end; null for none.
+  void* kmp_reductions = nullptr;
 };
 
 // Dependences of a task's children on one address.
@@ -46,6 +49,9 @@ struct Task {
   // could wait for it, and not counting spares it the atomics on lines the whole team shares.
   bool counted = true;
   std::size_t allocation_align = 0;  // of allocate_task's block; 0 for a task on a stack
+  // Run at once by its creator, which waits for its detach event (a task on a stack always is;
+  // LLVM's ABI allocates undeferred tasks too).
+  bool undeferred = false;
 
   std::atomic<int> children{0};  // children not finished
   // Own execution plus one per unfinished child; the last reference frees an explicit task.
@@ -64,12 +70,15 @@ struct Task {
   std::vector<void*> dependences;  // addresses this task is listed under in parent->depends
   std::unordered_map<void*, DependenceEntry> depends;  // of this task's children
 
+  bool creator_waits() const { return allocation_align == 0 || undeferred; }
   // True when `ancestor` is this task or one of its ancestors.
   bool descends_from(const Task* ancestor) const;
 };
 
 // Allocates a deferred task with `size` bytes of argument data aligned to `align`.
 Task* allocate_task(std::size_t size, std::size_t align);
+// The task whose argument block, allocated by allocate_task with `align`, is at `data`.
+Task* allocated_task_of(void* data, std::size_t align);
 // Drops a reference; the last frees a task from allocate_task.
 void release_task(Task* task);
 

@@ -9,6 +9,12 @@ namespace weft::omp {
 
 namespace {
 
+void add_edge(Task* predecessor, Task& task) {
+  if (predecessor == nullptr || predecessor == &task || predecessor->finished) return;
+  predecessor->successors.push_back(&task);
+  task.blockers.fetch_add(1, std::memory_order_relaxed);
+}
+
 // Finishes `task`. Its teammates are woken only when it changes what one of them may wait for:
 // a successor made ready, the last child of its parent, the last task of a taskgroup or of the
 // team. Waking on every task, as the first version did, woke every sleeping thread of the team
@@ -25,7 +31,7 @@ void finish(Team& team, Task& task) {
       // release: an undeferred successor waits for 0 without the lock, then runs.
       if (successor->blockers.fetch_sub(1, std::memory_order_release) == 1) {
         wake = true;
-        if (successor->allocation_align != 0) team.tasks.push(successor);
+        if (!successor->creator_waits()) team.tasks.push(successor);
       }
     }
     task.successors.clear();
@@ -74,6 +80,9 @@ bool run_one_task(ThreadState& self, const Task* ancestor) {
 void execute(ThreadState& self, Task& task) {
   Task* const previous = self.context.task;
   self.context.task = &task;
+  // The task's changes to the ICVs (omp_set_num_threads...) are its own: OpenMP keeps them per
+  // task, so the thread gets its values back after the task.
+  const Icvs icv = self.icv();
   // relaxed: cancellation is a hint that spares work; the taskgroup end still waits for the task.
   if (task.counted_in == nullptr || !task.counted_in->cancelled.load(std::memory_order_relaxed)) {
     task.fn(task.data);
@@ -83,9 +92,14 @@ void execute(ThreadState& self, Task& task) {
     wait_running_tasks(self, &task, [&] { return task.refs.load(std::memory_order_acquire) == 1; });
   }
   self.context.task = previous;
+  self.icv() = icv;
+  complete(self, task);
+}
+
+void complete(ThreadState& self, Task& task) {
   if (!task.counted) return;
   if (task.detach.load(std::memory_order_relaxed) != 0) {
-    if (task.allocation_align == 0) {
+    if (task.creator_waits()) {
       // Undeferred: its creator waits here for the event, running tasks meanwhile.
       wait_running_tasks(self, nullptr,
                          [&] { return task.detach.load(std::memory_order_acquire) == 1; });
@@ -101,10 +115,10 @@ void execute(ThreadState& self, Task& task) {
 void fulfill(Task& task) {
   Team& team = *task.team;
   const int parts = task.detach.load(std::memory_order_relaxed);
-  if (parts != 2 && !(parts == 1 && task.allocation_align != 0)) {
+  if (parts != 2 && !(parts == 1 && !task.creator_waits())) {
     fatal("omp_fulfill_event: the event is not that of a detached task, or was already fulfilled");
   }
-  if (task.allocation_align == 0) {
+  if (task.creator_waits()) {
     // relaxed: the creator, which waits below, sees it through the release that follows; the
     // team cannot end before the creator goes on, and its master then waits for this count.
     team.touching.fetch_add(1, std::memory_order_relaxed);
@@ -116,6 +130,62 @@ void fulfill(Task& task) {
   }
   // acq_rel: as in execute().
   if (task.detach.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(team, task);
+}
+
+void register_dependences(Task& parent, Task& task, const std::vector<Dependence>& dependences) {
+  for (const Dependence& dependence : dependences) {
+    DependenceEntry& entry = parent.depends[dependence.address];
+    add_edge(entry.last_writer, task);
+    if (dependence.writer) {
+      for (Task* reader : entry.readers) add_edge(reader, task);
+      entry.readers.clear();
+      entry.last_writer = &task;
+    } else if (entry.last_writer != &task) {
+      entry.readers.push_back(&task);
+    }
+    task.dependences.push_back(dependence.address);
+  }
+}
+
+void adopt_child(ThreadState& self, Task& task) {
+  Task& parent = self.task();
+  task.parent = &parent;
+  task.counted_in = parent.group;
+  task.group = parent.group;
+  task.team = &self.team();
+  if (!task.counted) return;
+  if (!parent.implicit) parent.refs.fetch_add(1, std::memory_order_relaxed);
+  parent.children.fetch_add(1, std::memory_order_relaxed);
+  if (parent.group != nullptr) parent.group->pending.fetch_add(1, std::memory_order_relaxed);
+  self.team().tasks.created();
+}
+
+void queue_task(ThreadState& self, Task& task, const std::vector<Dependence>& dependences) {
+  Team& team = self.team();
+  {
+    std::lock_guard<weft::Mutex> lock(team.tasks.lock());
+    if (!dependences.empty()) register_dependences(*task.parent, task, dependences);
+    if (task.blockers.load(std::memory_order_relaxed) == 0) team.tasks.push(&task);
+  }
+  team.signal.notify();
+}
+
+namespace {
+// The empty body of the task that stands for a wait on dependences.
+void no_work(void* /*data*/) {}
+}  // namespace
+
+void wait_dependences(ThreadState& self, const std::vector<Dependence>& dependences) {
+  Task task;
+  task.fn = no_work;
+  adopt_child(self, task);
+  {
+    std::lock_guard<weft::Mutex> lock(self.team().tasks.lock());
+    register_dependences(*task.parent, task, dependences);
+  }
+  wait_running_tasks(self, task.parent,
+                     [&] { return task.blockers.load(std::memory_order_acquire) == 0; });
+  execute(self, task);
 }
 
 }  // namespace weft::omp

@@ -2,6 +2,8 @@
 // waiting for a condition while running the tasks that may run meanwhile.
 #pragma once
 
+#include <vector>
+
 #include "task.h"
 #include "team.h"
 #include "thread_state.h"
@@ -15,6 +17,37 @@ bool run_one_task(ThreadState& self, const Task* ancestor);
 // Runs `task` on the calling thread as its current task, then finishes it: its successors become
 // ready, its parent, taskgroup and team count it out.
 void execute(ThreadState& self, Task& task);
+
+// With many tasks already waiting, the team has work for every thread: running a new one at once
+// costs a call instead of an allocation and a trip through the queue (libgomp and libomp throttle
+// alike, beyond a number of unfinished tasks per thread).
+inline bool tasks_throttled(Team& team) {
+  constexpr int kPendingPerThread = 64;
+  return team.tasks.pending() > kPendingPerThread * team.size;
+}
+
+// A task's dependence on an address: writers are out, inout, mutexinoutset and inoutset (the last
+// two ordered like inout, which is stricter than OpenMP asks), readers are in.
+struct Dependence {
+  void* address;
+  bool writer;
+};
+
+// Makes `task` a child of the caller's current task, counted in its parent, taskgroup and team
+// unless task.counted is false.
+void adopt_child(ThreadState& self, Task& task);
+// Orders `task` after its earlier siblings as `dependences` ask; under the team's task lock.
+void register_dependences(Task& parent, Task& task, const std::vector<Dependence>& dependences);
+// Queues an adopted deferred task once its dependences are met (at once if it has none).
+void queue_task(ThreadState& self, Task& task, const std::vector<Dependence>& dependences);
+// Returns once the earlier siblings `dependences` name have finished, running tasks meanwhile:
+// an empty undeferred task with those dependences, as OpenMP defines taskwait depend.
+void wait_dependences(ThreadState& self, const std::vector<Dependence>& dependences);
+
+// What execute() does after the task's body returned and the caller's current task is restored:
+// a counted task finishes (at once, or when its detach event comes); an uncounted one is left to
+// its creator.
+void complete(ThreadState& self, Task& task);
 
 // omp_fulfill_event: the detach event of `task` happened; the task finishes if its body returned.
 void fulfill(Task& task);

@@ -30,6 +30,7 @@ void enter_team(ThreadState& self, Team& team, int num, Task& implicit) {
   self.context = {&team, num, constructs, loop, &implicit, team.icv};
   self.league_num = team.league_num;
   self.league_size = team.league_size;
+  if (team.level > 0 && global_icvs().display_affinity) display_affinity_on_change(self);
 }
 
 }  // namespace weft::omp

@@ -41,12 +41,13 @@ struct Team {
   Team(int size, int level, int active_level, Team* parent, int parent_num, const Icvs& icv);
 
   const int size;
-  const int level;         // enclosing parallel regions, this one included
-  const int active_level;  // enclosing regions of more than one thread
-  Team* const parent;      // null for a root's initial team
-  const int parent_num;    // the master's thread number in the parent team
-  const Icvs icv;          // what the team's threads start with
-  int league_num = 0;      // the master's team in a host teams league, and the league's size
+  const int level;                   // enclosing parallel regions, this one included
+  const int active_level;            // enclosing regions of more than one thread
+  Team* const parent;                // null for a root's initial team
+  const int parent_num;              // the master's thread number in the parent team
+  const Icvs icv;                    // what the team's threads start with
+  ProcBind bind = ProcBind::false_;  // how the team's threads were placed: false, unbound
+  int league_num = 0;  // the master's team in a host teams league, and the league's size
   int league_size = 1;
 
   void (*fn)(void*) = nullptr;
@@ -63,6 +64,9 @@ struct Team {
   Signal signal;
   TaskQueue tasks;
   std::atomic<bool> cancelled{false};  // the region was cancelled (OMP_CANCELLATION)
+  // LLVM's ABI: the team's current loop or sections construct was cancelled; its static loops
+  // have no worksharing slot to hold it. Cleared at the cancellation barrier that ends it.
+  std::atomic<bool> construct_cancelled{false};
   TeamBarrier barrier;
   std::array<WorkShare, kWorkShareSlots> slots;
   // Workers that reached the end of the region with no task left to help with.

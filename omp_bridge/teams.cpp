@@ -4,6 +4,7 @@
 // omp_set_teams_thread_limit).
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,29 @@
 namespace weft::omp {
 namespace {
 
-// nteams-var and teams-thread-limit-var, 0 when unset. OpenMP keeps one of each per device, and
-// the host is weft's only device. relaxed: each is read whole and orders nothing else.
-std::atomic<int> num_teams_var{0};
-std::atomic<int> teams_thread_limit_var{0};
+// A positive count from the environment variable `name`, or 0 when it is unset.
+int count_from_environment(const char* name) {
+  const char* text = std::getenv(name);
+  if (text == nullptr) return 0;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || value < 1 || value > (1 << 30)) {
+    weft::fatal(std::string(name) + "=\"" + text + "\": expected a positive integer");
+  }
+  return static_cast<int>(value);
+}
+
+// nteams-var and teams-thread-limit-var (OMP_NUM_TEAMS, OMP_TEAMS_THREAD_LIMIT), 0 when unset as
+// OpenMP 5.1 gives them. OpenMP keeps one of each per device, and the host is weft's only device.
+// relaxed: each is read whole and orders nothing else.
+std::atomic<int>& num_teams_var() {
+  static std::atomic<int> var{count_from_environment("OMP_NUM_TEAMS")};
+  return var;
+}
+std::atomic<int>& teams_thread_limit_var() {
+  static std::atomic<int> var{count_from_environment("OMP_TEAMS_THREAD_LIMIT")};
+  return var;
+}
 
 void run_team(void (*fn)(void*), void* data, int num, int size, unsigned thread_limit) {
   ThreadState& state = self();
@@ -41,11 +61,11 @@ void GOMP_teams_reg(void (*fn)(void*), void* data, unsigned num_teams, unsigned 
                     unsigned /*flags*/) {
   ThreadState& caller = self();
   // By default nteams-var, else one team per core of the rank.
-  const int nteams = num_teams_var.load(std::memory_order_relaxed);
+  const int nteams = num_teams_var().load(std::memory_order_relaxed);
   int size = num_teams != 0 ? static_cast<int>(num_teams) : nteams;
   if (size == 0) size = std::max(1, static_cast<int>(caller.vps->size()));
   if (thread_limit == 0) {
-    thread_limit = static_cast<unsigned>(teams_thread_limit_var.load(std::memory_order_relaxed));
+    thread_limit = static_cast<unsigned>(teams_thread_limit_var().load(std::memory_order_relaxed));
   }
   if (size > 1 && caller.vps->empty()) {
     weft::fatal("a teams construct of " + std::to_string(size) +
@@ -76,21 +96,20 @@ void omp_set_num_teams(int num_teams) throw() {
     weft::fatal("omp_set_num_teams(" + std::to_string(num_teams) +
                 "): expected a positive number of teams");
   }
-  num_teams_var.store(num_teams, std::memory_order_relaxed);
+  num_teams_var().store(num_teams, std::memory_order_relaxed);
 }
 int omp_get_max_teams() throw() {
-  const int nteams = num_teams_var.load(std::memory_order_relaxed);
-  return nteams != 0 ? nteams : std::max(1, static_cast<int>(self().vps->size()));
+  return num_teams_var().load(std::memory_order_relaxed);
 }
 void omp_set_teams_thread_limit(int thread_limit) throw() {
   if (thread_limit < 1) {
     weft::fatal("omp_set_teams_thread_limit(" + std::to_string(thread_limit) +
                 "): expected a positive number of threads");
   }
-  teams_thread_limit_var.store(thread_limit, std::memory_order_relaxed);
+  teams_thread_limit_var().store(thread_limit, std::memory_order_relaxed);
 }
 int omp_get_teams_thread_limit() throw() {
-  return teams_thread_limit_var.load(std::memory_order_relaxed);
+  return teams_thread_limit_var().load(std::memory_order_relaxed);
 }
 
 }  // extern "C"

@@ -1,7 +1,9 @@
 #include "thread_state.h"
 
 #include <algorithm>
+#include <atomic>
 
+#include "kmp_thread.h"
 #include "pool.h"
 #include "team.h"
 #include "weft/config.h"
@@ -42,9 +44,12 @@ void destroy_root(void* state) {
   delete static_cast<ThreadState*>(state);
 }
 
+// relaxed: only uniqueness matters.
+std::atomic<int> next_gtid{0};
+
 }  // namespace
 
-ThreadState::ThreadState() = default;
+ThreadState::ThreadState() : gtid(next_gtid.fetch_add(1, std::memory_order_relaxed)) {}
 ThreadState::~ThreadState() = default;
 
 ThreadState& self() {

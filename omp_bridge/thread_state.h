@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "icv.h"
@@ -13,6 +14,7 @@
 
 namespace weft::omp {
 
+struct KmpThread;
 class Pool;
 struct Team;
 class WorkShare;
@@ -49,6 +51,12 @@ struct ThreadState {
   int league_num = 0;
   int league_size = 1;
   std::unique_ptr<Team> initial_team;  // a root thread's team of one, outside any region
+  // LLVM's global thread number: unique in the process, as __kmpc_global_thread_num returns it.
+  const int gtid;
+  // What OMP_DISPLAY_AFFINITY last printed for the thread.
+  std::string displayed_affinity;
+  // What LLVM's ABI keeps between calls (kmp_thread.h); null until the thread needs it.
+  std::unique_ptr<KmpThread> kmp;
 
   ThreadState();
   ~ThreadState();
@@ -61,6 +69,10 @@ struct ThreadState {
 // The calling thread's state, created at its first OpenMP call (a root: a rank's main thread or
 // any other thread that meets OpenMP outside a region).
 ThreadState& self();
+
+// OMP_DISPLAY_AFFINITY: prints the thread's affinity format (affinity-format-var) when it
+// changed since the thread last printed it (affinity_format.cpp).
+void display_affinity_on_change(ThreadState& self);
 
 // Installs a worker's state in its thread's slot.
 void adopt(ThreadState& state);

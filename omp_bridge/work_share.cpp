@@ -72,6 +72,8 @@ void WorkShare::leave(int team_size, Signal& signal) {
   cancelled.store(false, std::memory_order_relaxed);
   doacross_counts.clear();
   doacross_posted.reset();
+  reduce_arrived.store(0, std::memory_order_relaxed);
+  reduce_done.store(false, std::memory_order_relaxed);
   task_reductions = nullptr;
   // release: the resets above, for whoever enters the next construct of this slot.
   serving_.store(index + kWorkShareSlots, std::memory_order_release);

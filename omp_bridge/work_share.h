@@ -55,6 +55,11 @@ class WorkShare {
   // (they are posted in order: one thread runs the inner loops of an outer iteration).
   std::vector<std::uint64_t> doacross_counts;
   std::unique_ptr<std::atomic<std::uint64_t>[]> doacross_posted;
+  // LLVM's tree reductions (__kmpc_reduce*): each thread's private data, sized by the
+  // initializer; thread 0 combines them once all `reduce_arrived`, then sets `reduce_done`.
+  std::vector<void*> reduce_data;
+  std::atomic<int> reduce_arrived{0};
+  std::atomic<bool> reduce_done{false};
 
   // Makes the slot serve construct `index` first.
   void reset(std::uint64_t index);

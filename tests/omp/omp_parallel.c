@@ -143,9 +143,22 @@ static void memory(void) {
   const omp_alloctrait_t aligned_traits[] = {{omp_atk_alignment, 256}};
   const omp_allocator_handle_t aligned =
       omp_init_allocator(omp_default_mem_space, 1, aligned_traits);
-  const omp_alloctrait_t pool_traits[] = {{omp_atk_pool_size, 1024}};
-  check_equal(omp_init_allocator(omp_default_mem_space, 1, pool_traits) == omp_null_allocator, 1,
+  const omp_alloctrait_t pinned_traits[] = {{omp_atk_pinned, omp_atv_true}};
+  check_equal(omp_init_allocator(omp_default_mem_space, 1, pinned_traits) == omp_null_allocator, 1,
               "an allocator with traits weft cannot honour is null", __LINE__);
+  /* A pool of 1 KiB: past it, the null fallback gives nothing until a block is freed. */
+  const omp_alloctrait_t pool_traits[] = {{omp_atk_pool_size, 1024},
+                                          {omp_atk_fallback, omp_atv_null_fb}};
+  const omp_allocator_handle_t pool = omp_init_allocator(omp_default_mem_space, 2, pool_traits);
+  void* first = omp_alloc(768, pool);
+  check_equal(first != NULL, 1, "a block within the pool", __LINE__);
+  check_equal(omp_alloc(512, pool) == NULL, 1, "a block past the pool, null_fb", __LINE__);
+  omp_free(first, pool);
+  void* again = omp_alloc(512, pool);
+  check_equal(again != NULL, 1, "a block after the pool was given back", __LINE__);
+  omp_free(again, pool);
+  omp_destroy_allocator(pool);
+  check_equal(omp_alloc(0, omp_default_mem_alloc) == NULL, 1, "omp_alloc of 0 bytes", __LINE__);
   long wrong = 0;
 #pragma omp parallel reduction(+ : wrong)
   {

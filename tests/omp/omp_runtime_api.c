@@ -150,9 +150,13 @@ static void binding(void) {
   const int places = omp_get_num_places();
   const omp_proc_bind_t inner = bind_at(1);
   for (int num = 0; num < team && num < kMaxThreads; ++num) {
-    check_equal(place[num] >= 0 && place[num] < places, 1, "omp_get_place_num() is a place",
-                __LINE__);
-    check_equal(in_partition[num], 1, "a thread's place is once in its partition", __LINE__);
+    if (outer == omp_proc_bind_false) {
+      check_equal(place[num], -1, "omp_get_place_num() of an unbound thread", __LINE__);
+    } else {
+      check_equal(place[num] >= 0 && place[num] < places, 1, "omp_get_place_num() is a place",
+                  __LINE__);
+      check_equal(in_partition[num], 1, "a thread's place is once in its partition", __LINE__);
+    }
     check_equal(bind_inside[num], inner, "omp_get_proc_bind() in the team", __LINE__);
   }
   if (outer == omp_proc_bind_false || team < 2) return;
@@ -277,15 +281,23 @@ static void devices_and_memory(void) {
   }
 }
 
-/* Weft keeps its workers (docs/omp_bridge.md): pausing is refused, and teams still run after. */
+/* Pausing ends the caller's hot workers outside a region (refused inside one, and for another
+ * device), and teams run after it. */
 static void pausing_and_clock(void) {
-  check_equal(omp_pause_resource(omp_pause_soft, omp_get_initial_device()), -1,
-              "omp_pause_resource", __LINE__);
-  check_equal(omp_pause_resource_all(omp_pause_hard), -1, "omp_pause_resource_all", __LINE__);
+  int inside = 0;
+#pragma omp parallel num_threads(2) reduction(+ : inside)
+  inside += omp_pause_resource_all(omp_pause_soft) != 0;
+  check_equal(inside, omp_get_max_threads() >= 2 ? 2 : 1, "omp_pause_resource_all in a region",
+              __LINE__);
+  check_equal(omp_pause_resource(omp_pause_soft, omp_get_initial_device() + 1), -1,
+              "omp_pause_resource of another device", __LINE__);
+  check_equal(omp_pause_resource(omp_pause_soft, omp_get_initial_device()), 0, "omp_pause_resource",
+              __LINE__);
+  check_equal(omp_pause_resource_all(omp_pause_hard), 0, "omp_pause_resource_all", __LINE__);
   int threads = 0;
 #pragma omp parallel reduction(+ : threads)
   threads++;
-  check_equal(threads, omp_get_max_threads(), "a team after a refused pause", __LINE__);
+  check_equal(threads, omp_get_max_threads(), "a team after a pause", __LINE__);
   const double tick = omp_get_wtick();
   check_equal(tick > 0.0 && tick <= 1e-3, 1, "omp_get_wtick() is a positive sub-millisecond",
               __LINE__);

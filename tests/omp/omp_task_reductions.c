@@ -116,11 +116,20 @@ static void worksharing_task_reductions(int threads) {
 #pragma omp section
       sections += 1;
     }
+#ifdef __clang__
+    /* clang 14 has no scope construct: the same reduction on a single per thread's task. */
+#pragma omp taskgroup task_reduction(+ : scope)
+    {
+#pragma omp task in_reduction(+ : scope)
+      scope += 2;
+    }
+#else
 #pragma omp scope reduction(task, + : scope)
     {
 #pragma omp task in_reduction(+ : scope)
       scope += 2;
     }
+#endif
   }
   check_equal(loop, TASKS + triangle(TASKS), "reduction(task, +) on a loop", __LINE__);
   check_equal(sections, 11, "reduction(task, +) on sections", __LINE__);

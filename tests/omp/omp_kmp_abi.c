@@ -1,0 +1,288 @@
+/* What clang 14 compiles to LLVM's __kmpc_* entry points beyond the shared conformance programs:
+ * reductions by every method (run under KMP_FORCE_REDUCTION=tree and critical too), copyprivate,
+ * ordered and doacross loops, static, dynamic and guided loops over every iteration type, taskloop
+ * with grainsize and num_tasks, lastprivate, untied tasks, detach, mutexinoutset, host
+ * teams with distribute, masked, critical with a hint, serialized regions. Each check prints
+ * what it expected and the program exits 1 on any difference. */
+#include <limits.h>
+#include <omp.h>
+#include <stdio.h>
+
+#include "omp_check.h"
+
+enum { N = 1000 };
+
+typedef struct {
+  long sum;
+  long count;
+} pair_t;
+
+static void add_pair(pair_t* into, const pair_t* from) {
+  into->sum += from->sum;
+  into->count += from->count;
+}
+#pragma omp declare reduction(pair_add:pair_t                \
+                              : add_pair(&omp_out, &omp_in)) \
+    initializer(omp_priv = (pair_t){0, 0})
+
+static void reductions(void) {
+  long sum = 0;
+  int max = INT_MIN;
+  double product = 1.0;
+  long array[4] = {0, 0, 0, 0};
+  pair_t pair = {0, 0};
+#pragma omp parallel for reduction(+ : sum) reduction(max : max) reduction(* : product) \
+    reduction(+ : array[:4]) reduction(pair_add : pair)
+  for (int i = 0; i < N; ++i) {
+    sum += i;
+    if (i * 7 % N > max) max = i * 7 % N;
+    product *= i % 100 == 0 ? 2.0 : 1.0;
+    array[i % 4] += 1;
+    pair.sum += i;
+    pair.count += 1;
+  }
+  check_equal(sum, (long)N * (N - 1) / 2, "+ reduction", __LINE__);
+  check_equal(max, N - 1, "max reduction", __LINE__);
+  check_equal((long)product, 1L << (N / 100), "* reduction", __LINE__);
+  for (int k = 0; k < 4; ++k) check_equal(array[k], N / 4, "array section reduction", __LINE__);
+  check_equal(pair.sum, (long)N * (N - 1) / 2, "declared reduction's sum", __LINE__);
+  check_equal(pair.count, N, "declared reduction's count", __LINE__);
+
+  long nowait_sum = 0;
+  long after = 0;
+#pragma omp parallel
+  {
+#pragma omp for reduction(+ : nowait_sum) nowait
+    for (int i = 0; i < N; ++i) nowait_sum += 1;
+#pragma omp barrier
+#pragma omp single
+    after = nowait_sum;
+  }
+  check_equal(after, N, "nowait reduction, read after a barrier", __LINE__);
+
+  int threads = 0;
+#pragma omp parallel reduction(+ : threads)
+  threads += 1;
+  check_equal(threads, omp_get_max_threads(), "reduction on a parallel region", __LINE__);
+}
+
+static void single_and_copyprivate(void) {
+  int bad = 0;
+#pragma omp parallel reduction(+ : bad)
+  {
+    int value = -1;
+    double twin = -1.0;
+#pragma omp single copyprivate(value, twin)
+    {
+      value = 42;
+      twin = 4.5;
+    }
+    bad += value != 42 || twin != 4.5;
+    int executed = 0;
+#pragma omp single nowait
+    executed = 1;
+    (void)executed;
+#pragma omp masked filter(1)
+    bad += omp_get_thread_num() != 1;
+  }
+  check_equal(bad, 0, "copyprivate and masked", __LINE__);
+}
+
+static void ordered_and_doacross(void) {
+  int order[N];
+  int next = 0;
+#pragma omp parallel for ordered schedule(dynamic, 3)
+  for (int i = 0; i < N; ++i) {
+#pragma omp ordered
+    order[next++] = i;
+  }
+  int wrong = 0;
+  for (int i = 0; i < N; ++i) wrong += order[i] != i;
+  check_equal(wrong, 0, "ordered regions in iteration order", __LINE__);
+
+  enum { R = 40, C = 30 };
+  static long grid[R][C];
+#pragma omp parallel for ordered(2) schedule(static, 1)
+  for (int i = 0; i < R; ++i) {
+    for (int j = 0; j < C; ++j) {
+#pragma omp ordered depend(sink : i - 1, j) depend(sink : i, j - 1)
+      grid[i][j] = (i == 0 || j == 0) ? 1 : grid[i - 1][j] + grid[i][j - 1];
+#pragma omp ordered depend(source)
+    }
+  }
+  check_equal(grid[10][10], 184756L, "doacross wavefront (binomial 20 over 10)", __LINE__);
+}
+
+static void loop_types(void) {
+  long count = 0;
+  long total = 0;
+#pragma omp parallel for schedule(static, 7) reduction(+ : count, total)
+  for (unsigned u = 4000000000u; u > 3999999000u; u -= 3) {
+    count += 1;
+    total += u - 3999999000u;
+  }
+  check_equal(count, 334, "unsigned static chunked loop down", __LINE__);
+  check_equal(total, 167167, "unsigned loop's iterations", __LINE__);
+  count = 0;
+#pragma omp parallel for schedule(guided, 2) reduction(+ : count)
+  for (long long i = -5000000000LL; i < -4999999000LL; i += 2) count += 1;
+  check_equal(count, 500, "long long guided loop", __LINE__);
+  count = 0;
+#pragma omp parallel for schedule(dynamic) reduction(+ : count)
+  for (unsigned long long i = 0; i < 999; ++i) count += (long)i;
+  check_equal(count, 998L * 999 / 2, "unsigned long long dynamic loop", __LINE__);
+  count = 0;
+#pragma omp parallel for schedule(runtime) collapse(2) reduction(+ : count)
+  for (int i = 0; i < 30; ++i) {
+    for (int j = i; j < 30; ++j) count += 1;
+  }
+  check_equal(count, 465, "collapsed triangular loop, runtime schedule", __LINE__);
+  int last = -1;
+#pragma omp parallel for lastprivate(last) schedule(static, 5)
+  for (int i = 0; i < 103; ++i) last = i;
+  check_equal(last, 102, "lastprivate of a static chunked loop", __LINE__);
+  int sections = 0;
+#pragma omp parallel sections reduction(+ : sections)
+  {
+#pragma omp section
+    sections += 1;
+#pragma omp section
+    sections += 10;
+#pragma omp section
+    sections += 100;
+  }
+  check_equal(sections, 111, "sections", __LINE__);
+}
+
+static void tasks(void) {
+  long sum = 0;
+  int last = -1;
+#pragma omp parallel
+#pragma omp single
+  {
+#pragma omp taskloop grainsize(7) reduction(+ : sum) lastprivate(last)
+    for (int i = 0; i < N; ++i) {
+      sum += i;
+      last = i;
+    }
+  }
+  check_equal(sum, (long)N * (N - 1) / 2, "taskloop reduction", __LINE__);
+  check_equal(last, N - 1, "taskloop lastprivate", __LINE__);
+
+  long covered = 0;
+#pragma omp parallel
+#pragma omp single
+#pragma omp taskloop num_tasks(9) shared(covered)
+  for (int i = 0; i < 100; ++i) {
+#pragma omp atomic
+    covered += i;
+  }
+  check_equal(covered, 4950, "taskloop num_tasks(9)", __LINE__);
+
+  int steps = 0;
+  int in_order = 1;
+#pragma omp parallel
+#pragma omp single
+  {
+#pragma omp task untied shared(steps, in_order)
+    {
+      for (int k = 0; k < 5; ++k) {
+#pragma omp task shared(steps)
+        {
+#pragma omp atomic
+          steps += 1;
+        }
+#pragma omp taskwait
+        if (steps != k + 1) in_order = 0;
+      }
+    }
+  }
+  check_equal(steps, 5, "an untied task's children", __LINE__);
+  check_equal(in_order, 1, "taskwait in an untied task", __LINE__);
+
+  int chain = 0;
+  int seen_event = 0;
+#pragma omp parallel
+#pragma omp single
+  {
+    omp_event_handle_t event;
+#pragma omp task detach(event) depend(out : chain) shared(chain)
+    chain = 1;
+#pragma omp task depend(in : chain) shared(chain, seen_event)
+    seen_event = chain;
+    omp_fulfill_event(event);
+#pragma omp taskwait
+  }
+  check_equal(seen_event, 1, "a task after a detached one", __LINE__);
+
+  int holder = 0;
+  int overlap = 0;
+#pragma omp parallel
+#pragma omp single
+  for (int k = 0; k < 8; ++k) {
+#pragma omp task depend(mutexinoutset : holder) shared(holder, overlap)
+    {
+      int inside;
+#pragma omp atomic capture
+      inside = ++holder;
+      overlap += inside != 1;
+#pragma omp atomic
+      holder -= 1;
+    }
+  }
+  check_equal(overlap, 0, "mutexinoutset tasks one at a time", __LINE__);
+
+  int undeferred = 0;
+#pragma omp parallel
+#pragma omp single
+  {
+#pragma omp task if (0) shared(undeferred)
+    undeferred = omp_in_final() ? 2 : 1;
+  }
+  check_equal(undeferred, 1, "an if(0) task", __LINE__);
+}
+
+static void teams_and_nesting(void) {
+  long sum = 0;
+  int league = 0;
+#pragma omp teams num_teams(3) reduction(+ : sum, league)
+  {
+    league += omp_get_team_num() == 0 ? omp_get_num_teams() : 0;
+#pragma omp distribute parallel for reduction(+ : sum)
+    for (int i = 0; i < N; ++i) sum += i;
+  }
+  check_equal(league, 3, "num_teams(3)", __LINE__);
+  check_equal(sum, (long)N * (N - 1) / 2, "teams distribute parallel for", __LINE__);
+
+  int level = -1;
+  int active = -1;
+  int serial = 0;
+#pragma omp parallel if (0)
+  {
+    level = omp_get_level();
+    active = omp_get_active_level();
+#pragma omp parallel for reduction(+ : serial)
+    for (int i = 0; i < 10; ++i) serial += 1;
+  }
+  check_equal(level, 1, "omp_get_level() in a serialized region", __LINE__);
+  check_equal(active, 0, "omp_get_active_level() in a serialized region", __LINE__);
+  check_equal(serial, 10, "a loop in a serialized region", __LINE__);
+
+  long guarded = 0;
+#pragma omp parallel num_threads(4)
+  for (int k = 0; k < 100; ++k) {
+#pragma omp critical(hinted) hint(omp_sync_hint_contended)
+    guarded += 1;
+  }
+  check_equal(guarded, 400, "critical with a hint", __LINE__);
+}
+
+int main(void) {
+  reductions();
+  single_and_copyprivate();
+  ordered_and_doacross();
+  loop_types();
+  tasks();
+  teams_and_nesting();
+  return omp_check_status("omp_kmp_abi");
+}
