@@ -1143,6 +1143,131 @@ extern struct weft_mpi_datatype weft_mpi_real16, weft_mpi_complex32, weft_mpi_2i
 #define MPI_2DOUBLE_PRECISION (&weft_mpi_2double_precision)
 
 /* I/O (MPI-4.1 14). */
+typedef struct weft_mpi_file* MPI_File;
+#define MPI_FILE_NULL ((MPI_File)0)
+MPI_Fint MPI_File_c2f(MPI_File file); /* 19.3.4; here, where MPI_File is declared */
+MPI_File MPI_File_f2c(MPI_Fint file);
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_SEQUENTIAL 256
+#define MPI_MODE_APPEND 128
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
+#define MPI_MAX_DATAREP_STRING 128
+/* Older programs name nonblocking file requests so (MPICH's and Open MPI's mpi.h do too). */
+#define MPIO_Request MPI_Request
+#define MPIO_USES_MPI_REQUEST
+#define MPIO_Wait MPI_Wait
+#define MPIO_Test MPI_Test
+typedef void(MPI_File_errhandler_function)(MPI_File* file, int* error_code, ...);
+typedef int(MPI_Datarep_conversion_function)(void* userbuf, MPI_Datatype datatype, int count,
+                                             void* filebuf, MPI_Offset position,
+                                             void* extra_state);
+typedef int(MPI_Datarep_conversion_function_c)(void* userbuf, MPI_Datatype datatype,
+                                               MPI_Count count, void* filebuf, MPI_Offset position,
+                                               void* extra_state);
+typedef int(MPI_Datarep_extent_function)(MPI_Datatype datatype, MPI_Aint* extent,
+                                         void* extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function*)0)
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c*)0)
+int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh);
+int MPI_File_close(MPI_File* fh);
+int MPI_File_delete(const char* filename, MPI_Info info);
+int MPI_File_set_size(MPI_File fh, MPI_Offset size);
+int MPI_File_preallocate(MPI_File fh, MPI_Offset size);
+int MPI_File_get_size(MPI_File fh, MPI_Offset* size);
+int MPI_File_get_group(MPI_File fh, MPI_Group* group);
+int MPI_File_get_amode(MPI_File fh, int* amode);
+int MPI_File_set_info(MPI_File fh, MPI_Info info);
+int MPI_File_get_info(MPI_File fh, MPI_Info* info_used);
+int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                      const char* datarep, MPI_Info info);
+int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype,
+                      char* datarep);
+int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                     MPI_Status* status);
+int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count,
+                         MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                      MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                          MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                      MPI_Request* request);
+int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                       MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count,
+                          MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                           MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                      MPI_Status* status);
+int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                   MPI_Status* status);
+int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                       MPI_Status* status);
+int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                    MPI_Request* request);
+int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                       MPI_Request* request);
+int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                        MPI_Request* request);
+int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
+int MPI_File_get_position(MPI_File fh, MPI_Offset* offset);
+int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp);
+int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                         MPI_Status* status);
+int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                          MPI_Status* status);
+int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                          MPI_Request* request);
+int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                           MPI_Request* request);
+int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                          MPI_Status* status);
+int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                           MPI_Status* status);
+int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);
+int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset);
+int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count,
+                               MPI_Datatype datatype);
+int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status);
+int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                MPI_Datatype datatype);
+int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status);
+int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype);
+int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status);
+int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype);
+int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status);
+int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype);
+int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status);
+int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype);
+int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status);
+int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent);
+int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn,
+                         MPI_Datarep_conversion_function* write_conversion_fn,
+                         MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state);
+int MPI_Register_datarep_c(const char* datarep,
+                           MPI_Datarep_conversion_function_c* read_conversion_fn,
+                           MPI_Datarep_conversion_function_c* write_conversion_fn,
+                           MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state);
+int MPI_File_set_atomicity(MPI_File fh, int flag);
+int MPI_File_get_atomicity(MPI_File fh, int* flag);
+int MPI_File_sync(MPI_File fh);
+int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
+                               MPI_Errhandler* errhandler);
+int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler);
+int MPI_File_call_errhandler(MPI_File fh, int errorcode);
 
 /* Process creation and management (MPI-4.1 11.8-11.10). */
 
@@ -1465,6 +1590,61 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
                               void* baseptr, MPI_Win* win);
 int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit,
                            void* baseptr);
+int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Status* status);
+int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Request* request);
+int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                    MPI_Status* status);
+int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                        MPI_Status* status);
+int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Status* status);
+int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Status* status);
+int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Request* request);
+int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Request* request);
+int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Request* request);
+int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Request* request);
+int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Status* status);
+int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status* status);
+int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Request* request);
+int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Request* request);
+int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status* status);
+int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Status* status);
+int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                                 MPI_Datatype datatype);
+int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                                  MPI_Datatype datatype);
+int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype);
+int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count,
+                               MPI_Datatype datatype);
+int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype);
+int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count,
+                                   MPI_Datatype datatype);
+int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent);
 
 /* Every function again under its profiling name (MPI-4.1 15.2). */
 int PMPI_Init(int* argc, char*** argv);
@@ -2103,6 +2283,99 @@ int PMPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status);
 int PMPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status);
 int PMPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status);
 int PMPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status);
+MPI_Fint PMPI_File_c2f(MPI_File file);
+MPI_File PMPI_File_f2c(MPI_Fint file);
+int PMPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info, MPI_File* fh);
+int PMPI_File_close(MPI_File* fh);
+int PMPI_File_delete(const char* filename, MPI_Info info);
+int PMPI_File_set_size(MPI_File fh, MPI_Offset size);
+int PMPI_File_preallocate(MPI_File fh, MPI_Offset size);
+int PMPI_File_get_size(MPI_File fh, MPI_Offset* size);
+int PMPI_File_get_group(MPI_File fh, MPI_Group* group);
+int PMPI_File_get_amode(MPI_File fh, int* amode);
+int PMPI_File_set_info(MPI_File fh, MPI_Info info);
+int PMPI_File_get_info(MPI_File fh, MPI_Info* info_used);
+int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
+                       const char* datarep, MPI_Info info);
+int PMPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Datatype* filetype,
+                       char* datarep);
+int PMPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                      MPI_Status* status);
+int PMPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count,
+                          MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                       MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                           MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
+                       MPI_Request* request);
+int PMPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                        MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count,
+                           MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                            MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                       MPI_Status* status);
+int PMPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                    MPI_Status* status);
+int PMPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                        MPI_Status* status);
+int PMPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                     MPI_Request* request);
+int PMPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                        MPI_Request* request);
+int PMPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                         MPI_Request* request);
+int PMPI_File_seek(MPI_File fh, MPI_Offset offset, int whence);
+int PMPI_File_get_position(MPI_File fh, MPI_Offset* offset);
+int PMPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp);
+int PMPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                          MPI_Status* status);
+int PMPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                           MPI_Status* status);
+int PMPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                           MPI_Request* request);
+int PMPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                            MPI_Request* request);
+int PMPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
+                           MPI_Status* status);
+int PMPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
+                            MPI_Status* status);
+int PMPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence);
+int PMPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset);
+int PMPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int count,
+                                MPI_Datatype datatype);
+int PMPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status);
+int PMPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf, int count,
+                                 MPI_Datatype datatype);
+int PMPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status);
+int PMPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype);
+int PMPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status);
+int PMPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype);
+int PMPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status);
+int PMPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype datatype);
+int PMPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status);
+int PMPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Datatype datatype);
+int PMPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status);
+int PMPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* extent);
+int PMPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* read_conversion_fn,
+                          MPI_Datarep_conversion_function* write_conversion_fn,
+                          MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state);
+int PMPI_Register_datarep_c(const char* datarep,
+                            MPI_Datarep_conversion_function_c* read_conversion_fn,
+                            MPI_Datarep_conversion_function_c* write_conversion_fn,
+                            MPI_Datarep_extent_function* dtype_file_extent_fn, void* extra_state);
+int PMPI_File_set_atomicity(MPI_File fh, int flag);
+int PMPI_File_get_atomicity(MPI_File fh, int* flag);
+int PMPI_File_sync(MPI_File fh);
+int PMPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
+                                MPI_Errhandler* errhandler);
+int PMPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+int PMPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler);
+int PMPI_File_call_errhandler(MPI_File fh, int errorcode);
 int PMPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                 MPI_Comm comm);
 int PMPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
@@ -2425,6 +2698,61 @@ int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info,
                                void* baseptr, MPI_Win* win);
 int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit,
                             void* baseptr);
+int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                            MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Status* status);
+int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                         MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                          MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                             MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                              MPI_Datatype datatype, MPI_Request* request);
+int PMPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                     MPI_Status* status);
+int PMPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Status* status);
+int PMPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Status* status);
+int PMPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Status* status);
+int PMPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Request* request);
+int PMPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Request* request);
+int PMPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                          MPI_Request* request);
+int PMPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Request* request);
+int PMPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                            MPI_Status* status);
+int PMPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Status* status);
+int PMPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Request* request);
+int PMPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Request* request);
+int PMPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                             MPI_Status* status);
+int PMPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                              MPI_Status* status);
+int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                                  MPI_Datatype datatype);
+int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                                   MPI_Datatype datatype);
+int PMPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype);
+int PMPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count,
+                                MPI_Datatype datatype);
+int PMPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype);
+int PMPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count,
+                                    MPI_Datatype datatype);
+int PMPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* extent);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,9 @@
 #include "crash_handler.h"
 
+#include <dlfcn.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -47,6 +49,17 @@ class Line {
     while (n > 0 && length_ < sizeof(buffer_) - 1) buffer_[length_++] = digits[--n];
     return *this;
   }
+  Line& hex(std::uintptr_t value) {
+    char digits[16];
+    int n = 0;
+    do {
+      digits[n++] = "0123456789abcdef"[value % 16];
+      value /= 16;
+    } while (value != 0);
+    *this << "0x";
+    while (n > 0 && length_ < sizeof(buffer_) - 1) buffer_[length_++] = digits[--n];
+    return *this;
+  }
   Line& upper(std::string_view text) {
     for (char c : text) {
       if (length_ < sizeof(buffer_) - 1) {
@@ -82,6 +95,37 @@ void overflow_message(const Fiber& fiber, int vp, const char* how) {
        << to_string(fiber.type) << "=<size> or WEFT_STACK_";
   line.upper(to_string(fiber.type)) << "=<size>) or the thread's stack_size";
   line.write();
+}
+
+// Where the thread was: the instruction and the function and object that hold it, so that a crash
+// in a rank's code names the function without a debugger. dladdr is not async-signal-safe, but
+// the process is about to die of this signal either way.
+void describe_location(Line& line, int signal, const siginfo_t* info, const void* context) {
+  std::uintptr_t pc = 0;
+#if defined(__x86_64__)
+  pc = static_cast<std::uintptr_t>(
+      static_cast<const ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+  pc = static_cast<std::uintptr_t>(static_cast<const ucontext_t*>(context)->uc_mcontext.pc);
+#endif
+  if (signal == SIGSEGV || signal == SIGBUS) {
+    line << " accessing ";
+    line.hex(reinterpret_cast<std::uintptr_t>(info->si_addr));
+  }
+  if (pc == 0) return;
+  line << " at ";
+  line.hex(pc);
+  Dl_info where = {};
+  if (::dladdr(reinterpret_cast<void*>(pc), &where) == 0) return;
+  if (where.dli_sname != nullptr) {
+    line << " in " << where.dli_sname << "+";
+    line.hex(pc - reinterpret_cast<std::uintptr_t>(where.dli_saddr));
+  }
+  if (where.dli_fname != nullptr) {
+    line << " (" << where.dli_fname << "+";
+    line.hex(pc - reinterpret_cast<std::uintptr_t>(where.dli_fbase));
+    line << ")";
+  }
 }
 
 const char* signal_name(int signal) {
@@ -125,6 +169,7 @@ void on_fatal_signal(int signal, siginfo_t* info, void* context) {
       line << "weft: ";
       describe_thread(line, *fiber, vp->index());
       line << " crashed with " << signal_name(signal);
+      describe_location(line, signal, info, context);
       line.write();
     }
   }

@@ -59,7 +59,10 @@ bool free(int id, ObjectKind kind) {
   Registry& r = registry();
   std::lock_guard guard(r.lock);
   const auto it = r.entries.find(id);
-  if (it == r.entries.end() || it->second.freed || it->second.keyval.kind() != kind) return false;
+  if (it == r.entries.end() || it->second.keyval.kind() != kind) return false;
+  // Freed already but kept for an attribute: the handle is still valid, as in MPICH, and
+  // freeing it again changes nothing (MPICH's attr/keyval_double_free frees it three times).
+  if (it->second.freed) return true;
   if (it->second.attached == 0) {
     r.entries.erase(it);
   } else {

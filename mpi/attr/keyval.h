@@ -84,7 +84,8 @@ std::optional<Keyval> live(int id);
 // A keyval that some attribute still uses: it outlives MPI_<Kind>_free_keyval until the last such
 // attribute is deleted (MPI-4.1 7.7.2), so that its callbacks can still run.
 Keyval attached(int id);
-// False when `id` is unknown, reserved, of another kind or already freed.
+// False when `id` is unknown, reserved, of another kind, or freed and forgotten (no attribute used
+// it any more). Freeing a freed keyval that an attribute still uses does nothing.
 bool free(int id, ObjectKind kind);
 // Counts the attributes set with a keyval; the last detach of a freed keyval forgets it.
 void attach(int id);

@@ -17,7 +17,8 @@
   X(Errhandler, Errhandler, errhandler, errhandler_predefined) \
   X(Info, Info, info, info_predefined)                         \
   X(Win, Win, win, no_predefined)                              \
-  X(Session, Session, session, no_predefined)
+  X(Session, Session, session, no_predefined)                  \
+  X(File, File, file, no_predefined)
 
 namespace weft::mpi::interop {
 

@@ -61,6 +61,7 @@ weft_mpi_message* EagerPool::make(const Envelope& envelope, const void* buffer, 
     block->ops = &kOps;
   }
   block->envelope = envelope;
+  block->sender_key = 0;
   if (envelope.bytes > 0) pack(buffer, count, type, block->data());
   return block;
 }

@@ -134,7 +134,8 @@ void Engine::route(const Envelope& envelope, ToSlot&& to_slot, ToReceive&& to_re
   to_queue();
 }
 
-void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_limit) {
+void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_limit,
+                  std::uint64_t* queued_key) {
   const std::size_t count = static_cast<std::size_t>(send.count);
   auto sent = [&send] {
     send.status.MPI_ERROR = MPI_SUCCESS;
@@ -159,7 +160,10 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
         const bool eager = (send.mode == SendMode::standard || send.mode == SendMode::ready) &&
                            envelope.bytes <= eager_limit;
         if (eager) {
-          enqueue(eager_.make(envelope, send.buffer, count, *send.datatype));
+          weft_mpi_message* copy = eager_.make(envelope, send.buffer, count, *send.datatype);
+          copy->sender_key = ++eager_keys_;
+          if (queued_key != nullptr) *queued_key = copy->sender_key;
+          enqueue(copy);
           lock_.unlock();
           sent();
           return;
@@ -167,12 +171,14 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
         send.rendezvous.envelope = envelope;
         send.rendezvous.ops = &kRendezvousOps;
         send.rendezvous.request = &send;
+        send.rendezvous.sender_key = ++eager_keys_;
+        if (queued_key != nullptr) *queued_key = send.rendezvous.sender_key;
         enqueue(&send.rendezvous);
         lock_.unlock();
       });
 }
 
-void Engine::arrive_eager(const Envelope& envelope, const void* data) {
+void Engine::arrive_eager(const Envelope& envelope, const void* data, std::uint64_t key) {
   route(
       envelope, [&] { fill_slot(data, envelope.bytes, weft_mpi_byte); },
       [&](Request& recv) {
@@ -184,7 +190,9 @@ void Engine::arrive_eager(const Envelope& envelope, const void* data) {
         finish(recv);
       },
       [&] {
-        enqueue(eager_.make(envelope, data, envelope.bytes, weft_mpi_byte));
+        weft_mpi_message* copy = eager_.make(envelope, data, envelope.bytes, weft_mpi_byte);
+        copy->sender_key = key;
+        enqueue(copy);
         lock_.unlock();
       });
 }
@@ -305,6 +313,17 @@ bool Engine::cancel_send(Request& send) {
   send.rendezvous.queued = false;
   bump(unexpected_length_, -1);
   return true;
+}
+
+weft_mpi_message* Engine::withdraw(std::uint64_t key) {
+  std::lock_guard lock(lock_);
+  weft_mpi_message* message =
+      unexpected_.find([key](const weft_mpi_message& m) { return m.sender_key == key; });
+  if (message == nullptr) return nullptr;
+  unexpected_.remove(message);
+  message->queued = false;
+  bump(unexpected_length_, -1);
+  return message;
 }
 
 weft_mpi_message* Engine::find(const Pattern& pattern, bool take, Envelope* found) {

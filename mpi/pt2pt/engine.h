@@ -38,11 +38,15 @@ class alignas(64) Engine {
   // copied straight across and both complete; else a standard or ready send of at most
   // `eager_limit` bytes leaves an eager copy and completes; else the send's own rendezvous
   // message is queued and the send completes when a receive has copied from its buffer.
-  void send(Request& send, const Envelope& envelope, std::size_t eager_limit);
+  // A message left queued gets a key, written to *queued_key (when not null) before the call
+  // returns: MPI_Cancel withdraws the message with it (withdraw()).
+  void send(Request& send, const Envelope& envelope, std::size_t eager_limit,
+            std::uint64_t* queued_key = nullptr);
 
   // A message from another process, its `envelope.bytes` of data at `data` (valid for the call
   // only): copied into a matching receive, else queued as an eager copy.
-  void arrive_eager(const Envelope& envelope, const void* data);
+  // `key`: the message's sender_key (remote_message_key).
+  void arrive_eager(const Envelope& envelope, const void* data, std::uint64_t key);
   // A message from another process whose data is still there (ops->deliver_later set): a
   // matching receive starts fetching it, else it is queued until one comes.
   void arrive(weft_mpi_message& message);
@@ -59,6 +63,10 @@ class alignas(64) Engine {
   bool cancel_recv(Request& recv);
   // Withdraws a send's rendezvous message still unmatched (true; the send is not completed).
   bool cancel_send(Request& send);
+  // Takes the message queued under `key` (send()'s queued_key, or remote_message_key) out of the
+  // queue while unmatched, or returns nullptr; the caller releases it (an eager copy goes back
+  // to its pool, the rendezvous message of an internal Bsend send completes that send).
+  weft_mpi_message* withdraw(std::uint64_t key);
 
   // The first unexpected message matching `pattern`, or nullptr; its envelope goes to *found.
   // With `take` the message leaves the queue and belongs to the caller (MPI_Mprobe): it is then
@@ -139,6 +147,7 @@ class alignas(64) Engine {
   std::atomic<std::uint64_t> arrived_{0};
   std::atomic<std::uint64_t> unexpected_length_{0};
   IntrusiveList<weft_mpi_message> unexpected_;
+  std::uint64_t eager_keys_ = 0;  // the last sender_key given out; under lock_
   IntrusiveList<Prober> probers_;
   EagerPool eager_;
   alignas(64) std::atomic<std::uint64_t> sent_{0};

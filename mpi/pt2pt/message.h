@@ -54,6 +54,12 @@ struct Pattern {
   }
 };
 
+// The key of the message another process sent as its `sequence`th to this one: the engine's own
+// keys stay below 2^44.
+inline std::uint64_t remote_message_key(int process, std::uint64_t sequence) {
+  return ((static_cast<std::uint64_t>(process) + 1) << 44) | sequence;
+}
+
 // The operations of one kind of payload; a table per kind, so a message costs one pointer.
 struct PayloadOps {
   // Copies the message's data into `count` elements of `type` at `buffer` (what fits), returns
@@ -79,6 +85,10 @@ struct weft_mpi_message {
   weft_mpi_message* next = nullptr;            // unexpected-queue links
   weft_mpi_message* prev = nullptr;
   bool queued = false;  // in an unexpected queue; guarded by that engine's lock
+  // The key its sender's request keeps, so that MPI_Cancel can find and withdraw the message
+  // while no receive has matched it (Engine::withdraw): from the engine's own count for a send of
+  // this process, remote_message_key() for one from another process.
+  std::uint64_t sender_key = 0;
   // Set by MPI_Mprobe, which takes the message out of the queue: errors of its MPI_Mrecv go to
   // this communicator's handler.
   MPI_Comm comm = MPI_COMM_NULL;

@@ -77,15 +77,16 @@ Envelope envelope_of(const Request& send) {
 // MPI_Bsend: the data goes into the attached buffer and an internal send delivers it from
 // there; the user's operation is complete at once.
 // Hands a send to its destination: the engine of a rank of this process, else the transport.
-int deliver(Request& send, std::string_view function, std::size_t eager_limit) {
+int deliver(Request& send, std::string_view function, std::size_t eager_limit,
+            std::uint64_t* queued_key) {
   World& w = *world();
   const int dest = send.comm->world_rank(send.peer);
   w.rank(send.owner).engine.count_sent();
   if (w.is_local(dest)) {
-    w.rank(dest).engine.send(send, envelope_of(send), eager_limit);
+    w.rank(dest).engine.send(send, envelope_of(send), eager_limit, queued_key);
     return MPI_SUCCESS;
   }
-  const std::string failure = w.transport()->send(send, dest, envelope_of(send));
+  const std::string failure = w.transport()->send(send, dest, envelope_of(send), queued_key);
   if (failure.empty()) return MPI_SUCCESS;
   return raise(send.comm, function, MPI_ERR_OTHER,
                "the message to rank " + std::to_string(send.peer) + " (world rank " +
@@ -113,13 +114,14 @@ int start_buffered(Request& request, std::string_view function) {
   internal.bsend_block = block;
   // Always a rendezvous from the block (an eager copy would copy twice); the block is released
   // when the receiver has copied it out.
-  return deliver(internal, function, 0);
+  return deliver(internal, function, 0, &request.queued_key);
 }
 
 }  // namespace
 
 int start(Request& request, std::string_view function) {
   World& w = *world();
+  request.queued_key = 0;  // a persistent request's last start may have left one
   if (request.kind == RequestKind::recv) {
     w.rank(request.owner).engine.post(request);
     return MPI_SUCCESS;
@@ -132,14 +134,13 @@ int start(Request& request, std::string_view function) {
     }
     return rc;
   }
-  return deliver(request, function, w.eager_limit());
+  return deliver(request, function, w.eager_limit(), &request.queued_key);
 }
 
 void set_proc_null_status(MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = MPI_PROC_NULL;
   status->MPI_TAG = MPI_ANY_TAG;
-  status->MPI_ERROR = MPI_SUCCESS;
   status->weft_cancelled = 0;
   status->weft_bytes = 0;
 }
@@ -148,13 +149,20 @@ void set_empty_status(MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = MPI_ANY_SOURCE;
   status->MPI_TAG = MPI_ANY_TAG;
-  status->MPI_ERROR = MPI_SUCCESS;
   status->weft_cancelled = 0;
   status->weft_bytes = 0;
 }
 
+void report_status(MPI_Status* out, const MPI_Status& status) {
+  if (out == MPI_STATUS_IGNORE) return;
+  const int kept = out->MPI_ERROR;
+  *out = status;
+  out->MPI_ERROR = kept;
+}
+
 void complete_proc_null(Request& request) {
   set_proc_null_status(&request.status);
+  request.status.MPI_ERROR = MPI_SUCCESS;
   finish(request);
 }
 

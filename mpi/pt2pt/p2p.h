@@ -30,9 +30,15 @@ int start(Request& request, std::string_view function);
 // Completes a request at once, as an operation with MPI_PROC_NULL does.
 void complete_proc_null(Request& request);
 
-// The status of an operation with MPI_PROC_NULL, and the empty status (MPI-3.1 3.7.3).
+// The status of an operation with MPI_PROC_NULL, and the empty status (MPI-3.1 3.7.3). Neither
+// touches MPI_ERROR: a call that completes one operation leaves that field as the caller had it
+// (MPI-4.1 3.2.5); a request's own status sets it where it is made.
 void set_proc_null_status(MPI_Status* status);
 void set_empty_status(MPI_Status* status);
+// Hands a completed operation's status to the caller of a single-completion call (MPI_Recv,
+// MPI_Wait, MPI_Mrecv, MPI_Request_get_status...): every field but MPI_ERROR, which only the
+// multiple-completion calls set, and only when they return MPI_ERR_IN_STATUS (MPI-4.1 3.2.5).
+void report_status(MPI_Status* out, const MPI_Status& status);
 
 // A request MPI_Wait and friends treat as done at once with an empty status: null, or a
 // persistent request not started.

@@ -26,7 +26,7 @@ int receive_blocking(std::string_view function, void* buf, int count, MPI_Dataty
     weft::mpi::prepare(recv, RequestKind::recv, SendMode::standard, buf, count, datatype, source,
                        tag, comm, caller);
     state.engine.receive_blocking(recv, state.spin);
-    if (status != MPI_STATUS_IGNORE) *status = recv.status;
+    weft::mpi::report_status(status, recv.status);
     rc = recv.status.MPI_ERROR;
     if (rc != MPI_SUCCESS) rc = weft::mpi::raise_status_error(comm, function, recv.status, rc);
   }

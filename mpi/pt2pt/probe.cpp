@@ -27,7 +27,6 @@ void set_probed_status(MPI_Status* status, const Envelope& envelope) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = envelope.source;
   status->MPI_TAG = envelope.tag;
-  status->MPI_ERROR = MPI_SUCCESS;
   status->weft_cancelled = 0;
   status->weft_bytes = static_cast<MPI_Count>(envelope.bytes);
 }
@@ -161,7 +160,7 @@ extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Messa
   }
   Request request;
   receive_matched(request, buf, count, datatype, message);
-  if (status != MPI_STATUS_IGNORE) *status = request.status;
+  weft::mpi::report_status(status, request.status);
   if (request.status.MPI_ERROR == MPI_SUCCESS) return MPI_SUCCESS;
   return weft::mpi::raise_status_error(request.comm, "MPI_Mrecv", request.status,
                                        request.status.MPI_ERROR);

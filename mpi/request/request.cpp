@@ -22,6 +22,7 @@ void prepare(Request& request, RequestKind kind, SendMode mode, const void* buff
   request.owner = caller.world_rank;
   request.source = caller.comm_rank;
   request.status = MPI_Status{};
+  request.queued_key = 0;
   request.spanning_call = {};
 }
 

@@ -68,8 +68,11 @@ struct alignas(64) weft_mpi_request {
   int source = -1;  // the issuer's comm rank: a send's envelope names it
 
   weft::mpi::RendezvousMessage rendezvous;  // a send's message while it waits for its receive
-  void* bsend_block = nullptr;              // SendMode::buffered: its part of the attached buffer
-  weft::mpi::RequestPool* pool = nullptr;   // null for a request on a stack
+  // The key of the message this send left queued in a rank of this process (its eager copy, or
+  // for MPI_Ibsend the rendezvous message of its internal send), 0 when it left none.
+  std::uint64_t queued_key = 0;
+  void* bsend_block = nullptr;             // SendMode::buffered: its part of the attached buffer
+  weft::mpi::RequestPool* pool = nullptr;  // null for a request on a stack
   // The derived datatypes and user operation the operation uses, until the request goes: the
   // program may free them as soon as the call returns.
   weft::mpi::KeepAlive keep;

@@ -3,6 +3,7 @@
 #include "init/world.h"
 #include "pt2pt/p2p.h"
 #include "request/generalized.h"
+#include "transport/transport.h"
 #include "util/profiling.h"
 #include "weft/this_thread.h"
 
@@ -68,13 +69,15 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
   if (request->kind == weft::mpi::RequestKind::generalized) {
     weft::mpi::query_generalized(*request);
   }
-  if (status != MPI_STATUS_IGNORE) *status = request->status;
+  weft::mpi::report_status(status, request->status);
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Request_get_status);
 
-// A receive not matched yet is cancelled; so is a send whose data nobody has started to copy
-// (its rendezvous message still queued). An eager send is complete already and is not.
+// A receive not matched yet is cancelled; so is a send whose data nobody has started to copy:
+// its rendezvous message, or the eager copy it left (the send completed then, but MPI-4.1 3.8.4
+// lets a cancel succeed until the message is received, as MPICH's does), still queued at its
+// destination. A destination in another process is asked through the transport, and answers.
 extern "C" int PMPI_Cancel(MPI_Request* request) {
   if (int rc = check_live_handle("MPI_Cancel", request); rc != MPI_SUCCESS) return rc;
   Request* r = *request;
@@ -95,15 +98,38 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
                             "the request is a collective, which cannot be cancelled (MPI-3.1 "
                             "5.12), expected a point-to-point request");
   }
-  if (r->completion.done() || r->peer == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (r->peer == MPI_PROC_NULL) return MPI_SUCCESS;
   weft::mpi::World& world = *weft::mpi::world();
   if (r->kind == weft::mpi::RequestKind::recv) {
-    world.rank(r->owner).engine.cancel_recv(*r);
-  } else if (const int dest = r->comm->world_rank(r->peer);
-             world.is_local(dest) && world.rank(dest).engine.cancel_send(*r)) {
-    r->status.weft_cancelled = 1;
-    r->status.MPI_ERROR = MPI_SUCCESS;
-    weft::mpi::finish(*r);
+    if (!r->completion.done()) world.rank(r->owner).engine.cancel_recv(*r);
+    return MPI_SUCCESS;
+  }
+  const int dest = r->comm->world_rank(r->peer);
+  if (!world.is_local(dest)) {
+    // A withdrawn rendezvous message's send completes through UCX without its data read, maybe
+    // before this answer; the owner reads the status only once its Wait or Test has seen the
+    // completion, after this call.
+    if (r->queued_key != 0 && world.transport()->cancel(dest, r->queued_key)) {
+      r->status.weft_cancelled = 1;
+    }
+    r->queued_key = 0;
+    return MPI_SUCCESS;
+  }
+  if (!r->completion.done()) {
+    if (world.rank(dest).engine.cancel_send(*r)) {
+      r->status.weft_cancelled = 1;
+      r->status.MPI_ERROR = MPI_SUCCESS;
+      weft::mpi::finish(*r);
+    }
+    return MPI_SUCCESS;
+  }
+  // Completed, its message still queued: an eager copy, or a Bsend's.
+  if (r->queued_key != 0) {
+    if (weft_mpi_message* message = world.rank(dest).engine.withdraw(r->queued_key)) {
+      message->release();
+      r->status.weft_cancelled = 1;
+    }
+    r->queued_key = 0;
   }
   return MPI_SUCCESS;
 }

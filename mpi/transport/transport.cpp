@@ -29,6 +29,9 @@ namespace weft::mpi {
 namespace {
 
 constexpr unsigned kMessageId = 1;
+// MPI_Cancel of a send to another process: the request, and the receiving process's answer.
+constexpr unsigned kCancelId = 2;
+constexpr unsigned kCancelAnswerId = 3;
 constexpr std::string_view kAddressKey = "weft.ucx.address";
 // A worker that ranks progressed this recently counts as polled: the spare kernel thread does not
 // block on it (its wake-ups would take the worker's lock from under the ranks' polls, and a woken
@@ -50,6 +53,23 @@ struct WireHeader {
   std::int32_t process;  // the sending process
 };
 
+struct CancelHeader {
+  std::uint64_t key;     // the message's remote_message_key
+  std::uint64_t token;   // the asking process's Cancel, given back in the answer
+  std::int32_t dest;     // world rank whose queue holds the message
+  std::int32_t process;  // the asking process
+};
+
+struct CancelAnswer {
+  std::uint64_t token;
+  std::int32_t withdrawn;
+};
+
+// A cancel waiting in the asking process for its answer.
+struct Cancel {
+  std::atomic<int> answer{-1};  // -1 until answered, then 0 or 1; release/acquire
+};
+
 std::string ucx_failure(std::string_view call, ucs_status_t status) {
   return "UCX " + std::string(call) + " failed: " + ucs_status_string(status);
 }
@@ -68,7 +88,11 @@ struct SendInFlight {
 
 void send_done(void* ucx_request, ucs_status_t status, void* user_data) {
   std::unique_ptr<SendInFlight> sent(static_cast<SendInFlight*>(user_data));
-  sent->request->status.MPI_ERROR = status == UCS_OK ? MPI_SUCCESS : MPI_ERR_OTHER;
+  // The receiver withdrew the rendezvous message for MPI_Cancel and released its descriptor
+  // unread, which UCX 1.13 reports as UCS_OK (later ones as UCS_ERR_CANCELED); MPI_Cancel marks
+  // the status when the answer comes.
+  const bool fine = status == UCS_OK || status == UCS_ERR_CANCELED;
+  sent->request->status.MPI_ERROR = fine ? MPI_SUCCESS : MPI_ERR_OTHER;
   if (ucx_request != nullptr) {
     ucp_request_free(ucx_request);
     // relaxed: a hint for arm(), which runs under the same lock as this callback.
@@ -151,6 +175,8 @@ struct Transport::Impl {
   // Rendezvous receives matched inside a message callback, started once progress returns (UCX
   // takes no new operation from inside its callbacks).
   std::vector<std::unique_ptr<Fetch>> deferred;
+  // Cancel requests from other processes, answered once progress returns, for the same reason.
+  std::vector<CancelHeader> cancels;
   // UCX runs serialized: every call is made under this lock.
   detail::SpinLock lock;
   // Sends and fetches UCX has not completed yet. Their completion comes from progress, which no
@@ -207,6 +233,11 @@ struct Transport::Impl {
   // Under lock: one ucp_worker_progress and what it deferred.
   unsigned progress_locked();
   void handle(const WireHeader& header, void* data, std::size_t length, bool rendezvous);
+  // Under lock: withdraws what the cancels ask for and answers each.
+  void answer_cancels();
+  // Under lock: an active message of `header` only; UCX copies nothing, so the header lives on
+  // the heap until the send completes.
+  void send_control(int process, unsigned id, std::unique_ptr<char[]> header, std::size_t length);
   static ucs_status_t on_message(void* arg, const void* header, std::size_t header_length,
                                  void* data, std::size_t length, const ucp_am_recv_param_t* param);
 };
@@ -274,7 +305,53 @@ void Transport::Impl::run_deferred() {
 unsigned Transport::Impl::progress_locked() {
   const unsigned events = ucp_worker_progress(worker);
   run_deferred();
+  answer_cancels();
   return events;
+}
+
+void Transport::Impl::send_control(int process, unsigned id, std::unique_ptr<char[]> header,
+                                   std::size_t length) {
+  ucp_request_param_t param{};
+  param.op_attr_mask =
+      UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+  param.flags = UCP_AM_SEND_FLAG_EAGER;
+  param.cb.send = [](void* request, ucs_status_t status, void* user_data) {
+    delete[] static_cast<char*>(user_data);
+    if (request != nullptr) ucp_request_free(request);
+    if (status != UCS_OK) end_job(ucx_failure("sending a cancel message", status));
+  };
+  char* raw = header.release();
+  param.user_data = raw;
+  ucs_status_ptr_t status = ucp_am_send_nbx(endpoint(process), id, raw, length, nullptr, 0, &param);
+  if (UCS_PTR_IS_ERR(status)) end_job(ucx_failure("ucp_am_send_nbx", UCS_PTR_STATUS(status)));
+  if (status == nullptr) delete[] raw;
+}
+
+void Transport::Impl::answer_cancels() {
+  while (!cancels.empty()) {
+    std::vector<CancelHeader> batch;
+    batch.swap(cancels);
+    for (const CancelHeader& asked : batch) {
+      bool withdrawn = false;
+      if (world.is_local(asked.dest)) {
+        if (weft_mpi_message* message = world.rank(asked.dest).engine.withdraw(asked.key)) {
+          withdrawn = true;
+          if (message->ops == &kRemoteOps) {
+            // Released unread: the sender's UCX send completes as cancelled. The lock is held
+            // here, which release_remote would take again.
+            ucp_am_data_release(worker, static_cast<RemoteMessage*>(message)->desc);
+            delete static_cast<RemoteMessage*>(message);
+          } else {
+            message->release();
+          }
+        }
+      }
+      std::unique_ptr<char[]> answer(new char[sizeof(CancelAnswer)]);
+      const CancelAnswer reply{asked.token, withdrawn ? 1 : 0};
+      std::memcpy(answer.get(), &reply, sizeof reply);
+      send_control(asked.process, kCancelAnswerId, std::move(answer), sizeof reply);
+    }
+  }
 }
 
 void Transport::Impl::handle(const WireHeader& header, void* data, std::size_t length,
@@ -286,12 +363,14 @@ void Transport::Impl::handle(const WireHeader& header, void* data, std::size_t l
   }
   Engine& engine = world.rank(header.dest).engine;
   const Envelope envelope{header.context, header.source, header.tag, header.bytes};
+  const std::uint64_t key = remote_message_key(header.process, header.sequence);
   if (!rendezvous) {
-    engine.arrive_eager(envelope, data);
+    engine.arrive_eager(envelope, data, key);
     return;
   }
   auto* message = new RemoteMessage;
   message->envelope = envelope;
+  message->sender_key = key;
   message->ops = &kRemoteOps;
   message->transport = &self;
   message->desc = data;
@@ -372,6 +451,28 @@ Transport::Transport(World& world, Bootstrap& bootstrap, std::size_t eager_limit
   handler.cb = &Impl::on_message;
   handler.arg = &impl;
   handler.flags = UCP_AM_FLAG_WHOLE_MSG;
+  check("ucp_worker_set_am_recv_handler", ucp_worker_set_am_recv_handler(impl.worker, &handler));
+  handler.id = kCancelId;
+  handler.cb = [](void* arg, const void* header, std::size_t length, void*, std::size_t,
+                  const ucp_am_recv_param_t*) {
+    auto& impl = *static_cast<Impl*>(arg);
+    if (length != sizeof(CancelHeader)) end_job("weft: a cancel message of the wrong size came");
+    CancelHeader asked;
+    std::memcpy(&asked, header, sizeof asked);
+    impl.cancels.push_back(asked);
+    return UCS_OK;
+  };
+  check("ucp_worker_set_am_recv_handler", ucp_worker_set_am_recv_handler(impl.worker, &handler));
+  handler.id = kCancelAnswerId;
+  handler.cb = [](void*, const void* header, std::size_t length, void*, std::size_t,
+                  const ucp_am_recv_param_t*) {
+    if (length != sizeof(CancelAnswer)) end_job("weft: a cancel answer of the wrong size came");
+    CancelAnswer answer;
+    std::memcpy(&answer, header, sizeof answer);
+    reinterpret_cast<Cancel*>(answer.token)
+        ->answer.store(answer.withdrawn, std::memory_order_release);
+    return UCS_OK;
+  };
   check("ucp_worker_set_am_recv_handler", ucp_worker_set_am_recv_handler(impl.worker, &handler));
 
   ucp_address_t* address = nullptr;
@@ -474,7 +575,8 @@ Transport::~Transport() {
   if (impl.watchdog >= 0) ::close(impl.watchdog);
 }
 
-std::string Transport::send(Request& send, int dest_world_rank, const Envelope& envelope) {
+std::string Transport::send(Request& send, int dest_world_rank, const Envelope& envelope,
+                            std::uint64_t* queued_key) {
   Impl& impl = *impl_;
   auto sent = std::make_unique<SendInFlight>();
   sent->request = &send;
@@ -525,6 +627,7 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
       return error.what();
     }
     header.sequence = impl.next_sequence[static_cast<std::size_t>(process)]++;
+    if (queued_key != nullptr) *queued_key = remote_message_key(header.process, header.sequence);
     status = ucp_am_send_nbx(ep, kMessageId, &header, sizeof header, data, wire_bytes, &param);
     if (!UCS_PTR_IS_ERR(status) && status != nullptr) {
       impl.went_in_flight();
@@ -583,6 +686,31 @@ std::size_t Transport::receive_now(void* desc, std::size_t wire_bytes, std::size
     this_thread::yield();
   }
   return moved;
+}
+
+bool Transport::cancel(int dest_world_rank, std::uint64_t key) {
+  Impl& impl = *impl_;
+  Cancel waiting;
+  {
+    Impl::Serialized serialized(impl);
+    std::unique_ptr<char[]> header(new char[sizeof(CancelHeader)]);
+    const CancelHeader asked{key, reinterpret_cast<std::uint64_t>(&waiting), dest_world_rank,
+                             impl.world.process()};
+    std::memcpy(header.get(), &asked, sizeof asked);
+    impl.send_control(impl.world.layout().process_of(dest_world_rank), kCancelId, std::move(header),
+                      sizeof asked);
+    impl.went_in_flight();  // the answer comes from progress: keep the worker polled
+  }
+  int answer = -1;
+  while ((answer = waiting.answer.load(std::memory_order_acquire)) < 0) {
+    if (Impl::Serialized serialized(impl, std::try_to_lock); serialized.owns()) {
+      impl.progress_locked();
+    }
+    this_thread::yield();
+  }
+  // relaxed: pairs with went_in_flight() above, as the other in-flight counts do.
+  impl.in_flight.fetch_sub(1, std::memory_order_relaxed);
+  return answer == 1;
 }
 
 void Transport::discard(void* desc) {

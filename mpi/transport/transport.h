@@ -47,8 +47,14 @@ class Transport {
   // Sends `send` to `dest_world_rank`, a rank of another process. The request completes when
   // its buffer may be reused (standard mode) or when the receive has matched (synchronous mode);
   // a failure in flight is reported through its status. Returns why UCX refused the send, or
-  // an empty string.
-  std::string send(Request& send, int dest_world_rank, const Envelope& envelope);
+  // an empty string. The message's key at the receiver (remote_message_key) goes to *queued_key
+  // when not null, for cancel().
+  std::string send(Request& send, int dest_world_rank, const Envelope& envelope,
+                   std::uint64_t* queued_key = nullptr);
+  // Asks the process of `dest_world_rank` to withdraw the message with `key` from that rank's
+  // unexpected queue, and waits for the answer: true when it was still there. A withdrawn
+  // rendezvous message's send then completes (its data was never read).
+  bool cancel(int dest_world_rank, std::uint64_t key);
 
   // Makes progress on the worker; true when something happened. Never waits for the lock.
   bool progress();

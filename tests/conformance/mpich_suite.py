@@ -22,6 +22,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -195,14 +196,23 @@ def judge(entry: Entry, status: int, output: str):
 def run(entry: Entry, build_dir: Path, launcher: list, timeout: int, log: Path):
     """Runs one entry; returns (result, reason)."""
     command = [word.replace("{n}", str(entry.ranks)) for word in launcher]
-    command += [f"./{entry.program}"] + entry.args
+    workdir = build_dir / entry.workdir
+    scratch = None
+    if entry.top == "io":
+        # The I/O programs make their files ("testfile") in the folder they run in; runtests runs
+        # them one at a time, so they share the name. Each runs in a scratch folder of its own.
+        scratch = tempfile.TemporaryDirectory(prefix=f"{entry.program}-", dir=workdir)
+        command += [str(workdir / entry.program)] + entry.args
+        workdir = Path(scratch.name)
+    else:
+        command += [f"./{entry.program}"] + entry.args
     env = dict(os.environ)
     for assignment in entry.envs:
         key, _, value = assignment.partition("=")
         env[key] = value
     env["MPITEST_TIMEOUT"] = str(timeout)
     start = time.monotonic()
-    process = subprocess.Popen(command, cwd=build_dir / entry.workdir, env=env,
+    process = subprocess.Popen(command, cwd=workdir, env=env,
                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, start_new_session=True)
     try:
@@ -221,6 +231,8 @@ def run(entry: Entry, build_dir: Path, launcher: list, timeout: int, log: Path):
         if entry.result_test in ("TestStatus", "TestErrFatal"):
             reason = None  # runtests' mpiexec ends such a job at its limit, with a failing status
     seconds = time.monotonic() - start
+    if scratch is not None:
+        scratch.cleanup()
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(" ".join(command) + f"\n# {seconds:.1f} s, {reason or 'pass'}\n" +
                    (output if isinstance(output, str) else output.decode(errors="replace")))

@@ -152,6 +152,51 @@ TEST_P(Wait, WaitallReportsErrorsInStatuses) {
             0);
 }
 
+// MPI-4.1 3.2.5: the calls that complete one operation, and the multiple-completion calls that
+// succeed, leave each status's MPI_ERROR as the caller set it (MPICH's mt_mprobe tests check it).
+TEST_P(Wait, SuccessfulCompletionsLeaveMpiErrorAlone) {
+  EXPECT_EQ(run_ranks(2, GetParam(),
+                      [&](int rank) {
+                        int values[2] = {7, 8};
+                        if (rank == 0) {
+                          for (int tag = 0; tag < 5; ++tag) {
+                            MPI_Send(values, 2, MPI_INT, 1, tag, MPI_COMM_WORLD);
+                          }
+                          return;
+                        }
+                        constexpr int kMark = MPI_ERR_TOPOLOGY;
+                        int in[2] = {0, 0};
+                        MPI_Status status;
+                        status.MPI_ERROR = kMark;
+                        MPI_Recv(in, 2, MPI_INT, 0, 0, MPI_COMM_WORLD, &status);
+                        EXPECT_EQ(status.MPI_ERROR, kMark);
+                        MPI_Request request;
+                        MPI_Irecv(in, 2, MPI_INT, 0, 1, MPI_COMM_WORLD, &request);
+                        MPI_Wait(&request, &status);
+                        EXPECT_EQ(status.MPI_ERROR, kMark);
+                        MPI_Message message;
+                        MPI_Mprobe(0, 2, MPI_COMM_WORLD, &message, &status);
+                        EXPECT_EQ(status.MPI_ERROR, kMark);
+                        MPI_Mrecv(in, 2, MPI_INT, &message, &status);
+                        EXPECT_EQ(status.MPI_ERROR, kMark);
+                        EXPECT_EQ(status.MPI_TAG, 2);
+                        MPI_Probe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &status);
+                        EXPECT_EQ(status.MPI_ERROR, kMark);
+                        EXPECT_EQ(status.MPI_SOURCE, MPI_PROC_NULL);
+                        MPI_Request requests[2];
+                        MPI_Irecv(in, 2, MPI_INT, 0, 3, MPI_COMM_WORLD, &requests[0]);
+                        MPI_Irecv(in, 2, MPI_INT, 0, 4, MPI_COMM_WORLD, &requests[1]);
+                        MPI_Status statuses[2];
+                        statuses[0].MPI_ERROR = kMark;
+                        statuses[1].MPI_ERROR = kMark;
+                        EXPECT_EQ(MPI_Waitall(2, requests, statuses), MPI_SUCCESS);
+                        EXPECT_EQ(statuses[0].MPI_ERROR, kMark);
+                        EXPECT_EQ(statuses[1].MPI_ERROR, kMark);
+                        EXPECT_EQ(statuses[1].MPI_TAG, 4);
+                      }),
+            0);
+}
+
 TEST_P(Wait, FreedPendingRequestsStillComplete) {
   EXPECT_EQ(run_ranks(2, GetParam(),
                       [&](int rank) {

@@ -1,0 +1,26 @@
+// File hints (MPI-4.1 14.2.8), under ROMIO's names so that job scripts written for MPICH and
+// Open MPI keep working. weft acts on romio_cb_write and romio_cb_read; the others the program
+// sets (cb_buffer_size, cb_nodes, striping_unit...) are kept and returned by MPI_File_get_info
+// (weft's aggregators are one per NUMA node inside a process, one per process between them).
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/file.h"
+#include "mpi.h"
+
+namespace weft::mpi::io {
+
+// The hints in effect for a file just opened with `info`: weft's defaults, then those of the file
+// the ROMIO_HINTS environment variable names (as ROMIO reads it), then `info`'s.
+std::vector<std::pair<std::string, std::string>> initial_hints(MPI_Info info);
+// MPI_File_set_info and MPI_File_set_view: `info`'s keys replace those in effect.
+void update_hints(File& file, MPI_Info info);
+
+// Collective buffering for writes (romio_cb_write) or reads (romio_cb_read): "disable" makes
+// every rank access the file itself in collective calls.
+bool collective_buffering(const File& file, bool write);
+
+}  // namespace weft::mpi::io
