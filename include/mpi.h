@@ -1115,9 +1115,9 @@ typedef struct MPI_F08_status {
   MPI_Fint MPI_ERROR;
   MPI_Fint weft_internal[3]; /* cancelled, bytes received (two halves) */
 } MPI_F08_status;
-/* The Fortran ignore-statuses are the storage of mpif.h's COMMON blocks (and the mpi_f08 module's
- * variables): inside a rank image that uses Fortran they are the image's own, which its Fortran
- * code passes; elsewhere libweft's. */
+/* The Fortran ignore-statuses are the storage of the COMMON blocks of mpif.h and the modules
+ * (/mpi_fortran_status_ignore/, /mpi_f08_status_ignore/...): inside a rank image that uses Fortran
+ * they are the image's own, which its Fortran code passes; elsewhere libweft's. */
 extern MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE];
 extern MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];
 extern MPI_F08_status mpi_f08_status_ignore_[1];

@@ -248,3 +248,57 @@ void pmpi_alloc_mem_(MPI_Aint* size, MPI_Fint* info, MPI_Aint* baseptr, MPI_Fint
   set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_alloc_mem_) mpi_alloc_mem_ __attribute__((weak, alias("pmpi_alloc_mem_")));
+
+/* Generalized requests from Fortran (MPI-4.1 13.2): the C request's extra state holds the Fortran
+ * procedures and where the program's extra state is, until the request's free function has run.
+ * The procedures get the program's variable itself, as MPICH's and Open MPI's do (MPICH's greqf
+ * checks that its free function's update is seen). A C status and a Fortran one have the same
+ * fields (status_conversion.cpp). */
+typedef void(FortranQueryFunction)(MPI_Aint* extra_state, MPI_Fint* status, MPI_Fint* ierror);
+typedef void(FortranFreeFunction)(MPI_Aint* extra_state, MPI_Fint* ierror);
+typedef void(FortranCancelFunction)(MPI_Aint* extra_state, MPI_Fint* complete, MPI_Fint* ierror);
+struct fortran_grequest {
+  FortranQueryFunction* query;
+  FortranFreeFunction* free;
+  FortranCancelFunction* cancel;
+  MPI_Aint* extra_state;
+};
+
+static int grequest_query(void* extra, MPI_Status* status) {
+  struct fortran_grequest* g = (struct fortran_grequest*)extra;
+  MPI_Fint ierror = MPI_SUCCESS;
+  g->query(g->extra_state, (MPI_Fint*)status, &ierror);
+  return ierror;
+}
+
+static int grequest_free(void* extra) {
+  struct fortran_grequest* g = (struct fortran_grequest*)extra;
+  MPI_Fint ierror = MPI_SUCCESS;
+  g->free(g->extra_state, &ierror);
+  free(g);
+  return ierror;
+}
+
+static int grequest_cancel(void* extra, int complete) {
+  struct fortran_grequest* g = (struct fortran_grequest*)extra;
+  MPI_Fint ierror = MPI_SUCCESS, f_complete = complete != 0;
+  g->cancel(g->extra_state, &f_complete, &ierror);
+  return ierror;
+}
+
+void pmpi_grequest_start_(FortranQueryFunction* query_fn, FortranFreeFunction* free_fn,
+                          FortranCancelFunction* cancel_fn, MPI_Aint* extra_state,
+                          MPI_Fint* request, MPI_Fint* ierror) {
+  struct fortran_grequest* g = (struct fortran_grequest*)malloc(sizeof *g);
+  g->query = query_fn;
+  g->free = free_fn;
+  g->cancel = cancel_fn;
+  g->extra_state = extra_state;
+  MPI_Request c_request = MPI_REQUEST_NULL;
+  int rc = PMPI_Grequest_start(grequest_query, grequest_free, grequest_cancel, g, &c_request);
+  if (rc != MPI_SUCCESS) free(g);
+  *request = MPI_Request_c2f(c_request);
+  set_ierror(ierror, rc);
+}
+extern __typeof__(pmpi_grequest_start_) mpi_grequest_start_
+    __attribute__((weak, alias("pmpi_grequest_start_")));

@@ -41,6 +41,7 @@ void weft_mpi_errhandler_fortran_free(MPI_Fint handle);
 void weft_mpi_info_fortran_free(MPI_Fint handle);
 void weft_mpi_win_fortran_free(MPI_Fint handle);
 void weft_mpi_session_fortran_free(MPI_Fint handle);
+void weft_mpi_file_fortran_free(MPI_Fint handle);
 
 static inline void* weft_f_buffer(const void* buffer) {
   if (buffer == mpi_fortran_bottom_) return MPI_BOTTOM;

@@ -221,6 +221,11 @@ for _name in ("MPI_Comm_create_errhandler", "MPI_Win_create_errhandler", "MPI_Er
     CUSTOM_INTERFACES[_name] = [f"SUBROUTINE {_name}(function, errhandler, ierror)",
                                 "  EXTERNAL :: function", "  INTEGER :: errhandler, ierror",
                                 "END SUBROUTINE"]
+CUSTOM_INTERFACES["MPI_Grequest_start"] = [
+    "SUBROUTINE MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)",
+    "  IMPORT", "  EXTERNAL :: query_fn, free_fn, cancel_fn",
+    "  INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state", "  INTEGER :: request, ierror",
+    "END SUBROUTINE"]
 CUSTOM_INTERFACES["MPI_Alloc_mem"] = [
     "SUBROUTINE MPI_Alloc_mem(size, info, baseptr, ierror)", "  IMPORT",
     "  INTEGER(KIND=MPI_ADDRESS_KIND) :: size, baseptr", "  INTEGER :: info, ierror",
@@ -291,6 +296,9 @@ CUSTOM_F08 = [
     ("MPI_Init", [], []),
     ("MPI_Init_thread", ["required", "provided"], ["INTEGER :: required, provided"]),
     ("MPI_Info_create_env", ["info"], ["TYPE(MPI_Info) :: info"]),
+    ("MPI_Grequest_start", ["query_fn", "free_fn", "cancel_fn", "extra_state", "request"],
+     ["EXTERNAL :: query_fn, free_fn, cancel_fn", "INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state",
+      "TYPE(MPI_Request) :: request"]),
     ("MPI_Comm_create_errhandler", ["function", "errhandler"],
      ["EXTERNAL :: function", "TYPE(MPI_Errhandler) :: errhandler"]),
     ("MPI_Win_create_errhandler", ["function", "errhandler"],
@@ -402,7 +410,7 @@ def keyval_names():
 SIZEOF_TYPES = [("INTEGER", k, k) for k in (1, 2, 4, 8, 16)] + \
                [("REAL", k, k) for k in (4, 8, 10, 16)] + \
                [("COMPLEX", k, 2 * k) for k in (4, 8, 10, 16)] + \
-               [("LOGICAL", k, k) for k in (1, 2, 4, 8)]
+               [("LOGICAL", k, k) for k in (1, 2, 4, 8)] + [("CHARACTER", 1, 1)]
 
 
 def sizeof_text(f08):
@@ -416,7 +424,8 @@ def sizeof_text(f08):
     for (t, k, size), name in zip(SIZEOF_TYPES, names):
         # Only the argument's type matters; the unused dummy would draw a warning.
         procedures += [f"  subroutine {name}(x, size, ierror)",
-                       f"    {t.lower()}(kind={k}), dimension(..), intent(in) :: x",
+                       f"    {t.lower()}(kind={k}" + (", len=*" if t == "CHARACTER" else "") +
+                       "), dimension(..), intent(in) :: x",
                        f"    integer, intent(out) :: size", f"    {ierror}",
                        f"    size = {size} + 0 * rank(x)", f"    {set_ierror}",
                        f"  end subroutine {name}"]
@@ -712,7 +721,8 @@ CUSTOM = {"MPI_Init", "MPI_Init_thread", "MPI_Comm_set_attr", "MPI_Comm_get_attr
           "MPI_Attr_put", "MPI_Attr_get", "MPI_Info_create_env", "MPI_Op_create",
           "MPI_Comm_create_keyval", "MPI_Type_create_keyval", "MPI_Win_create_keyval",
           "MPI_Keyval_create", "MPI_Info_get_string", "MPI_Comm_create_errhandler",
-          "MPI_Win_create_errhandler", "MPI_Errhandler_create", "MPI_Alloc_mem"}
+          "MPI_Win_create_errhandler", "MPI_Errhandler_create", "MPI_Alloc_mem",
+          "MPI_Grequest_start"}
 
 
 def bindings_of(functions, kinds):
