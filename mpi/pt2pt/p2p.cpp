@@ -90,8 +90,8 @@ int deliver(Request& send, std::string_view function, std::size_t eager_limit,
   if (failure.empty()) return MPI_SUCCESS;
   return raise(send.comm, function, MPI_ERR_OTHER,
                "the message to rank " + std::to_string(send.peer) + " (world rank " +
-                   std::to_string(dest) + ", process " +
-                   std::to_string(w.process_of(dest)) + ") could not be sent: " + failure);
+                   std::to_string(dest) + ", process " + std::to_string(w.process_of(dest)) +
+                   ") could not be sent: " + failure);
 }
 
 int start_buffered(Request& request, std::string_view function) {
@@ -149,6 +149,7 @@ void set_empty_status(MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = MPI_ANY_SOURCE;
   status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = MPI_SUCCESS;
   status->weft_cancelled = 0;
   status->weft_bytes = 0;
 }

@@ -30,9 +30,10 @@ int start(Request& request, std::string_view function);
 // Completes a request at once, as an operation with MPI_PROC_NULL does.
 void complete_proc_null(Request& request);
 
-// The status of an operation with MPI_PROC_NULL, and the empty status (MPI-3.1 3.7.3). Neither
-// touches MPI_ERROR: a call that completes one operation leaves that field as the caller had it
-// (MPI-4.1 3.2.5); a request's own status sets it where it is made.
+// The status of an operation with MPI_PROC_NULL, which leaves MPI_ERROR alone (a call that
+// completes one operation leaves that field as the caller had it, MPI-4.1 3.2.5; a request's own
+// status sets it where it is made), and the empty status, whose error is MPI_SUCCESS by
+// definition (MPI-4.1 3.7.3; MPICH's pt2pt/rqstatus checks it).
 void set_proc_null_status(MPI_Status* status);
 void set_empty_status(MPI_Status* status);
 // Hands a completed operation's status to the caller of a single-completion call (MPI_Recv,

@@ -124,7 +124,6 @@ int completed_request(Window& win, MPI_Request* request, std::string_view functi
   weft::mpi::prepare(*r, weft::mpi::RequestKind::send, weft::mpi::SendMode::standard, nullptr, 0,
                      MPI_BYTE, MPI_PROC_NULL, 0, win.comm, caller);
   weft::mpi::set_empty_status(&r->status);
-  r->status.MPI_ERROR = MPI_SUCCESS;
   weft::mpi::finish(*r);
   *request = r;
   return MPI_SUCCESS;

@@ -152,8 +152,9 @@ TEST_P(Wait, WaitallReportsErrorsInStatuses) {
             0);
 }
 
-// MPI-4.1 3.2.5: the calls that complete one operation, and the multiple-completion calls that
-// succeed, leave each status's MPI_ERROR as the caller set it (MPICH's mt_mprobe tests check it).
+// MPI-4.1 3.2.5: the calls that complete one operation leave the status's MPI_ERROR as the caller
+// set it (MPICH's mt_mprobe tests check it); the multiple-completion calls write it, as MPICH's do
+// (its part/multipart reads it after MPI_Waitall).
 TEST_P(Wait, SuccessfulCompletionsLeaveMpiErrorAlone) {
   EXPECT_EQ(run_ranks(2, GetParam(),
                       [&](int rank) {
@@ -190,8 +191,8 @@ TEST_P(Wait, SuccessfulCompletionsLeaveMpiErrorAlone) {
                         statuses[0].MPI_ERROR = kMark;
                         statuses[1].MPI_ERROR = kMark;
                         EXPECT_EQ(MPI_Waitall(2, requests, statuses), MPI_SUCCESS);
-                        EXPECT_EQ(statuses[0].MPI_ERROR, kMark);
-                        EXPECT_EQ(statuses[1].MPI_ERROR, kMark);
+                        EXPECT_EQ(statuses[0].MPI_ERROR, MPI_SUCCESS);
+                        EXPECT_EQ(statuses[1].MPI_ERROR, MPI_SUCCESS);
                         EXPECT_EQ(statuses[1].MPI_TAG, 4);
                       }),
             0);
