@@ -42,6 +42,8 @@ typedef struct MPI_Status {
 } MPI_Status;
 
 typedef void(MPI_User_function)(void* invec, void* inoutvec, int* len, MPI_Datatype* datatype);
+typedef void(MPI_User_function_c)(void* invec, void* inoutvec, MPI_Count* len,
+                                  MPI_Datatype* datatype);
 typedef void(MPI_Comm_errhandler_function)(MPI_Comm* comm, int* error_code, ...);
 typedef int(MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int comm_keyval, void* extra_state,
                                          void* attribute_val_in, void* attribute_val_out,
@@ -446,6 +448,16 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                           int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
                           MPI_Datatype array_of_datatypes[]);
+/* The large-count forms of the two (MPI-4.1 5.1.13): a type built by a large-count constructor
+ * keeps its MPI_Count arguments as large counts, which only these return. */
+int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers,
+                            MPI_Count* num_addresses, MPI_Count* num_large_counts,
+                            MPI_Count* num_datatypes, int* combiner);
+int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers,
+                            MPI_Count max_addresses, MPI_Count max_large_counts,
+                            MPI_Count max_datatypes, int array_of_integers[],
+                            MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                            MPI_Datatype array_of_datatypes[]);
 int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name);
 int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen);
 int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
@@ -457,6 +469,7 @@ int MPI_Get_address(const void* location, MPI_Aint* address);
 MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp);
 MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
+int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op);
 int MPI_Op_free(MPI_Op* op);
 int MPI_Op_commutative(MPI_Op op, int* commute);
 int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
@@ -1133,11 +1146,13 @@ int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status);
 int MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status);
 int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status);
 /* The rest of Fortran's named types (MPI-4.1 19.1.9, 19.3.6): REAL(16) is IEEE quadruple
- * precision (__float128), the pair types are MAXLOC/MINLOC's (value, index) of one type. */
+ * precision (__float128), INTEGER(16) a 128-bit integer, the pair types are MAXLOC/MINLOC's
+ * (value, index) of one type. */
 extern struct weft_mpi_datatype weft_mpi_real16, weft_mpi_complex32, weft_mpi_2integer,
-    weft_mpi_2real, weft_mpi_2double_precision;
+    weft_mpi_2real, weft_mpi_2double_precision, weft_mpi_integer16;
 #define MPI_REAL16 (&weft_mpi_real16)
 #define MPI_COMPLEX32 (&weft_mpi_complex32)
+#define MPI_INTEGER16 (&weft_mpi_integer16)
 #define MPI_2INTEGER (&weft_mpi_2integer)
 #define MPI_2REAL (&weft_mpi_2real)
 #define MPI_2DOUBLE_PRECISION (&weft_mpi_2double_precision)
@@ -1821,6 +1836,13 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_ad
 int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                            int max_datatypes, int array_of_integers[],
                            MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]);
+int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers,
+                             MPI_Count* num_addresses, MPI_Count* num_large_counts,
+                             MPI_Count* num_datatypes, int* combiner);
+int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                             MPI_Count max_large_counts, MPI_Count max_datatypes,
+                             int array_of_integers[], MPI_Aint array_of_addresses[],
+                             MPI_Count array_of_large_counts[], MPI_Datatype array_of_datatypes[]);
 int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name);
 int PMPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen);
 int PMPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
@@ -1832,6 +1854,7 @@ int PMPI_Get_address(const void* location, MPI_Aint* address);
 MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp);
 MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2);
 int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op);
+int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op);
 int PMPI_Op_free(MPI_Op* op);
 int PMPI_Op_commutative(MPI_Op op, int* commute);
 int PMPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,

@@ -93,13 +93,21 @@ class LargeParam:
         self.large_type = "MPI_Aint" if aint else "MPI_Count"
 
 
+# The forms whose row ends in "own": declared from their row, defined by weft itself.
+OWN = set()
+
+
 def read_large_count():
     rows = {}
     for line in (HERE / "large_count.tsv").read_text().splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         name, _, rest = line.partition("\t")
-        rest = rest.strip()
+        words = rest.split()
+        if words and words[-1] == "own":
+            OWN.add(name)
+            words.pop()
+        rest = " ".join(words)
         rows[name] = rest[1:] if rest.startswith("=") else [LargeParam(s) for s in rest.split()]
     return rows
 
@@ -194,6 +202,8 @@ def source_text(functions, rows):
         "",
     ]
     for name, row in large_forms(functions, rows):
+        if name in OWN:
+            continue
         f = functions[name]
         if isinstance(row, str):
             target = functions[row]

@@ -72,8 +72,9 @@ enum class TypeCode : std::uint8_t {
   two_double,        // MPI_2DOUBLE_PRECISION
   float128,          // Fortran's REAL(16): IEEE quadruple precision, not x87's long double
   float128_complex,  // COMPLEX(16)
-  character,  // Fortran CHARACTER: not reducible
-  logical,    // Fortran LOGICAL, an int: the logical operations only
+  int128,            // Fortran's INTEGER(16) (gfortran's integer(kind=16))
+  character,         // Fortran CHARACTER: not reducible
+  logical,           // Fortran LOGICAL, an int: the logical operations only
 };
 
 struct ObjectName {
@@ -93,6 +94,9 @@ struct Contents {
   std::vector<int> integers;
   std::vector<MPI_Aint> addresses;
   std::vector<MPI_Datatype> types;
+  // The counts and displacements a large-count constructor (_c, MPI-4.1 5.1.13) took as
+  // MPI_Count, in argument order; empty for the classic forms.
+  std::vector<MPI_Count> large_counts{};
 };
 
 // What a derived type owns: its blocks and the arguments of the constructor that built it.
@@ -101,6 +105,10 @@ struct DerivedParts {
   std::vector<std::size_t> block_ends;
   Contents contents;
 };
+
+// The constructor's arguments of a derived type; MPI_COMBINER_NAMED's empty ones for a
+// predefined type (datatype_contents.cpp).
+const Contents& contents_of(MPI_Datatype datatype);
 
 }  // namespace weft::mpi
 

@@ -135,7 +135,8 @@ WEFT_MPI_ALIAS(MPI_Type_create_f90_complex);
 extern "C" int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
   constexpr std::string_view kFunction = "MPI_Type_match_size";
   if (int rc = checks::pointer(kFunction, "datatype", datatype); rc != MPI_SUCCESS) return rc;
-  const MPI_Datatype integers[] = {MPI_SIGNED_CHAR, MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG};
+  const MPI_Datatype integers[] = {MPI_SIGNED_CHAR, MPI_SHORT,     MPI_INT,
+                                   MPI_LONG,        MPI_LONG_LONG, MPI_INTEGER16};
   const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
   const MPI_Datatype complexes[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
                                     MPI_C_LONG_DOUBLE_COMPLEX};

@@ -137,8 +137,10 @@ constinit Layout aint_layout = scalar<MPI_Aint>(TypeCode::aint, "MPI_AINT", &wef
 constinit Layout count_layout = scalar<MPI_Count>(TypeCode::count, "MPI_COUNT", &weft_mpi_count);
 constinit Layout offset_layout =
     scalar<MPI_Offset>(TypeCode::offset, "MPI_OFFSET", &weft_mpi_offset);
+// MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX are one handle: it answers to the first name, as in
+// MPICH (whose datatype/typename takes no other for MPI_C_COMPLEX).
 constinit Layout c_float_complex_layout = scalar<std::complex<float>>(
-    TypeCode::float_complex, "MPI_C_FLOAT_COMPLEX", &weft_mpi_c_float_complex);
+    TypeCode::float_complex, "MPI_C_COMPLEX", &weft_mpi_c_float_complex);
 constinit Layout c_double_complex_layout = scalar<std::complex<double>>(
     TypeCode::double_complex, "MPI_C_DOUBLE_COMPLEX", &weft_mpi_c_double_complex);
 constinit Layout c_long_double_complex_layout = scalar<std::complex<long double>>(
@@ -195,6 +197,8 @@ constinit Layout complex16_layout =
     scalar<std::complex<double>>(TypeCode::double_complex, "MPI_COMPLEX16", &weft_mpi_complex16);
 constinit Layout real16_layout =
     scalar<__float128>(TypeCode::float128, "MPI_REAL16", &weft_mpi_real16);
+constinit Layout integer16_layout =
+    scalar<__int128>(TypeCode::int128, "MPI_INTEGER16", &weft_mpi_integer16);
 constinit Layout complex32_layout = scalar<std::complex<__float128>>(
     TypeCode::float128_complex, "MPI_COMPLEX32", &weft_mpi_complex32);
 constinit Layout two_integer_layout =
@@ -268,6 +272,7 @@ weft_mpi_datatype weft_mpi_complex8{&complex8_layout};
 weft_mpi_datatype weft_mpi_complex16{&complex16_layout};
 weft_mpi_datatype weft_mpi_real16{&real16_layout};
 weft_mpi_datatype weft_mpi_complex32{&complex32_layout};
+weft_mpi_datatype weft_mpi_integer16{&integer16_layout};
 weft_mpi_datatype weft_mpi_2integer{&two_integer_layout};
 weft_mpi_datatype weft_mpi_2real{&two_real_layout};
 weft_mpi_datatype weft_mpi_2double_precision{&two_double_precision_layout};

@@ -1,4 +1,5 @@
-// Committing, freeing, naming and querying datatypes (MPI-3.1 4.1.5, 4.1.8-4.1.10, 4.1.13, 6.8).
+// Committing, freeing, naming and querying datatypes (MPI-3.1 4.1.5, 4.1.8-4.1.10, 6.8); the
+// envelope and contents are datatype_contents.cpp's.
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -18,11 +19,6 @@ int check_query(std::string_view function, MPI_Datatype datatype, const void* ou
                 std::string_view out_name) {
   if (int rc = checks::type(function, "datatype", datatype); rc != MPI_SUCCESS) return rc;
   return checks::pointer(function, out_name, out);
-}
-
-const weft::mpi::Contents& contents_of(MPI_Datatype datatype) {
-  static const weft::mpi::Contents kNamed{};
-  return datatype->predefined() ? kNamed : datatype->layout->parts->contents;
 }
 
 }  // namespace
@@ -49,7 +45,7 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
                             ", expected a derived datatype (predefined ones cannot be freed)");
   }
   // The Fortran 90 and value-index types are predefined to the program (datatype_matching.cpp).
-  switch (contents_of(*datatype).combiner) {
+  switch (weft::mpi::contents_of(*datatype).combiner) {
     case MPI_COMBINER_F90_INTEGER:
     case MPI_COMBINER_F90_REAL:
     case MPI_COMBINER_F90_COMPLEX:
@@ -132,78 +128,6 @@ extern "C" int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* tru
   return MPI_SUCCESS;
 }
 WEFT_MPI_ALIAS(MPI_Type_get_true_extent_x);
-
-extern "C" int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
-                                      int* num_datatypes, int* combiner) {
-  constexpr std::string_view kFunction = "MPI_Type_get_envelope";
-  if (int rc = checks::type(kFunction, "datatype", datatype); rc != MPI_SUCCESS) return rc;
-  for (auto [p, name] : {std::pair{num_integers, "num_integers"},
-                         {num_addresses, "num_addresses"},
-                         {num_datatypes, "num_datatypes"},
-                         {combiner, "combiner"}}) {
-    if (int rc = checks::pointer(kFunction, name, p); rc != MPI_SUCCESS) return rc;
-  }
-  const weft::mpi::Contents& c = contents_of(datatype);
-  *num_integers = static_cast<int>(c.integers.size());
-  *num_addresses = static_cast<int>(c.addresses.size());
-  *num_datatypes = static_cast<int>(c.types.size());
-  *combiner = c.combiner;
-  return MPI_SUCCESS;
-}
-WEFT_MPI_ALIAS(MPI_Type_get_envelope);
-
-extern "C" int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                                      int max_datatypes, int array_of_integers[],
-                                      MPI_Aint array_of_addresses[],
-                                      MPI_Datatype array_of_datatypes[]) {
-  constexpr std::string_view kFunction = "MPI_Type_get_contents";
-  if (int rc = checks::type(kFunction, "datatype", datatype); rc != MPI_SUCCESS) return rc;
-  if (datatype->predefined()) {
-    return checks::fail(kFunction, MPI_ERR_TYPE,
-                        "datatype = " + std::string(datatype->name()) +
-                            ", expected a derived datatype (MPI_Type_get_envelope says "
-                            "MPI_COMBINER_NAMED: a predefined one has no contents)");
-  }
-  const weft::mpi::Contents& c = contents_of(datatype);
-  const auto too_small = [&](std::string_view argument, int max, std::size_t needed) {
-    return checks::fail(kFunction, MPI_ERR_ARG,
-                        std::string(argument) + " = " + std::to_string(max) + ", expected >= " +
-                            std::to_string(needed) + " (MPI_Type_get_envelope's count)");
-  };
-  if (max_integers < 0 || static_cast<std::size_t>(max_integers) < c.integers.size()) {
-    return too_small("max_integers", max_integers, c.integers.size());
-  }
-  if (max_addresses < 0 || static_cast<std::size_t>(max_addresses) < c.addresses.size()) {
-    return too_small("max_addresses", max_addresses, c.addresses.size());
-  }
-  if (max_datatypes < 0 || static_cast<std::size_t>(max_datatypes) < c.types.size()) {
-    return too_small("max_datatypes", max_datatypes, c.types.size());
-  }
-  const auto integers = static_cast<long long>(c.integers.size());
-  const auto addresses = static_cast<long long>(c.addresses.size());
-  const auto types = static_cast<long long>(c.types.size());
-  if (int rc = checks::pointer(kFunction, "array_of_integers", array_of_integers, integers);
-      rc != MPI_SUCCESS) {
-    return rc;
-  }
-  if (int rc = checks::pointer(kFunction, "array_of_addresses", array_of_addresses, addresses);
-      rc != MPI_SUCCESS) {
-    return rc;
-  }
-  if (int rc = checks::pointer(kFunction, "array_of_datatypes", array_of_datatypes, types);
-      rc != MPI_SUCCESS) {
-    return rc;
-  }
-  std::copy(c.integers.begin(), c.integers.end(), array_of_integers);
-  std::copy(c.addresses.begin(), c.addresses.end(), array_of_addresses);
-  // MPI-3.1 4.1.13: the derived handles returned are the caller's to free.
-  for (std::size_t i = 0; i < c.types.size(); ++i) {
-    c.types[i]->retain();
-    array_of_datatypes[i] = c.types[i];
-  }
-  return MPI_SUCCESS;
-}
-WEFT_MPI_ALIAS(MPI_Type_get_contents);
 
 extern "C" int PMPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
   constexpr std::string_view kFunction = "MPI_Type_set_name";

@@ -79,6 +79,7 @@ std::array datatype_predefined{
     static_cast<void*>(&weft_mpi_2integer),
     static_cast<void*>(&weft_mpi_2real),
     static_cast<void*>(&weft_mpi_2double_precision),
+    static_cast<void*>(&weft_mpi_integer16),
 };
 std::array op_predefined{
     static_cast<void*>(&weft_mpi_max),     static_cast<void*>(&weft_mpi_min),

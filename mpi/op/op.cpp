@@ -70,6 +70,12 @@ void run_units(OpKind kind, const Datatype& unit, const void* in, void* inout, s
 }
 
 void apply_user(MPI_Op op, const void* in, void* inout, std::size_t count, MPI_Datatype type) {
+  if (op->large_function != nullptr) {
+    MPI_Count len = static_cast<MPI_Count>(count);
+    MPI_Datatype handle = type;
+    op->large_function(at(in, 0), inout, &len, &handle);
+    return;
+  }
   // The user function takes an int count: a larger one goes in several calls.
   const std::size_t step = INT_MAX;
   for (std::size_t done = 0; done < count; done += step) {

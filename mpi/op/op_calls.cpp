@@ -31,6 +31,18 @@ extern "C" int PMPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* o
 }
 WEFT_MPI_ALIAS(MPI_Op_create);
 
+extern "C" int PMPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
+  constexpr std::string_view kFunction = "MPI_Op_create_c";
+  if (user_fn == nullptr) {
+    return fail(kFunction, MPI_ERR_ARG, "user_fn = NULL, expected a function");
+  }
+  if (op == nullptr) return fail(kFunction, MPI_ERR_ARG, "op = NULL, expected a pointer");
+  *op = new weft_mpi_op{weft::mpi::OpKind::user, nullptr, commute != 0, "user operation"};
+  (*op)->large_function = user_fn;
+  return MPI_SUCCESS;
+}
+WEFT_MPI_ALIAS(MPI_Op_create_c);
+
 extern "C" int PMPI_Op_free(MPI_Op* op) {
   constexpr std::string_view kFunction = "MPI_Op_free";
   if (op == nullptr) return fail(kFunction, MPI_ERR_ARG, "op = NULL, expected a pointer");

@@ -68,6 +68,9 @@ bool c_integer(TypeCode code, F&& f) {
     case TypeCode::int64:
       f(Tag<std::int64_t>{});
       return true;
+    case TypeCode::int128:
+      f(Tag<__int128>{});
+      return true;
     case TypeCode::uint8:
       f(Tag<std::uint8_t>{});
       return true;

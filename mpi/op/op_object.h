@@ -39,4 +39,5 @@ struct weft_mpi_op {
   // User operations: one for the handle, one per pending operation that uses it.
   std::atomic<int> references{1};
   weft::mpi::FortranUserFunction* fortran_function = nullptr;  // instead of `function`
+  MPI_User_function_c* large_function = nullptr;  // MPI_Op_create_c's, instead of `function`
 };

@@ -125,6 +125,9 @@ TEST(PredefinedTypes, SizesBoundsAndNames) {
   EXPECT_STREQ(name, "MPI_UNSIGNED_LONG");
   EXPECT_EQ(length, 17);
   EXPECT_EQ(MPI_2INT->name(), "MPI_2INT");
+  EXPECT_EQ(MPI_INTEGER16->name(), "MPI_INTEGER16");
+  EXPECT_EQ(MPI_C_FLOAT_COMPLEX->name(), "MPI_C_COMPLEX");
+  EXPECT_EQ(MPI_INTEGER16->size(), 16u);
   expect_contents(MPI_INT, MPI_COMBINER_NAMED, {}, {}, {});
 }
 

@@ -161,10 +161,104 @@ TEST(LargeCount, ACountPastIntIsRefusedByName) {
                         MPI_Datatype type = MPI_DATATYPE_NULL;
                         EXPECT_EQ(MPI_Type_contiguous_c(-huge, MPI_INT, &type), MPI_ERR_COUNT);
                         EXPECT_EQ(type, MPI_DATATYPE_NULL);
-                        const MPI_Count lengths[2] = {1, huge};
-                        const MPI_Count displacements[2] = {0, 1};
-                        EXPECT_EQ(MPI_Type_indexed_c(2, lengths, displacements, MPI_INT, &type),
-                                  MPI_ERR_COUNT);
+                      }),
+            0);
+}
+
+// The constructors' large-count forms build types past 2^31 elements and bytes (MPICH's
+// datatype/type_large) and keep their arguments as large counts: the classic queries refuse
+// such a type by name, the large-count ones return the arguments as given.
+TEST(LargeCount, DatatypesPastIntElementsAndBytes) {
+  EXPECT_EQ(
+      run_ranks(
+          1, 1,
+          [](int) {
+            errors_return();
+            const MPI_Count huge = 5LL << 30;  // 5 GiB
+            MPI_Datatype contiguous;
+            ASSERT_EQ(MPI_Type_contiguous_c(huge, MPI_CHAR, &contiguous), MPI_SUCCESS);
+            MPI_Count size = -1, lb = -1, extent = -1;
+            MPI_Type_size_c(contiguous, &size);
+            EXPECT_EQ(size, huge);
+            MPI_Type_get_true_extent_c(contiguous, &lb, &extent);
+            EXPECT_EQ(lb, 0);
+            EXPECT_EQ(extent, huge);
+            int classic_size = 0;
+            MPI_Type_size(contiguous, &classic_size);
+            EXPECT_EQ(classic_size, MPI_UNDEFINED);
+
+            const MPI_Count lengths[3] = {1, 2, huge};
+            const MPI_Count displacements[3] = {0, 1, 3};
+            MPI_Datatype hindexed;
+            ASSERT_EQ(MPI_Type_create_hindexed_c(3, lengths, displacements, MPI_CHAR, &hindexed),
+                      MPI_SUCCESS);
+            MPI_Type_size_c(hindexed, &size);
+            EXPECT_EQ(size, huge + 3);
+            MPI_Type_get_extent_c(hindexed, &lb, &extent);
+            EXPECT_EQ(extent, huge + 3);
+
+            int ni = -1, na = -1, nd = -1, combiner = -1;
+            EXPECT_EQ(MPI_Type_get_envelope(hindexed, &ni, &na, &nd, &combiner), MPI_ERR_TYPE);
+            MPI_Count ci = -1, ca = -1, cc = -1, cd = -1;
+            ASSERT_EQ(MPI_Type_get_envelope_c(hindexed, &ci, &ca, &cc, &cd, &combiner),
+                      MPI_SUCCESS);
+            EXPECT_EQ(combiner, MPI_COMBINER_HINDEXED);
+            EXPECT_EQ(ci, 0);
+            EXPECT_EQ(ca, 0);
+            EXPECT_EQ(cc, 7);  // count, the lengths, the displacements
+            EXPECT_EQ(cd, 1);
+            MPI_Count large[7] = {};
+            MPI_Datatype old = MPI_DATATYPE_NULL;
+            ASSERT_EQ(MPI_Type_get_contents_c(hindexed, 0, 0, 7, 1, nullptr, nullptr, large, &old),
+                      MPI_SUCCESS);
+            const MPI_Count want[7] = {3, 1, 2, huge, 0, 1, 3};
+            for (int i = 0; i < 7; ++i) EXPECT_EQ(large[i], want[i]) << i;
+            EXPECT_EQ(old, MPI_CHAR);
+            EXPECT_EQ(MPI_Type_get_contents_c(hindexed, 0, 0, 6, 1, nullptr, nullptr, large, &old),
+                      MPI_ERR_ARG);
+
+            // A classic type answers both forms, with no large counts.
+            MPI_Datatype vector;
+            MPI_Type_vector(3, 2, 4, MPI_INT, &vector);
+            ASSERT_EQ(MPI_Type_get_envelope_c(vector, &ci, &ca, &cc, &cd, &combiner), MPI_SUCCESS);
+            EXPECT_EQ(ci, 3);
+            EXPECT_EQ(cc, 0);
+            // The large-count vector has the classic one's type map.
+            MPI_Datatype large_vector;
+            ASSERT_EQ(MPI_Type_vector_c(3, 2, 4, MPI_INT, &large_vector), MPI_SUCCESS);
+            MPI_Type_commit(&vector);
+            MPI_Type_commit(&large_vector);
+            int in[12], a[6] = {}, b[6] = {};
+            std::iota(in, in + 12, 0);
+            int pa = 0, pb = 0;
+            MPI_Pack(in, 1, vector, a, sizeof a, &pa, MPI_COMM_SELF);
+            MPI_Pack(in, 1, large_vector, b, sizeof b, &pb, MPI_COMM_SELF);
+            EXPECT_EQ(pa, pb);
+            for (int i = 0; i < 6; ++i) EXPECT_EQ(a[i], b[i]) << i;
+            for (MPI_Datatype* t : {&contiguous, &hindexed, &vector, &large_vector}) {
+              MPI_Type_free(t);
+            }
+          }),
+      0);
+}
+
+void large_sum(void* in, void* inout, MPI_Count* len, MPI_Datatype* type) {
+  if (*type != MPI_INT) return;
+  for (MPI_Count i = 0; i < *len; ++i) static_cast<int*>(inout)[i] += static_cast<int*>(in)[i];
+}
+
+// A user operation of MPI_Op_create_c gets the whole count as an MPI_Count.
+TEST(LargeCount, UserOperationWithMpiCountLength) {
+  EXPECT_EQ(run_ranks(3, 2,
+                      [](int rank) {
+                        MPI_Op op;
+                        ASSERT_EQ(MPI_Op_create_c(large_sum, 1, &op), MPI_SUCCESS);
+                        int mine[4] = {rank, rank, rank, 1}, sum[4] = {};
+                        ASSERT_EQ(MPI_Allreduce(mine, sum, 4, MPI_INT, op, MPI_COMM_WORLD),
+                                  MPI_SUCCESS);
+                        EXPECT_EQ(sum[0], 3);
+                        EXPECT_EQ(sum[3], 3);
+                        MPI_Op_free(&op);
                       }),
             0);
 }

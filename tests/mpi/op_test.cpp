@@ -330,6 +330,11 @@ namespace {
 TEST(PredefinedOps, FortranNamedTypes) {
   integer_ops<int>(MPI_INTEGER, true);
   integer_ops<std::int64_t>(MPI_INTEGER8, true);
+  integer_ops<__int128>(MPI_INTEGER16, true);
+  // A sum past 64 bits keeps its high half.
+  const __int128 big = static_cast<__int128>(1) << 100;
+  expect_op<__int128>(MPI_SUM, MPI_INTEGER16, {big}, {big + 1},
+                      [](__int128 a, __int128 b) { return a + b; });
   expect_op<int>(MPI_LAND, MPI_LOGICAL, {1, 0, 1}, {1, 1, 0},
                  [](int a, int b) { return a && b ? 1 : 0; });
   for (MPI_Op op : {MPI_SUM, MPI_MAX, MPI_BAND}) expect_refused(op, MPI_LOGICAL);
