@@ -16,12 +16,20 @@ namespace weft::mpi::inter {
 
 // Tags of the creation messages in a communicator's collective context, apart from the
 // collectives' own (0 .. 2^30 - 1, spanning::tag_of): MPI_Intercomm_create's leaders use
-// 2^30 + tag on peer_comm, MPI_Comm_create_group -2 - tag on comm.
+// 2^30 + tag on peer_comm, MPI_Comm_create_group -2 - tag on comm, MPI_Comm_create_from_group
+// a hash of its string tag below those on the world.
 inline int intercomm_create_tag(int tag) {
   return (1 << 30) + tag;
 }
 inline int create_group_tag(int tag) {
   return -2 - tag;
+}
+// Concurrent calls differ by string tag (MPI-4.1 7.4.2): two tags of one rank's concurrent calls
+// colliding in these 29 bits (FNV-1a) would cross their messages.
+inline int create_from_group_tag(std::string_view stringtag) {
+  std::uint32_t hash = 2166136261u;
+  for (const char c : stringtag) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
+  return -(1 << 30) - 2 - static_cast<int>(hash & ((1u << 29) - 1));
 }
 
 // The tag of the caller's next collective call on `comm` (taking its number).

@@ -1,8 +1,11 @@
 // Process sets, the groups they give and the communicators made from those groups.
+#include <algorithm>
 #include <cstring>
 #include <string>
 
+#include "comm/comm_create_group.h"
 #include "comm/communicator.h"
+#include "comm/intercomm.h"
 #include "errhan/error.h"
 #include "group/group.h"
 #include "init/world.h"
@@ -113,18 +116,17 @@ extern "C" int PMPI_Comm_create_from_group(MPI_Group group, const char* stringta
                                 ? "newcomm = NULL, expected where to store the communicator"
                                 : "errhandler = MPI_ERRHANDLER_NULL, expected a handler");
   }
-  const int me = weft::mpi::caller_world_rank();
-  const int size = weft::mpi::world()->size();
-  bool whole_world = group->size() == size;
-  for (int r = 0; r < group->size() && whole_world; ++r) whole_world = group->members[r] == r;
-  const bool self = group->size() == 1 && group->members[0] == me;
-  if (!whole_world && !self) {
+  const MPI_Comm world = weft::mpi::caller_world_comm();
+  if (world->rank_of(weft::mpi::caller_world_rank()) < 0 ||
+      std::find(group->members.begin(), group->members.end(), weft::mpi::caller_world_rank()) ==
+          group->members.end()) {
     return weft::mpi::raise(MPI_COMM_SELF, kFunction, MPI_ERR_GROUP,
-                            "the group is neither mpi://WORLD's nor mpi://SELF's; weft makes "
-                            "communicators from those two process sets' groups only");
+                            "the caller is not a member of group, expected a group it belongs to");
   }
-  // World first when it is both (a job of one rank): the same call on every member.
-  const int rc = PMPI_Comm_dup(whole_world ? MPI_COMM_WORLD : MPI_COMM_SELF, newcomm);
+  // The group's members meet on the world alone, as MPI_Comm_create_group would: ranks outside
+  // the group and the world's own collectives, running meanwhile in other threads, are untouched.
+  const int rc = weft::mpi::create_from_members(
+      world, group, weft::mpi::inter::create_from_group_tag(stringtag), kFunction, newcomm);
   if (rc != MPI_SUCCESS) return rc;
   return PMPI_Comm_set_errhandler(*newcomm, errhandler);
 }

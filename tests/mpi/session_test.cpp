@@ -3,7 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "mpi_test_util.h"
 
@@ -54,9 +58,16 @@ TEST(Session, ALibraryStartsMpiAgainAndAgainBesideTheWorldModel) {
             0);
 }
 
-int handled_code = 0;
-void on_error(MPI_Session*, int* code, ...) {
-  handled_code = *code;
+// The code each session's handler saw last: the ranks of a job in one process run at once.
+std::mutex handled_lock;
+std::map<MPI_Session, int> handled_codes;
+void on_error(MPI_Session* session, int* code, ...) {
+  std::lock_guard lock(handled_lock);
+  handled_codes[*session] = *code;
+}
+int handled_code(MPI_Session session) {
+  std::lock_guard lock(handled_lock);
+  return handled_codes[session];
 }
 
 TEST(Session, ProcessSetsInfoAndErrorHandlers) {
@@ -110,10 +121,9 @@ TEST(Session, ProcessSetsInfoAndErrorHandlers) {
                   MPI_Session_get_errhandler(session, &got);
                   EXPECT_EQ(got, handler);
                   MPI_Session_call_errhandler(session, MPI_ERR_OTHER);
-                  EXPECT_EQ(handled_code, MPI_ERR_OTHER);
-                  handled_code = 0;
+                  EXPECT_EQ(handled_code(session), MPI_ERR_OTHER);
                   MPI_Group_from_session_pset(session, "mpi://nowhere", &group);
-                  EXPECT_EQ(handled_code, MPI_ERR_ARG);
+                  EXPECT_EQ(handled_code(session), MPI_ERR_ARG);
                   MPI_Session_set_errhandler(session, MPI_ERRORS_RETURN);
                   MPI_Errhandler_free(&handler);
                   MPI_Session_finalize(&session);
@@ -121,6 +131,70 @@ TEST(Session, ProcessSetsInfoAndErrorHandlers) {
                   return ::testing::Test::HasFailure() ? 1 : 0;
                 }),
             0);
+}
+
+// Libraries in several threads of each rank make communicators from process sets and from
+// groups of their own (a subset of the world) at once, each under its own string tag, while the
+// main thread runs collectives on MPI_COMM_WORLD: nothing crosses (MPICH's threads/init/
+// mult_session).
+TEST(Session, ThreadsCreateCommunicatorsFromGroupsConcurrently) {
+  EXPECT_EQ(
+      run_test_job(4, 2,
+                   [](int rank) {
+                     int provided = 0;
+                     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+                     std::vector<std::thread> libraries;
+                     for (int t = 0; t < 3; ++t) {
+                       libraries.emplace_back([rank, t] {
+                         MPI_Session session;
+                         ASSERT_EQ(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &session),
+                                   MPI_SUCCESS);
+                         MPI_Group world;
+                         MPI_Group_from_session_pset(session, "mpi://WORLD", &world);
+                         // Thread 0 takes the world, thread 1 the even ranks or the odd ones,
+                         // thread 2 the ranks in reverse order.
+                         MPI_Group group = world;
+                         if (t == 1) {
+                           const int parity[2][2] = {{0, 2}, {1, 3}};
+                           MPI_Group_incl(world, 2, parity[rank % 2], &group);
+                         } else if (t == 2) {
+                           const int reverse[4] = {3, 2, 1, 0};
+                           MPI_Group_incl(world, 4, reverse, &group);
+                         }
+                         const std::string tag = "library " + std::to_string(t);
+                         MPI_Comm comm = MPI_COMM_NULL;
+                         ASSERT_EQ(MPI_Comm_create_from_group(group, tag.c_str(), MPI_INFO_NULL,
+                                                              MPI_ERRORS_RETURN, &comm),
+                                   MPI_SUCCESS)
+                             << tag;
+                         int size = 0, me = -1;
+                         MPI_Comm_size(comm, &size);
+                         MPI_Comm_rank(comm, &me);
+                         EXPECT_EQ(size, t == 1 ? 2 : 4) << tag;
+                         EXPECT_EQ(me, t == 1 ? rank / 2 : t == 2 ? 3 - rank : rank) << tag;
+                         for (int round = 0; round < 20; ++round) {
+                           int sum = 0;
+                           const int mine = rank + 10 * t;
+                           MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, comm);
+                           const int want = t == 1 ? (rank % 2 == 0 ? 2 : 4) + 20 * t : 6 + 40 * t;
+                           EXPECT_EQ(sum, want) << tag;
+                         }
+                         MPI_Comm_free(&comm);
+                         if (group != world) MPI_Group_free(&group);
+                         MPI_Group_free(&world);
+                         EXPECT_EQ(MPI_Session_finalize(&session), MPI_SUCCESS);
+                       });
+                     }
+                     for (int round = 0; round < 20; ++round) {
+                       int sum = 0;
+                       MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+                       EXPECT_EQ(sum, 6);
+                     }
+                     for (std::thread& library : libraries) library.join();
+                     MPI_Finalize();
+                     return ::testing::Test::HasFailure() ? 1 : 0;
+                   }),
+      0);
 }
 
 }  // namespace
