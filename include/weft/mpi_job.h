@@ -23,8 +23,9 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
             Bootstrap* bootstrap);
 
 // A rank's main as a process-based MPI runs it, for the program loader (tools/loader). A rank
-// image's exit(), _exit() and _Exit() (tools/rank_libc/exit.c) end the calling rank only: called
-// by the thread that runs run_rank_main, they return from it, skipping the frames of main as a
+// image's exit(), _exit() and _Exit() (tools/rank_libc/exit.c), and the loader's exit() that
+// external libraries reach (tools/loader/process_exit.c), end the calling rank only: called by
+// the thread that runs run_rank_main, they return from it, skipping the frames of main as a
 // process's exit does. Called by any other thread (a rank's OpenMP worker or pthread) or in a
 // child of fork, they end the process.
 struct RankEnd {

@@ -3,6 +3,8 @@
 // rank image's exit() calls weft_rank_exit, which jumps back to run_rank_main as a process's
 // exit leaves its main, without unwinding (C frames have nothing to unwind, and main's C++
 // frames may be noexcept, through which an exception would terminate).
+#include <dlfcn.h>
+#include <gnu/lib-names.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -50,6 +52,17 @@ class ExitPoints {
   std::mutex lock_;
   std::unordered_map<std::uint64_t, ExitPoint*> points_;
 };
+
+// The C library's exit, looked up in the C library itself: the program loader defines an exit in
+// front of it (tools/loader/process_exit.c), which comes back here.
+[[noreturn]] void libc_exit(int status) {
+  using Exit = void (*)(int);
+  void* const library = ::dlopen(LIBC_SO, RTLD_NOW | RTLD_NOLOAD);
+  const auto real = reinterpret_cast<Exit>(library != nullptr ? ::dlsym(library, "exit") : nullptr);
+  if (real != nullptr) real(status);
+  // No C library to ask (it cannot be: this runs in it): end without the exit handlers.
+  ::_exit(status);
+}
 
 ExitPoints& exit_points() {
   static ExitPoints points;
@@ -112,7 +125,7 @@ extern "C" [[noreturn]] void weft_rank_exit(int status, int run_handlers) {
     point = weft::mpi::exit_points().find(weft::this_thread::id());
   }
   if (point == nullptr || point->process != ::getpid()) {
-    if (run_handlers != 0) ::exit(status);
+    if (run_handlers != 0) weft::mpi::libc_exit(status);
     ::_exit(status);
   }
   point->end.status = status;

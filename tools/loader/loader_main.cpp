@@ -163,10 +163,12 @@ int run(int argc, char** argv, MainFunction shared_main) {
         config,
         [&](int) {
           RankArguments arguments(argc, argv);
-          // Its exit() is glibc's: the program is one executable, without the rank image's.
-          const int status = shared_main(arguments.argc(), arguments.argv(), environ);
-          weft::mpi::rank_ended(status);
-          return status;
+          // Its exit() is the loader's (process_exit.c), its atexit handlers the C library's:
+          // they run once, when the process exits.
+          const weft::mpi::RankEnd end =
+              weft::mpi::run_rank_main(shared_main, arguments.argc(), arguments.argv(), environ);
+          weft::mpi::rank_ended(end.status);
+          return end.status;
         },
         bootstrap.get());
   }
