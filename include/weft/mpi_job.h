@@ -22,6 +22,24 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main)
 int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
             Bootstrap* bootstrap);
 
+// A rank's main as a process-based MPI runs it, for the program loader (tools/loader). A rank
+// image's exit(), _exit() and _Exit() (tools/rank_libc/exit.c), and the loader's exit() that
+// external libraries reach (tools/loader/process_exit.c), end the calling rank only: called by
+// the thread that runs run_rank_main, they return from it, skipping the frames of main as a
+// process's exit does. Called by any other thread (a rank's OpenMP worker or pthread) or in a
+// child of fork, they end the process.
+struct RankEnd {
+  int status = 0;
+  bool run_handlers = true;  // false after _exit or _Exit: no atexit handlers, no destructors
+};
+using RankMain = int (*)(int argc, char** argv, char** envp);
+RankEnd run_rank_main(RankMain main, int argc, char** argv, char** envp);
+// What the end of the calling rank means for the job, once its atexit handlers have run: as
+// mpirun does for a process, a non-zero status ends the job with that status, and a rank that
+// leaves MPI initialized (MPI_Init without MPI_Finalize) ends it with status 1, each with a
+// message naming the rank. Otherwise it returns, and the job goes on until every rank has ended.
+void rank_ended(int status);
+
 // What MPI_Comm_spawn needs from the program loader (tools/loader), which alone knows rank
 // images: `load` prepares one copy of the weft program at `path` for the new world rank `rank`,
 // its MPI_COMM_WORLD and MPI_COMM_SELF bound to the objects `world` and `self` (MPI_Comm values),

@@ -344,6 +344,8 @@ extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   MPI_Datatype dup = weft::mpi::build_dup(oldtype);
   if (int rc = weft::mpi::copy_type_attributes(oldtype, dup, kFunction); rc != MPI_SUCCESS) {
     dup->release();
+    // As MPICH answers (attr/attrerrtype frees what it gets unless it is the null handle).
+    *newtype = MPI_DATATYPE_NULL;
     return rc;
   }
   *newtype = dup;

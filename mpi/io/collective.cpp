@@ -20,7 +20,7 @@ namespace {
 // One rank's side of the call, published in the meeting; the aggregator writes the results.
 struct Side {
   const std::vector<Piece>* pieces = nullptr;
-  int numa = 0;  // the NUMA node of the rank's core
+  int group = 0;  // the ranks of one group have one aggregator (aggregation_group)
   long long moved = 0;
   int error = 0;
 };
@@ -81,29 +81,35 @@ void aggregate(File& file, Meeting& meeting, bool write) {
   finish(sides, error, end, write);
 }
 
-// The NUMA node of the calling rank's core (0 off weft's cores: a kernel thread of the rank's).
-int numa_of_caller() {
+// Which aggregator moves the calling rank's part inside the process. A write has one per NUMA
+// node: a file system makes the buffered writes to one file one after the other (Linux holds
+// the inode's lock across each), so more writers on a node would only wait for each other, and
+// one per node keeps the copies from memory local. A read has one per core: copies out of the
+// page cache take no file-wide lock and run in parallel, as the processes of Open MPI's
+// aggregators do. Off weft's cores (a kernel thread of the rank's), one group of its own.
+int aggregation_group(bool write) {
   const Scheduler* scheduler = Scheduler::current();
   const int vp = this_thread::vp();
-  return scheduler != nullptr && vp >= 0 ? scheduler->vp_numa(vp) : 0;
+  if (scheduler == nullptr || vp < 0) return -1;
+  return write ? scheduler->vp_numa(vp) : vp;
 }
 
-// One aggregator per NUMA node inside a process: the range of the call cut into one file domain
-// per node, each written (or read) by the node's lowest rank, from the memory of every rank.
-struct NumaDomains {
+// Several aggregators inside a process: the range of the call cut into one file domain per
+// group, each written (or read) by the group's lowest rank, from the memory of every rank.
+struct Domains {
   std::vector<Side*> sides;
   std::vector<std::vector<Piece>> pieces;  // by domain
   std::vector<int> aggregator;             // by domain: the slot that moves it
   std::vector<int> errors;                 // by domain
 };
 
-// The domains of the call, or nullptr when the ranks of the process share one NUMA node.
-std::shared_ptr<NumaDomains> plan_numa_domains(Meeting& meeting) {
+// The domains of the call, or nullptr when the ranks of the process form one group.
+std::shared_ptr<Domains> plan_domains(Meeting& meeting) {
   std::vector<Piece> all;
-  auto domains = std::make_shared<NumaDomains>();
+  auto domains = std::make_shared<Domains>();
   domains->sides = gather(meeting, all);
   std::vector<int> nodes;
-  for (const Side* side : domains->sides) nodes.push_back(side->numa);
+  for (const Side* side : domains->sides) nodes.push_back(side->group);
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   if (nodes.size() < 2) return nullptr;
@@ -119,7 +125,7 @@ std::shared_ptr<NumaDomains> plan_numa_domains(Meeting& meeting) {
   }
   for (int node : nodes) {
     int slot = 0;
-    while (domains->sides[static_cast<std::size_t>(slot)]->numa != node) ++slot;
+    while (domains->sides[static_cast<std::size_t>(slot)]->group != node) ++slot;
     domains->aggregator.push_back(slot);
   }
   domains->errors.assign(nodes.size(), 0);
@@ -165,16 +171,16 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
     meeting->phase();
     if (spans && slot == 0) meet_processes(file, call);
   } else if (!spans) {
-    side.numa = numa_of_caller();
+    side.group = aggregation_group(write);
     meeting->publish(slot, &side);
-    std::shared_ptr<NumaDomains> domains;
+    std::shared_ptr<Domains> domains;
     meeting->phase([&] {
-      domains = plan_numa_domains(*meeting);
-      // One NUMA node: the last rank to arrive moves everything at once.
+      domains = plan_domains(*meeting);
+      // One group: the last rank to arrive moves everything at once.
       if (domains == nullptr) aggregate(file, *meeting, write);
       meeting->shared = domains;
     });
-    if (auto* d = static_cast<NumaDomains*>(meeting->shared.get()); d != nullptr) {
+    if (auto* d = static_cast<Domains*>(meeting->shared.get()); d != nullptr) {
       for (std::size_t k = 0; k < d->pieces.size(); ++k) {
         if (d->aggregator[k] == slot)
           d->errors[k] = move(file.fd, d->pieces[k], write) < 0 ? errno : 0;

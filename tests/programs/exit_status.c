@@ -1,6 +1,7 @@
 /* How a job ends, for weftrun's tests:
  *   exit_status return R C   rank R returns C from main, the others 0
  *   exit_status abort R C    rank R calls MPI_Abort(MPI_COMM_WORLD, C), the others wait
+ *   exit_status exit R C     rank R calls exit(C) before MPI_Finalize, the others wait
  *   exit_status hang         rank 0 prints "pid <process id>", then every rank waits forever
  *   exit_status hang-ignoring-sigterm   the same, SIGTERM ignored */
 #include <mpi.h>
@@ -31,13 +32,17 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "abort") == 0 && argc == 4) {
     if (rank == atoi(argv[2])) MPI_Abort(MPI_COMM_WORLD, atoi(argv[3]));
     MPI_Barrier(MPI_COMM_WORLD);
+  } else if (strcmp(mode, "exit") == 0 && argc == 4) {
+    if (rank == atoi(argv[2])) exit(atoi(argv[3]));
+    MPI_Barrier(MPI_COMM_WORLD);
   } else if (strcmp(mode, "hang") == 0) {
     hang(rank);
   } else if (strcmp(mode, "hang-ignoring-sigterm") == 0) {
     if (rank == 0) signal(SIGTERM, SIG_IGN);
     hang(rank);
   } else {
-    fprintf(stderr, "usage: exit_status return|abort RANK CODE, or hang, hang-ignoring-sigterm\n");
+    fprintf(stderr,
+            "usage: exit_status return|abort|exit RANK CODE, or hang, hang-ignoring-sigterm\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   MPI_Finalize();

@@ -1,6 +1,7 @@
 #include "shared_counters.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 static int counters[WEFT_TEST_COUNTERS];
@@ -29,4 +30,8 @@ __attribute__((destructor)) static void check_at_unload(void) {
       _exit(1);
     }
   }
+}
+
+void weft_test_exit(int status) {
+  exit(status);
 }

@@ -17,6 +17,10 @@ int weft_test_counter_read(int which);
  * `which` must read `value`; otherwise a message names both and the process exits with 1. */
 void weft_test_counter_expect_at_unload(int which, int value);
 
+/* Calls exit(status) from this library, outside the rank images (as the Fortran run-time's STOP
+ * does). */
+void weft_test_exit(int status) __attribute__((noreturn));
+
 #ifdef __cplusplus
 }
 #endif

@@ -78,6 +78,15 @@ case $check in
   exit_return)
     expect_run 3 "$bin/weftrun" -n 4 "$programs/weftrun_exit_status" return 2 3
     expect_run 0 "$bin/weftrun" -n 4 "$programs/weftrun_exit_status" return 2 0 ;;
+  exit_call)
+    # exit() in a rank ends that rank only; one that would end an MPI job of processes (a
+    # non-zero status, or MPI still initialized) ends the job, naming the rank.
+    expect_run 5 "$bin/weftrun" -n 4 "$programs/weftrun_exit_status" exit 2 5
+    expect_in err "^weft: rank 2 exited with status 5"
+    expect_run 1 "$bin/weftrun" -n 4 "$programs/weftrun_exit_status" exit 1 0
+    expect_in err "^weft: rank 1 exited without calling MPI_Finalize"
+    expect_run 6 "$bin/weftrun" -n 4 -p 2 "$programs/weftrun_exit_status" exit 3 6
+    expect_in err "^weft: rank 3 exited with status 6" ;;
   exit_abort)
     expect_run 7 "$bin/weftrun" -np 4 "$programs/weftrun_exit_status" abort 1 7
     expect_in err "MPI_Abort.*rank 1.*7" ;;

@@ -83,6 +83,18 @@ void check_map_count(int ranks, std::size_t mappings_per_copy) {
   }
 }
 
+// Runs a rank's copy of the program in the rank's thread: constructors, main, then (unless it
+// ended with _exit) its atexit handlers, static destructors and destructor functions; then what
+// the rank's end means for the job (weft::mpi::rank_ended). exit() in main comes back here.
+int run_copy(weft::tools::ProgramImage::Copy& copy, RankArguments& arguments) {
+  copy.construct(arguments.argc(), arguments.argv(), environ);
+  const weft::mpi::RankEnd end =
+      weft::mpi::run_rank_main(copy.main(), arguments.argc(), arguments.argv(), environ);
+  if (end.run_handlers) copy.finalize();
+  weft::mpi::rank_ended(end.status);
+  return end.status;
+}
+
 // MPI_Comm_spawn's way to start programs: one image per program (the running one included),
 // read at its first spawn, and a copy of it per new rank, bound to the new rank's world.
 class SpawnLoader {
@@ -102,10 +114,7 @@ class SpawnLoader {
     auto copy = std::make_shared<weft::tools::ProgramImage::Copy>(image->load(rank, {world, self}));
     return [copy](const std::vector<std::string>& argv) {
       RankArguments arguments(argv);
-      copy->construct(arguments.argc(), arguments.argv(), environ);
-      const int status = copy->main()(arguments.argc(), arguments.argv(), environ);
-      copy->finalize();
-      return status;
+      return run_copy(*copy, arguments);
     };
   }
 
@@ -154,7 +163,12 @@ int run(int argc, char** argv, MainFunction shared_main) {
         config,
         [&](int) {
           RankArguments arguments(argc, argv);
-          return shared_main(arguments.argc(), arguments.argv(), environ);
+          // Its exit() is the loader's (process_exit.c), its atexit handlers the C library's:
+          // they run once, when the process exits.
+          const weft::mpi::RankEnd end =
+              weft::mpi::run_rank_main(shared_main, arguments.argc(), arguments.argv(), environ);
+          weft::mpi::rank_ended(end.status);
+          return end.status;
         },
         bootstrap.get());
   }
@@ -175,10 +189,7 @@ int run(int argc, char** argv, MainFunction shared_main) {
       [&](int rank) {
         RankArguments arguments(argc, argv);
         weft::tools::ProgramImage::Copy& copy = copies[static_cast<std::size_t>(rank - first)];
-        copy.construct(arguments.argc(), arguments.argv(), environ);
-        const int status = copy.main()(arguments.argc(), arguments.argv(), environ);
-        copy.finalize();
-        return status;
+        return run_copy(copy, arguments);
       },
       bootstrap.get());
 }
