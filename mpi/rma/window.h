@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "attr/attribute_set.h"
+#include "init/world.h"
 #include "mpi.h"
 #include "rma/control.h"
 #include "rma/shared_memory.h"
@@ -74,6 +75,9 @@ struct weft_mpi_win {
   std::uint32_t magic = kLive;
 
   MPI_Comm comm = MPI_COMM_NULL;  // a duplicate of the user's: the window's own collectives
+  // The phase of the rank that made this handle: MPI calls on the window check it, rather than
+  // find the calling rank.
+  const std::atomic<weft::mpi::RankState::Phase>* owner_phase = nullptr;
   int rank = 0;
   int size = 0;
   int flavor = MPI_WIN_FLAVOR_CREATE;

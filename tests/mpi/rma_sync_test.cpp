@@ -258,6 +258,60 @@ TEST_P(RmaSync, DerivedDatatypes) {
             0);
 }
 
+// Contiguous types take the shortest path (one copy of count * size bytes), also when their data
+// starts past their lower bound, and large transfers move whole, on both flavors (between
+// processes: load/store into the shared segment, or one cross-memory copy of the whole run).
+TEST_P(RmaSync, ContiguousTypesOffsetFromTheirStartAndLargeTransfers) {
+  EXPECT_EQ(run_ranks(2, GetParam(),
+                      [](int rank) {
+                        constexpr int kLongs = 1 << 17;  // 1 MiB
+                        for (bool allocate : {false, true}) {
+                          Window w(kLongs, allocate);
+                          // Two longs 8 bytes past the start: lb 8, extent = size = 16.
+                          MPI_Datatype shifted;
+                          const int length = 2;
+                          const MPI_Aint displacement = 8;
+                          MPI_Type_create_hindexed(1, &length, &displacement, MPI_LONG, &shifted);
+                          MPI_Type_commit(&shifted);
+                          const int other = 1 - rank;
+                          const long source[7] = {-1, 1, 2, 3, 4, 5, 6};
+                          std::vector<long> large(kLongs / 2);
+                          for (std::size_t i = 0; i < large.size(); ++i) {
+                            large[i] = static_cast<long>(i) * 3 + rank;
+                          }
+                          MPI_Win_fence(0, w.win);
+                          MPI_Put(source, 3, shifted, other, 10, 6, MPI_LONG, w.win);
+                          MPI_Put(source + 1, 6, MPI_LONG, other, 20, 3, shifted, w.win);
+                          MPI_Put(large.data(), kLongs / 2, MPI_LONG, other, kLongs / 2, kLongs / 2,
+                                  MPI_LONG, w.win);
+                          MPI_Win_fence(0, w.win);
+                          for (int i = 0; i < 6; ++i) {
+                            EXPECT_EQ(w.base[10 + i], i + 1);
+                            EXPECT_EQ(w.base[21 + i], i + 1);
+                          }
+                          EXPECT_EQ(w.base[20], 0);
+                          EXPECT_EQ(w.base[27], 0);
+                          for (int i = 0; i < kLongs / 2; ++i) {
+                            if (w.base[kLongs / 2 + i] != i * 3L + other) {
+                              ADD_FAILURE() << "long " << i << " of the large put";
+                              break;
+                            }
+                          }
+                          long back[7] = {-7, -7, -7, -7, -7, -7, -7};
+                          std::vector<long> large_back(kLongs / 2, -1);
+                          MPI_Get(back, 3, shifted, other, 21, 6, MPI_LONG, w.win);
+                          MPI_Get(large_back.data(), kLongs / 2, MPI_LONG, other, kLongs / 2,
+                                  kLongs / 2, MPI_LONG, w.win);
+                          MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win);
+                          EXPECT_EQ(back[0], -7);
+                          for (int i = 0; i < 6; ++i) EXPECT_EQ(back[1 + i], i + 1);
+                          EXPECT_EQ(large_back, large);
+                          MPI_Type_free(&shifted);
+                        }
+                      }),
+            0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Cores, RmaSync, ::testing::Values(1, 2));
 
 }  // namespace
