@@ -229,6 +229,68 @@ TEST_P(RmaSync, AccumulatesAreAtomicUnderContention) {
             0);
 }
 
+// The bitwise operations, one instruction per element, with and without the old value, on many
+// elements at once and on one: none may lose another's update.
+TEST_P(RmaSync, BitwiseAccumulatesAreAtomicUnderContention) {
+  EXPECT_EQ(run_ranks(kRanks, GetParam(),
+                      [](int rank) {
+                        constexpr int kRounds = 200;
+                        constexpr int kElements = 64;
+                        for (bool allocate : {false, true}) {
+                          // [0..63] xor'ed as a block; [64] or'ed one bit at a time with the old
+                          // value fetched; [65] and'ed.
+                          Window w(kElements + 2, allocate);
+                          if (rank == 0) w.base[kElements + 1] = -1;
+                          MPI_Barrier(MPI_COMM_WORLD);
+                          MPI_Win_lock_all(0, w.win);
+                          std::vector<long> pattern(kElements);
+                          for (int i = 0; i < kRounds; ++i) {
+                            const long value = (static_cast<long>(i) * 7919 + rank * 104729) | 1;
+                            std::fill(pattern.begin(), pattern.end(), value);
+                            MPI_Accumulate(pattern.data(), kElements, MPI_LONG, 0, 0, kElements,
+                                           MPI_LONG, MPI_BXOR, w.win);
+                            // The same element alone, by the single-element way.
+                            MPI_Accumulate(&value, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_BXOR, w.win);
+                            if (i < 16) {
+                              const unsigned long first = 1UL << (rank * 16), bit = first << i;
+                              const unsigned long mask = bit - first;
+                              unsigned long old = 0;
+                              MPI_Fetch_and_op(&bit, &old, MPI_UNSIGNED_LONG, 0, kElements, MPI_BOR,
+                                               w.win);
+                              EXPECT_EQ(old & bit, 0UL);
+                              EXPECT_EQ(old & mask,
+                                        mask);  // this rank's earlier bits are all there
+                              const unsigned long cleared = ~bit;
+                              MPI_Accumulate(&cleared, 1, MPI_UNSIGNED_LONG, 0, kElements + 1, 1,
+                                             MPI_UNSIGNED_LONG, MPI_BAND, w.win);
+                            }
+                          }
+                          MPI_Win_unlock_all(w.win);
+                          // Every rank's block xor is cancelled by its single-element xor on
+                          // element 0 only; the other elements hold the xor of every value of every
+                          // rank.
+                          long all = 0;
+                          for (int r = 0; r < kRanks; ++r) {
+                            for (int i = 0; i < kRounds; ++i) {
+                              all ^= (static_cast<long>(i) * 7919 + r * 104729) | 1;
+                            }
+                          }
+                          MPI_Barrier(MPI_COMM_WORLD);
+                          if (rank == 0) {
+                            MPI_Win_sync(w.win);
+                            EXPECT_EQ(w.base[0], 0);
+                            for (int e = 1; e < kElements; ++e) EXPECT_EQ(w.base[e], all) << e;
+                            unsigned long ors = 0;
+                            for (int r = 0; r < kRanks; ++r) ors |= 0xffffUL << (r * 16);
+                            EXPECT_EQ(static_cast<unsigned long>(w.base[kElements]), ors);
+                            EXPECT_EQ(static_cast<unsigned long>(w.base[kElements + 1]), ~ors);
+                          }
+                          MPI_Barrier(MPI_COMM_WORLD);
+                        }
+                      }),
+            0);
+}
+
 // Non-contiguous datatypes on both sides.
 TEST_P(RmaSync, DerivedDatatypes) {
   EXPECT_EQ(run_ranks(2, GetParam(),
