@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -65,6 +66,9 @@ struct Epochs {
   bool lock_all = false;
   bool lock_all_nocheck = false;
   std::vector<std::uint8_t> nocheck;  // the lock was taken with MPI_MODE_NOCHECK
+  // Flushes and syncs so far (sync_passive.cpp). Atomic because threads of a rank may flush at
+  // once; a relaxed load and store, not a locked increment, since a lost count is harmless.
+  std::atomic<std::uint64_t> settles{0};
 };
 
 }  // namespace weft::mpi::rma
