@@ -169,7 +169,7 @@ bool move_directly(Window& win, std::byte* origin, int origin_count, MPI_Datatyp
   if (bytes == 0) return true;
   std::byte* here = origin + origin_type->layout->true_lb;
   std::byte* there = t.direct + first;
-  weft::mpi::rma::move_bytes(put ? there : here, put ? here : there, bytes);
+  std::memmove(put ? there : here, put ? here : there, bytes);
   return true;
 }
 

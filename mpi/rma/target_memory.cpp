@@ -8,9 +8,6 @@
 #include <vector>
 
 #include "datatype/datatype_layout.h"
-#include "weft/scheduler.h"
-#include "weft/this_thread.h"
-#include "weft/thread.h"
 
 namespace weft::mpi::rma {
 
@@ -53,34 +50,6 @@ std::vector<iovec> remote_blocks(const Place& target, std::size_t count, const D
 }
 
 }  // namespace
-
-void move_bytes(std::byte* to, const std::byte* from, std::size_t bytes) {
-  const Scheduler* scheduler = bytes >= 2 * kSplitBytes ? Scheduler::current() : nullptr;
-  const bool overlap = to < from + bytes && from < to + bytes;
-  const std::size_t parts =
-      scheduler == nullptr || overlap || this_thread::vp() < 0
-          ? 1
-          : std::min(bytes / kSplitBytes, static_cast<std::size_t>(scheduler->num_vps()));
-  if (parts <= 1) {
-    std::memmove(to, from, bytes);
-    return;
-  }
-  // Parts on cache-line boundaries, the remainder in the last (this thread's).
-  const std::size_t part = bytes / parts / 64 * 64;
-  std::vector<Thread> helpers;
-  helpers.reserve(parts - 1);
-  for (std::size_t p = 1; p < parts; ++p) {
-    ThreadAttr attr;
-    attr.type = ThreadType::user;
-    attr.placement = Placement::free();
-    helpers.push_back(spawn(attr, [to, from, offset = (p - 1) * part, part] {
-      std::memcpy(to + offset, from + offset, part);
-    }));
-  }
-  const std::size_t mine = (parts - 1) * part;
-  std::memcpy(to + mine, from + mine, bytes - mine);
-  for (Thread& helper : helpers) helper.join();
-}
 
 Span span_of(std::size_t count, const Datatype& type) {
   if (count == 0 || type.size() == 0) return {};
@@ -150,8 +119,8 @@ std::string put(const void* origin, std::size_t origin_count, const Datatype& or
   if (bytes == 0) return {};
   if (target.local()) {
     if (origin_type.contiguous() && target_type.contiguous()) {
-      move_bytes(target.direct + target_type.true_lb(),
-                 static_cast<const std::byte*>(origin) + origin_type.true_lb(), bytes);
+      std::memmove(target.direct + target_type.true_lb(),
+                   static_cast<const std::byte*>(origin) + origin_type.true_lb(), bytes);
     } else {
       copy(origin, origin_count, origin_type, target.direct, target_count, target_type);
     }
@@ -174,8 +143,8 @@ std::string get(void* origin, std::size_t origin_count, const Datatype& origin_t
   if (bytes == 0) return {};
   if (target.local()) {
     if (origin_type.contiguous() && target_type.contiguous()) {
-      move_bytes(static_cast<std::byte*>(origin) + origin_type.true_lb(),
-                 target.direct + target_type.true_lb(), bytes);
+      std::memmove(static_cast<std::byte*>(origin) + origin_type.true_lb(),
+                   target.direct + target_type.true_lb(), bytes);
     } else {
       copy(target.direct, target_count, target_type, origin, origin_count, origin_type);
     }

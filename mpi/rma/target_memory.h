@@ -38,13 +38,6 @@ std::string locate(const Window& win, int target, MPI_Aint disp, std::size_t cou
 void for_each_block(std::size_t count, const Datatype& type,
                     const std::function<void(MPI_Aint, std::size_t)>& f);
 
-// Copies `bytes` between memory this rank maps (a window in this process or a shared segment).
-// A copy of at least kSplitBytes between regions that do not overlap is cut into parts of at
-// least kSplitBytes, all but one copied by free threads: an idle core steals them and copies in
-// parallel, and where no core is idle they run here once this thread's part is done.
-inline constexpr std::size_t kSplitBytes = std::size_t{1} << 20;
-void move_bytes(std::byte* to, const std::byte* from, std::size_t bytes);
-
 // Copies between the origin's typed buffer and the target's. Returns an empty string, or why the
 // cross-memory copy failed.
 std::string put(const void* origin, std::size_t origin_count, const Datatype& origin_type,
