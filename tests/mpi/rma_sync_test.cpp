@@ -162,6 +162,44 @@ TEST_P(RmaSync, LockAllFlushAndRequests) {
             0);
 }
 
+// A rank polling another's window with MPI_Get and MPI_Win_flush waits for a rank that may share
+// its core (one virtual processor): the flush must let that rank run.
+TEST_P(RmaSync, FlushPollingLetsARankOfTheSameCoreRun) {
+  EXPECT_EQ(run_ranks(2, GetParam(),
+                      [](int rank) {
+                        Window w(2, false);
+                        MPI_Win_lock_all(0, w.win);
+                        // Rank 0 waits for a message, so that rank 1 is already polling when
+                        // rank 0 can run again.
+                        int token = 0;
+                        if (rank == 1) {
+                          MPI_Send(&token, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+                          long flag = 0;
+                          long polls = 0;
+                          while (flag == 0) {
+                            MPI_Get(&flag, 1, MPI_LONG, 0, 0, 1, MPI_LONG, w.win);
+                            MPI_Win_flush(0, w.win);
+                            ++polls;
+                          }
+                          long data = 0;
+                          MPI_Get(&data, 1, MPI_LONG, 0, 1, 1, MPI_LONG, w.win);
+                          MPI_Win_flush(0, w.win);
+                          EXPECT_EQ(data, 42);
+                          EXPECT_GT(polls, 0);
+                        } else {
+                          MPI_Recv(&token, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                          const long data = 42, flag = 1;
+                          MPI_Put(&data, 1, MPI_LONG, 0, 1, 1, MPI_LONG, w.win);
+                          MPI_Win_flush(0, w.win);
+                          MPI_Put(&flag, 1, MPI_LONG, 0, 0, 1, MPI_LONG, w.win);
+                          MPI_Win_flush(0, w.win);
+                        }
+                        MPI_Win_unlock_all(w.win);
+                        MPI_Barrier(MPI_COMM_WORLD);
+                      }),
+            0);
+}
+
 // Every rank adds to the same elements at once, with the operations and types that take the
 // atomic path and those that take the stripe locks.
 TEST_P(RmaSync, AccumulatesAreAtomicUnderContention) {
