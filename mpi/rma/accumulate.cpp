@@ -59,13 +59,48 @@ const Datatype* atomic_unit(const Window& win, const Place& place, const Datatyp
   return unit;
 }
 
+// The integer operations x86 and ARM do in one instruction, the previous value to `old` unless it
+// is null: then the form that returns nothing runs (a locked xor rather than a compare-and-swap
+// loop; a large accumulate is millions of them). False for the other operations.
+template <class U>
+bool one_instruction(U* word, U value, OpKind kind, U* old) {
+  switch (kind) {
+    case OpKind::sum:
+      if (old == nullptr)
+        __atomic_add_fetch(word, value, __ATOMIC_ACQ_REL);
+      else
+        *old = __atomic_fetch_add(word, value, __ATOMIC_ACQ_REL);
+      return true;
+    case OpKind::band:
+      if (old == nullptr)
+        __atomic_and_fetch(word, value, __ATOMIC_ACQ_REL);
+      else
+        *old = __atomic_fetch_and(word, value, __ATOMIC_ACQ_REL);
+      return true;
+    case OpKind::bor:
+      if (old == nullptr)
+        __atomic_or_fetch(word, value, __ATOMIC_ACQ_REL);
+      else
+        *old = __atomic_fetch_or(word, value, __ATOMIC_ACQ_REL);
+      return true;
+    case OpKind::bxor:
+      if (old == nullptr)
+        __atomic_xor_fetch(word, value, __ATOMIC_ACQ_REL);
+      else
+        *old = __atomic_fetch_xor(word, value, __ATOMIC_ACQ_REL);
+      return true;
+    default:
+      return false;
+  }
+}
+
 // One element: *element = *operand op *element, the old value to `result` (when not null).
 // The __atomic builtins accept the unaligned elements a window may hold, unlike std::atomic_ref.
 template <class U>
 void update(std::byte* element, const std::byte* operand, std::byte* result, MPI_Op op,
             const Datatype& unit) {
   U* word = reinterpret_cast<U*>(element);
-  U old;
+  U old{};
   if (op->kind == OpKind::no_op) {
     old = __atomic_load_n(word, __ATOMIC_ACQUIRE);
   } else {
@@ -73,9 +108,8 @@ void update(std::byte* element, const std::byte* operand, std::byte* result, MPI
     std::memcpy(&value, operand, sizeof value);
     if (op->kind == OpKind::replace) {
       old = __atomic_exchange_n(word, value, __ATOMIC_ACQ_REL);
-    } else if (op->kind == OpKind::sum && integer(unit.layout->code)) {
-      old = __atomic_fetch_add(word, value, __ATOMIC_ACQ_REL);
-    } else {
+    } else if (!integer(unit.layout->code) ||
+               !one_instruction(word, value, op->kind, result != nullptr ? &old : nullptr)) {
       old = __atomic_load_n(word, __ATOMIC_RELAXED);
       U desired;
       do {

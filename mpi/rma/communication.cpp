@@ -1,10 +1,13 @@
 // The communication calls (MPI-4.1 12.3): put, get, the accumulates, and their request forms.
 // The origin does the whole transfer before the call returns (target_memory.h, accumulate.h), so
 // a request-based call returns a request already complete.
+#include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "datatype/datatype.h"
+#include "datatype/datatype_layout.h"
 #include "op/op.h"
 #include "op/op_object.h"
 #include "pt2pt/p2p.h"
@@ -35,7 +38,7 @@ int check_type(Window& win, std::string_view function, std::string_view argument
     return raise(&win, function, MPI_ERR_TYPE,
                  std::string(argument) + " = MPI_DATATYPE_NULL, expected a datatype");
   }
-  if (!type->committed()) {
+  if (!type->layout->predefined && !type->layout->committed.load(std::memory_order_relaxed)) {
     return raise(&win, function, MPI_ERR_TYPE,
                  std::string(argument) + " is not committed, expected MPI_Type_commit first");
   }
@@ -68,12 +71,17 @@ int check_target(Window& win, std::string_view function, int target_rank, MPI_Ai
   return MPI_SUCCESS;
 }
 
-int check_origin(Window& win, std::string_view function, std::string_view what, int count,
+// The origin's or the result's buffer: `which` names its arguments (no string is built on the
+// way of a valid call, which is every put's and get's).
+enum class Buffer { origin, result };
+int check_origin(Window& win, std::string_view function, Buffer which, int count,
                  MPI_Datatype type) {
-  if (int rc = check_count(win, function, std::string(what) + "_count", count); rc != MPI_SUCCESS) {
+  const bool origin = which == Buffer::origin;
+  if (int rc = check_count(win, function, origin ? "origin_count" : "result_count", count);
+      rc != MPI_SUCCESS) {
     return rc;
   }
-  return check_type(win, function, std::string(what) + "_datatype", type);
+  return check_type(win, function, origin ? "origin_datatype" : "result_datatype", type);
 }
 
 // An accumulate's operation and types: a predefined operation defined on the target's type,
@@ -129,11 +137,52 @@ int completed_request(Window& win, MPI_Request* request, std::string_view functi
   return MPI_SUCCESS;
 }
 
+// A committed type whose `count` elements are one run of count * size bytes at true_lb.
+bool plain(MPI_Datatype type) {
+  if (type == MPI_DATATYPE_NULL) return false;
+  const weft_mpi_datatype::Layout& l = *type->layout;
+  return (l.predefined || l.committed.load(std::memory_order_relaxed)) && l.block_count <= 1 &&
+         l.repeat == 1 && static_cast<std::size_t>(l.extent) == l.size;
+}
+
+// The way of most puts and gets, in one function: plain types on both sides, a target whose
+// memory this rank maps, an epoch open toward it, the access inside its window. Returns false,
+// having done nothing, for anything else (the general path then checks and reports).
+bool move_directly(Window& win, std::byte* origin, int origin_count, MPI_Datatype origin_type,
+                   int target_rank, MPI_Aint target_disp, int target_count,
+                   MPI_Datatype target_type, bool put) {
+  if (origin_count < 0 || target_count < 0 || target_rank < 0 || target_rank >= win.size ||
+      win.flavor == MPI_WIN_FLAVOR_DYNAMIC || !plain(origin_type) || !plain(target_type)) {
+    return false;
+  }
+  const auto r = static_cast<std::size_t>(target_rank);
+  const weft::mpi::rma::Epochs& e = win.epochs;
+  const weft::mpi::rma::Target& t = win.targets[r];
+  if (t.direct == nullptr || !(e.fence_open || e.lock_all || e.locks[r] != 0)) return false;
+  const MPI_Aint target_bytes =
+      static_cast<MPI_Aint>(target_count) * static_cast<MPI_Aint>(target_type->layout->size);
+  const MPI_Aint first = target_disp * t.disp_unit + target_type->layout->true_lb;
+  if (target_bytes > 0 && (first < 0 || first + target_bytes > t.size)) return false;
+  const std::size_t bytes =
+      std::min(static_cast<std::size_t>(origin_count) * origin_type->layout->size,
+               static_cast<std::size_t>(target_bytes));
+  if (bytes == 0) return true;
+  std::byte* here = origin + origin_type->layout->true_lb;
+  std::byte* there = t.direct + first;
+  std::memmove(put ? there : here, put ? here : there, bytes);
+  return true;
+}
+
 int do_put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
            std::string_view function) {
   if (int rc = check_win(win, function); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_origin(*win, function, "origin", origin_count, origin_datatype);
+  if (move_directly(*win, static_cast<std::byte*>(const_cast<void*>(origin_addr)), origin_count,
+                    origin_datatype, target_rank, target_disp, target_count, target_datatype,
+                    true)) {
+    return MPI_SUCCESS;
+  }
+  if (int rc = check_origin(*win, function, Buffer::origin, origin_count, origin_datatype);
       rc != MPI_SUCCESS) {
     return rc;
   }
@@ -154,7 +203,11 @@ int do_get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, in
            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
            std::string_view function) {
   if (int rc = check_win(win, function); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_origin(*win, function, "origin", origin_count, origin_datatype);
+  if (move_directly(*win, static_cast<std::byte*>(origin_addr), origin_count, origin_datatype,
+                    target_rank, target_disp, target_count, target_datatype, false)) {
+    return MPI_SUCCESS;
+  }
+  if (int rc = check_origin(*win, function, Buffer::origin, origin_count, origin_datatype);
       rc != MPI_SUCCESS) {
     return rc;
   }
@@ -185,13 +238,13 @@ int do_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin
   }
   const bool no_op = op != MPI_OP_NULL && op->kind == weft::mpi::OpKind::no_op;
   if (!no_op || !fetch) {
-    if (int rc = check_origin(*win, function, "origin", origin_count, origin_datatype);
+    if (int rc = check_origin(*win, function, Buffer::origin, origin_count, origin_datatype);
         rc != MPI_SUCCESS) {
       return rc;
     }
   }
   if (fetch) {
-    if (int rc = check_origin(*win, function, "result", result_count, result_datatype);
+    if (int rc = check_origin(*win, function, Buffer::result, result_count, result_datatype);
         rc != MPI_SUCCESS) {
       return rc;
     }

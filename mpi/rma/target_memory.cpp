@@ -84,6 +84,11 @@ std::string locate(const Window& win, int target, MPI_Aint disp, std::size_t cou
 void for_each_block(std::size_t count, const Datatype& type,
                     const std::function<void(MPI_Aint, std::size_t)>& f) {
   const weft_mpi_datatype::Layout& layout = *type.layout;
+  // One run, without walking a large count element by element.
+  if (type.contiguous()) {
+    if (layout.block_count == 1 && count > 0) f(layout.blocks[0].offset, count * layout.size);
+    return;
+  }
   // Adjacent blocks (a contiguous type's elements) are handed over as one.
   MPI_Aint run_start = 0;
   std::size_t run_length = 0;
@@ -113,12 +118,21 @@ std::string put(const void* origin, std::size_t origin_count, const Datatype& or
       std::min(origin_count * origin_type.size(), target_count * target_type.size());
   if (bytes == 0) return {};
   if (target.local()) {
-    copy(origin, origin_count, origin_type, target.direct, target_count, target_type);
+    if (origin_type.contiguous() && target_type.contiguous()) {
+      std::memmove(target.direct + target_type.true_lb(),
+                   static_cast<const std::byte*>(origin) + origin_type.true_lb(), bytes);
+    } else {
+      copy(origin, origin_count, origin_type, target.direct, target_count, target_type);
+    }
     return {};
+  }
+  std::vector<iovec> blocks = remote_blocks(target, target_count, target_type, bytes);
+  if (origin_type.contiguous()) {
+    auto* data = static_cast<std::byte*>(const_cast<void*>(origin)) + origin_type.true_lb();
+    return move_remote(target.pid, data, blocks, true);
   }
   std::vector<std::byte> packed(origin_count * origin_type.size());
   pack(origin, origin_count, origin_type, packed.data());
-  std::vector<iovec> blocks = remote_blocks(target, target_count, target_type, bytes);
   return move_remote(target.pid, packed.data(), blocks, true);
 }
 
@@ -128,11 +142,20 @@ std::string get(void* origin, std::size_t origin_count, const Datatype& origin_t
       std::min(origin_count * origin_type.size(), target_count * target_type.size());
   if (bytes == 0) return {};
   if (target.local()) {
-    copy(target.direct, target_count, target_type, origin, origin_count, origin_type);
+    if (origin_type.contiguous() && target_type.contiguous()) {
+      std::memmove(static_cast<std::byte*>(origin) + origin_type.true_lb(),
+                   target.direct + target_type.true_lb(), bytes);
+    } else {
+      copy(target.direct, target_count, target_type, origin, origin_count, origin_type);
+    }
     return {};
   }
-  std::vector<std::byte> packed(bytes);
   std::vector<iovec> blocks = remote_blocks(target, target_count, target_type, bytes);
+  if (origin_type.contiguous()) {
+    return move_remote(target.pid, static_cast<std::byte*>(origin) + origin_type.true_lb(), blocks,
+                       false);
+  }
+  std::vector<std::byte> packed(bytes);
   if (std::string error = move_remote(target.pid, packed.data(), blocks, false); !error.empty()) {
     return error;
   }

@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "attr/attribute_set.h"
+#include "init/world.h"
 #include "mpi.h"
 #include "rma/control.h"
 #include "rma/shared_memory.h"
@@ -64,6 +66,9 @@ struct Epochs {
   bool lock_all = false;
   bool lock_all_nocheck = false;
   std::vector<std::uint8_t> nocheck;  // the lock was taken with MPI_MODE_NOCHECK
+  // Flushes and syncs so far (sync_passive.cpp). Atomic because threads of a rank may flush at
+  // once; a relaxed load and store, not a locked increment, since a lost count is harmless.
+  std::atomic<std::uint64_t> settles{0};
 };
 
 }  // namespace weft::mpi::rma
@@ -74,6 +79,9 @@ struct weft_mpi_win {
   std::uint32_t magic = kLive;
 
   MPI_Comm comm = MPI_COMM_NULL;  // a duplicate of the user's: the window's own collectives
+  // The phase of the rank that made this handle: MPI calls on the window check it, rather than
+  // find the calling rank.
+  const std::atomic<weft::mpi::RankState::Phase>* owner_phase = nullptr;
   int rank = 0;
   int size = 0;
   int flavor = MPI_WIN_FLAVOR_CREATE;

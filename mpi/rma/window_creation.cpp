@@ -105,6 +105,7 @@ int make_window(const Arguments& a, void* baseptr, MPI_Win* win) {
     delete w;
     return rc;
   }
+  w->owner_phase = &weft::mpi::caller_state().phase;
   PMPI_Comm_rank(w->comm, &w->rank);
   PMPI_Comm_size(w->comm, &w->size);
   w->flavor = a.flavor;

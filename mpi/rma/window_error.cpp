@@ -35,7 +35,7 @@ int raise(MPI_Win win, std::string_view function, int error_class, std::string_v
   return error_class;
 }
 
-int check_win(MPI_Win win, std::string_view function) {
+int check_win_slowly(MPI_Win win, std::string_view function) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (win == MPI_WIN_NULL) {
     return weft::mpi::raise(MPI_COMM_WORLD, function, MPI_ERR_WIN,

@@ -162,6 +162,44 @@ TEST_P(RmaSync, LockAllFlushAndRequests) {
             0);
 }
 
+// A rank polling another's window with MPI_Get and MPI_Win_flush waits for a rank that may share
+// its core (one virtual processor): the flush must let that rank run.
+TEST_P(RmaSync, FlushPollingLetsARankOfTheSameCoreRun) {
+  EXPECT_EQ(run_ranks(2, GetParam(),
+                      [](int rank) {
+                        Window w(2, false);
+                        MPI_Win_lock_all(0, w.win);
+                        // Rank 0 waits for a message, so that rank 1 is already polling when
+                        // rank 0 can run again.
+                        int token = 0;
+                        if (rank == 1) {
+                          MPI_Send(&token, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+                          long flag = 0;
+                          long polls = 0;
+                          while (flag == 0) {
+                            MPI_Get(&flag, 1, MPI_LONG, 0, 0, 1, MPI_LONG, w.win);
+                            MPI_Win_flush(0, w.win);
+                            ++polls;
+                          }
+                          long data = 0;
+                          MPI_Get(&data, 1, MPI_LONG, 0, 1, 1, MPI_LONG, w.win);
+                          MPI_Win_flush(0, w.win);
+                          EXPECT_EQ(data, 42);
+                          EXPECT_GT(polls, 0);
+                        } else {
+                          MPI_Recv(&token, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                          const long data = 42, flag = 1;
+                          MPI_Put(&data, 1, MPI_LONG, 0, 1, 1, MPI_LONG, w.win);
+                          MPI_Win_flush(0, w.win);
+                          MPI_Put(&flag, 1, MPI_LONG, 0, 0, 1, MPI_LONG, w.win);
+                          MPI_Win_flush(0, w.win);
+                        }
+                        MPI_Win_unlock_all(w.win);
+                        MPI_Barrier(MPI_COMM_WORLD);
+                      }),
+            0);
+}
+
 // Every rank adds to the same elements at once, with the operations and types that take the
 // atomic path and those that take the stripe locks.
 TEST_P(RmaSync, AccumulatesAreAtomicUnderContention) {
@@ -229,6 +267,68 @@ TEST_P(RmaSync, AccumulatesAreAtomicUnderContention) {
             0);
 }
 
+// The bitwise operations, one instruction per element, with and without the old value, on many
+// elements at once and on one: none may lose another's update.
+TEST_P(RmaSync, BitwiseAccumulatesAreAtomicUnderContention) {
+  EXPECT_EQ(run_ranks(kRanks, GetParam(),
+                      [](int rank) {
+                        constexpr int kRounds = 200;
+                        constexpr int kElements = 64;
+                        for (bool allocate : {false, true}) {
+                          // [0..63] xor'ed as a block; [64] or'ed one bit at a time with the old
+                          // value fetched; [65] and'ed.
+                          Window w(kElements + 2, allocate);
+                          if (rank == 0) w.base[kElements + 1] = -1;
+                          MPI_Barrier(MPI_COMM_WORLD);
+                          MPI_Win_lock_all(0, w.win);
+                          std::vector<long> pattern(kElements);
+                          for (int i = 0; i < kRounds; ++i) {
+                            const long value = (static_cast<long>(i) * 7919 + rank * 104729) | 1;
+                            std::fill(pattern.begin(), pattern.end(), value);
+                            MPI_Accumulate(pattern.data(), kElements, MPI_LONG, 0, 0, kElements,
+                                           MPI_LONG, MPI_BXOR, w.win);
+                            // The same element alone, by the single-element way.
+                            MPI_Accumulate(&value, 1, MPI_LONG, 0, 0, 1, MPI_LONG, MPI_BXOR, w.win);
+                            if (i < 16) {
+                              const unsigned long first = 1UL << (rank * 16), bit = first << i;
+                              const unsigned long mask = bit - first;
+                              unsigned long old = 0;
+                              MPI_Fetch_and_op(&bit, &old, MPI_UNSIGNED_LONG, 0, kElements, MPI_BOR,
+                                               w.win);
+                              EXPECT_EQ(old & bit, 0UL);
+                              EXPECT_EQ(old & mask,
+                                        mask);  // this rank's earlier bits are all there
+                              const unsigned long cleared = ~bit;
+                              MPI_Accumulate(&cleared, 1, MPI_UNSIGNED_LONG, 0, kElements + 1, 1,
+                                             MPI_UNSIGNED_LONG, MPI_BAND, w.win);
+                            }
+                          }
+                          MPI_Win_unlock_all(w.win);
+                          // Every rank's block xor is cancelled by its single-element xor on
+                          // element 0 only; the other elements hold the xor of every value of every
+                          // rank.
+                          long all = 0;
+                          for (int r = 0; r < kRanks; ++r) {
+                            for (int i = 0; i < kRounds; ++i) {
+                              all ^= (static_cast<long>(i) * 7919 + r * 104729) | 1;
+                            }
+                          }
+                          MPI_Barrier(MPI_COMM_WORLD);
+                          if (rank == 0) {
+                            MPI_Win_sync(w.win);
+                            EXPECT_EQ(w.base[0], 0);
+                            for (int e = 1; e < kElements; ++e) EXPECT_EQ(w.base[e], all) << e;
+                            unsigned long ors = 0;
+                            for (int r = 0; r < kRanks; ++r) ors |= 0xffffUL << (r * 16);
+                            EXPECT_EQ(static_cast<unsigned long>(w.base[kElements]), ors);
+                            EXPECT_EQ(static_cast<unsigned long>(w.base[kElements + 1]), ~ors);
+                          }
+                          MPI_Barrier(MPI_COMM_WORLD);
+                        }
+                      }),
+            0);
+}
+
 // Non-contiguous datatypes on both sides.
 TEST_P(RmaSync, DerivedDatatypes) {
   EXPECT_EQ(run_ranks(2, GetParam(),
@@ -254,6 +354,60 @@ TEST_P(RmaSync, DerivedDatatypes) {
                         MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win);
                         for (int i = 0; i < 4; ++i) EXPECT_EQ(back[i], i + 1);
                         MPI_Type_free(&every_other);
+                      }),
+            0);
+}
+
+// Contiguous types take the shortest path (one copy of count * size bytes), also when their data
+// starts past their lower bound, and large transfers move whole, on both flavors (between
+// processes: load/store into the shared segment, or one cross-memory copy of the whole run).
+TEST_P(RmaSync, ContiguousTypesOffsetFromTheirStartAndLargeTransfers) {
+  EXPECT_EQ(run_ranks(2, GetParam(),
+                      [](int rank) {
+                        constexpr int kLongs = 1 << 17;  // 1 MiB
+                        for (bool allocate : {false, true}) {
+                          Window w(kLongs, allocate);
+                          // Two longs 8 bytes past the start: lb 8, extent = size = 16.
+                          MPI_Datatype shifted;
+                          const int length = 2;
+                          const MPI_Aint displacement = 8;
+                          MPI_Type_create_hindexed(1, &length, &displacement, MPI_LONG, &shifted);
+                          MPI_Type_commit(&shifted);
+                          const int other = 1 - rank;
+                          const long source[7] = {-1, 1, 2, 3, 4, 5, 6};
+                          std::vector<long> large(kLongs / 2);
+                          for (std::size_t i = 0; i < large.size(); ++i) {
+                            large[i] = static_cast<long>(i) * 3 + rank;
+                          }
+                          MPI_Win_fence(0, w.win);
+                          MPI_Put(source, 3, shifted, other, 10, 6, MPI_LONG, w.win);
+                          MPI_Put(source + 1, 6, MPI_LONG, other, 20, 3, shifted, w.win);
+                          MPI_Put(large.data(), kLongs / 2, MPI_LONG, other, kLongs / 2, kLongs / 2,
+                                  MPI_LONG, w.win);
+                          MPI_Win_fence(0, w.win);
+                          for (int i = 0; i < 6; ++i) {
+                            EXPECT_EQ(w.base[10 + i], i + 1);
+                            EXPECT_EQ(w.base[21 + i], i + 1);
+                          }
+                          EXPECT_EQ(w.base[20], 0);
+                          EXPECT_EQ(w.base[27], 0);
+                          for (int i = 0; i < kLongs / 2; ++i) {
+                            if (w.base[kLongs / 2 + i] != i * 3L + other) {
+                              ADD_FAILURE() << "long " << i << " of the large put";
+                              break;
+                            }
+                          }
+                          long back[7] = {-7, -7, -7, -7, -7, -7, -7};
+                          std::vector<long> large_back(kLongs / 2, -1);
+                          MPI_Get(back, 3, shifted, other, 21, 6, MPI_LONG, w.win);
+                          MPI_Get(large_back.data(), kLongs / 2, MPI_LONG, other, kLongs / 2,
+                                  kLongs / 2, MPI_LONG, w.win);
+                          MPI_Win_fence(MPI_MODE_NOSUCCEED, w.win);
+                          EXPECT_EQ(back[0], -7);
+                          for (int i = 0; i < 6; ++i) EXPECT_EQ(back[1 + i], i + 1);
+                          EXPECT_EQ(large_back, large);
+                          MPI_Type_free(&shifted);
+                        }
                       }),
             0);
 }
