@@ -14,6 +14,7 @@
 /* The storage of mpif.h's COMMON blocks (mpi_bindings.c defines them). */
 extern MPI_Fint mpi_fortran_bottom_[1], mpi_fortran_in_place_[1], mpi_fortran_unweighted_[1],
     mpi_fortran_weights_empty_[1], mpi_fortran_errcodes_ignore_[1];
+extern char mpi_fortran_argv_null_[1], mpi_fortran_argvs_null_[1];
 
 /* The start of a C descriptor, as mpi_f08's BIND(C) interfaces pass TYPE(*), DIMENSION(..) and
  * CHARACTER(LEN=*) arguments: Fortran 2018 (18.5.3) puts base_addr, elem_len and version first,
@@ -117,6 +118,80 @@ static inline char* weft_f_string_buffer(const char* f_string, size_t length) {
   memcpy(c_string, f_string, length);
   c_string[length] = '\0';
   return c_string;
+}
+
+static inline int* weft_f_errcodes(MPI_Fint* errcodes) {
+  return errcodes == mpi_fortran_errcodes_ignore_ ? MPI_ERRCODES_IGNORE : errcodes;
+}
+
+static inline int weft_f_blank(const char* f_string, size_t length) {
+  for (size_t i = 0; i < length; ++i) {
+    if (f_string[i] != ' ') return 0;
+  }
+  return 1;
+}
+
+/* One CHARACTER element of a spawn's command line as a C string: without its leading and trailing
+ * blanks (MPI-4.1 11.8.2, as MPICH and Open MPI strip them); NULL for an all-blank one. */
+static inline char* weft_f_argument_in(const char* f_string, size_t length) {
+  if (weft_f_blank(f_string, length)) return NULL;
+  while (f_string[length - 1] == ' ') --length;
+  while (f_string[0] == ' ') {
+    ++f_string;
+    --length;
+  }
+  return weft_f_string_in(f_string, length, 0);
+}
+
+/* MPI_COMM_SPAWN's argv: CHARACTER elements of `length` characters, `stride` elements apart (a
+ * row of MPI_COMM_SPAWN_MULTIPLE's array_of_argv(count, *) is `count` apart), up to the first
+ * blank one (MPI-4.1 11.8.2); a NULL-ended C array, or MPI_ARGV_NULL for Fortran's. */
+static inline char** weft_f_argv_in(const char* f_argv, size_t length, int stride) {
+  if (f_argv == mpi_fortran_argv_null_) return MPI_ARGV_NULL;
+  int count = 0;
+  while (length > 0 && !weft_f_blank(f_argv + (size_t)count * (size_t)stride * length, length)) {
+    ++count;
+  }
+  char** c_argv = (char**)weft_f_alloc(count + 1, sizeof(char*));
+  for (int i = 0; i < count; ++i) {
+    c_argv[i] = weft_f_argument_in(f_argv + (size_t)i * (size_t)stride * length, length);
+  }
+  c_argv[count] = NULL;
+  return c_argv;
+}
+
+static inline void weft_f_argv_free(char** c_argv) {
+  if (c_argv == MPI_ARGV_NULL) return;
+  for (char** argument = c_argv; *argument != NULL; ++argument) free(*argument);
+  free(c_argv);
+}
+
+/* MPI_COMM_SPAWN_MULTIPLE's array_of_commands: `count` strings, NULL-ended as an argv. */
+static inline char** weft_f_strings_in(const char* f_strings, size_t length, int count) {
+  char** c_strings = (char**)weft_f_alloc(count + 1, sizeof(char*));
+  int used = 0;
+  for (int i = 0; i < count; ++i) {
+    char* c_string = weft_f_argument_in(f_strings + (size_t)i * length, length);
+    /* An all-blank command is passed on as an empty one (the spawn refuses it by name). */
+    c_strings[used++] = c_string != NULL ? c_string : weft_f_string_in("", 0, 0);
+  }
+  c_strings[used] = NULL;
+  return c_strings;
+}
+
+/* MPI_COMM_SPAWN_MULTIPLE's array_of_argv(count, *): the argv of command i is row i. */
+static inline char*** weft_f_argvs_in(const char* f_argvs, size_t length, int count) {
+  if (f_argvs == mpi_fortran_argvs_null_) return MPI_ARGVS_NULL;
+  char*** c_argvs = (char***)weft_f_alloc(count, sizeof(char**));
+  for (int i = 0; i < count; ++i)
+    c_argvs[i] = weft_f_argv_in(f_argvs + (size_t)i * length, length, count);
+  return c_argvs;
+}
+
+static inline void weft_f_argvs_free(char*** c_argvs, int count) {
+  if (c_argvs == MPI_ARGVS_NULL) return;
+  for (int i = 0; i < count; ++i) weft_f_argv_free(c_argvs[i]);
+  free(c_argvs);
 }
 
 /* The size of the group a communicator's collectives address (the remote one of an

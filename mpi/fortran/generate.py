@@ -59,6 +59,9 @@ SPECIAL = [
      "INTEGER MPI_WEIGHTS_EMPTY(1)", 1),
     ("MPI_ERRCODES_IGNORE", "mpi_fortran_errcodes_ignore", None,
      "INTEGER MPI_ERRCODES_IGNORE(1)", 1),
+    ("MPI_ARGV_NULL", "mpi_fortran_argv_null", "MPI_ARGV_NULL", "CHARACTER*1 MPI_ARGV_NULL(1)", 1),
+    ("MPI_ARGVS_NULL", "mpi_fortran_argvs_null", "MPI_ARGVS_NULL",
+     "CHARACTER*1 MPI_ARGVS_NULL(1,1)", 1),
 ]
 # mpi_f08's ignore-statuses (TYPE(MPI_Status)), also COMMON blocks: MPI_F08_STATUS(ES)_IGNORE.
 SPECIAL_F08 = [("MPI_STATUS_IGNORE", "mpi_f08_status_ignore", "TYPE(MPI_Status) MPI_STATUS_IGNORE"),
@@ -553,6 +556,9 @@ class Binding:
         if self.f.name in MPI1_INTEGER_ADDRESSES and base.startswith("MPI_Aint"):
             self.integer_address(n, s, base.endswith("*") or bool(s))
             return
+        if base in ("char*", "char**") and s:
+            self.argument_vectors(base, n)
+            return
         self.fortran.append((n, fortran_declaration(base, n, s, self.f08 and self.kinds)))
         if base in ("int", "MPI_Aint", "MPI_Count", "MPI_Offset") and not s:
             ft = "MPI_Fint" if base == "int" else base
@@ -564,6 +570,8 @@ class Binding:
             self.decls.append(f"{ft}* {n}")
             if "weights" in n:
                 self.args.append(f"weft_f_weights({n})")
+            elif n == "array_of_errcodes":
+                self.args.append(f"weft_f_errcodes({n})")
             elif s.count("[") == 2:
                 self.args.append(f"(int(*){s[s.index(']') + 1:]}){n}")
             else:
@@ -663,6 +671,36 @@ class Binding:
         else:
             raise ValueError(f"{t} {n}{s}: no Fortran form yet")
 
+    def argument_vectors(self, base, n):
+        """MPI_COMM_SPAWN's argv (CHARACTER(LEN=*) argv(*), ended by a blank element) and
+        MPI_COMM_SPAWN_MULTIPLE's commands (one per `count`) and argument vectors
+        (array_of_argv(count, *): the vector of command i is row i): C arrays of C strings."""
+        if base == "char**" or n == "argv":
+            if n != "argv" and self.length is None:
+                raise ValueError(f"the length of {n} is not an argument")
+            rows = "1" if n == "argv" else f"*{self.length}"
+            shape = "(*)" if n == "argv" else f"({self.length}, *)"
+            what = "argv" if n == "argv" else "argvs"
+        else:
+            if self.length is None:
+                raise ValueError(f"the length of {n} is not an argument")
+            rows, shape, what = f"*{self.length}", "(*)", "strings"
+        self.fortran.append((n, f"CHARACTER(LEN=*) :: {n}{shape}"))
+        if self.f08:
+            self.decls.append(f"weft_cfi_head* {n}")
+            address, length = f"{n}->base_addr", f"{n}->elem_len"
+        else:
+            self.decls.append(f"const char* {n}")
+            self.hidden.append(f"size_t {n}_len")
+            address, length = n, f"{n}_len"
+        ctype = "char***" if what == "argvs" else "char**"
+        self.pre.append(f"{ctype} c_{n} = weft_f_{what}_in({address}, {length}, {rows});")
+        self.args.append(f"c_{n}")
+        if what == "argvs":
+            self.post.append(f"weft_f_argvs_free(c_{n}, {rows});")
+        else:
+            self.post.append(f"weft_f_argv_free(c_{n});")
+
     def integer_address(self, n, s, pointer):
         """An MPI_Aint of an MPI-1 call, a default INTEGER in Fortran."""
         array = bool(s)
@@ -750,8 +788,9 @@ def bindings_text(bound, unbound):
            '#include "fortran_support.h"', ""]
     for name, common, _ in SPECIAL_F08:
         out.append(f"MPI_F08_status {common}_[1] __attribute__((aligned(16)));")
-    for name, common, _, _, size in SPECIAL:
-        out.append(f"MPI_Fint {common}_[{size}] __attribute__((aligned(16)));  /* as gfortran aligns COMMON */")
+    for name, common, _, decl, size in SPECIAL:
+        ctype = "char" if decl.startswith("CHARACTER") else "MPI_Fint"
+        out.append(f"{ctype} {common}_[{size}] __attribute__((aligned(16)));  /* as gfortran aligns COMMON */")
     out.append("")
     for b in bound:
         out.append(b.text())
