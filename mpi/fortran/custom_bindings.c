@@ -48,8 +48,19 @@ static MPI_Aint predefined_value(int keyval, void* value) {
   }
 }
 
+/* libweft's forms for Fortran: they record that the value is Fortran's integer, which a C get then
+ * reads through a pointer to it, and read values as they were set (mpi/attr/attribute_set.h). */
+int weft_mpi_comm_set_attr_fortran(MPI_Comm comm, int keyval, void* value);
+int weft_mpi_comm_get_attr_fortran(MPI_Comm comm, int keyval, void* value, int* flag);
+int weft_mpi_type_set_attr_fortran(MPI_Datatype type, int keyval, void* value);
+int weft_mpi_type_get_attr_fortran(MPI_Datatype type, int keyval, void* value, int* flag);
+int weft_mpi_win_set_attr_fortran(MPI_Win win, int keyval, void* value);
+int weft_mpi_win_get_attr_fortran(MPI_Win win, int keyval, void* value, int* flag);
+int weft_mpi_attr_put_fortran(MPI_Comm comm, int keyval, void* value);
+int weft_mpi_attr_get_fortran(MPI_Comm comm, int keyval, void* value, int* flag);
+
 void pmpi_comm_set_attr_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* ierror) {
-  int rc = PMPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, (void*)(intptr_t)*value);
+  int rc = weft_mpi_comm_set_attr_fortran(MPI_Comm_f2c(*comm), *keyval, (void*)(intptr_t)*value);
   set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_comm_set_attr_) mpi_comm_set_attr_
@@ -58,7 +69,7 @@ extern __typeof__(pmpi_comm_set_attr_) mpi_comm_set_attr_
 void pmpi_comm_get_attr_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
                          MPI_Fint* ierror) {
   void* c_value = NULL;
-  int rc = PMPI_Comm_get_attr(MPI_Comm_f2c(*comm), *keyval, &c_value, flag);
+  int rc = weft_mpi_comm_get_attr_fortran(MPI_Comm_f2c(*comm), *keyval, &c_value, flag);
   set_ierror(ierror, rc);
   if (rc == MPI_SUCCESS && *flag) *value = predefined_value(*keyval, c_value);
 }
@@ -66,7 +77,7 @@ extern __typeof__(pmpi_comm_get_attr_) mpi_comm_get_attr_
     __attribute__((weak, alias("pmpi_comm_get_attr_")));
 
 void pmpi_type_set_attr_(MPI_Fint* type, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* ierror) {
-  int rc = PMPI_Type_set_attr(MPI_Type_f2c(*type), *keyval, (void*)(intptr_t)*value);
+  int rc = weft_mpi_type_set_attr_fortran(MPI_Type_f2c(*type), *keyval, (void*)(intptr_t)*value);
   set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_type_set_attr_) mpi_type_set_attr_
@@ -75,7 +86,7 @@ extern __typeof__(pmpi_type_set_attr_) mpi_type_set_attr_
 void pmpi_type_get_attr_(MPI_Fint* type, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
                          MPI_Fint* ierror) {
   void* c_value = NULL;
-  int rc = PMPI_Type_get_attr(MPI_Type_f2c(*type), *keyval, &c_value, flag);
+  int rc = weft_mpi_type_get_attr_fortran(MPI_Type_f2c(*type), *keyval, &c_value, flag);
   set_ierror(ierror, rc);
   if (rc == MPI_SUCCESS && *flag) *value = (MPI_Aint)(intptr_t)c_value;
 }
@@ -83,7 +94,7 @@ extern __typeof__(pmpi_type_get_attr_) mpi_type_get_attr_
     __attribute__((weak, alias("pmpi_type_get_attr_")));
 
 void pmpi_win_set_attr_(MPI_Fint* win, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* ierror) {
-  int rc = PMPI_Win_set_attr(MPI_Win_f2c(*win), *keyval, (void*)(intptr_t)*value);
+  int rc = weft_mpi_win_set_attr_fortran(MPI_Win_f2c(*win), *keyval, (void*)(intptr_t)*value);
   set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_win_set_attr_) mpi_win_set_attr_
@@ -92,7 +103,7 @@ extern __typeof__(pmpi_win_set_attr_) mpi_win_set_attr_
 void pmpi_win_get_attr_(MPI_Fint* win, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
                         MPI_Fint* ierror) {
   void* c_value = NULL;
-  int rc = PMPI_Win_get_attr(MPI_Win_f2c(*win), *keyval, &c_value, flag);
+  int rc = weft_mpi_win_get_attr_fortran(MPI_Win_f2c(*win), *keyval, &c_value, flag);
   set_ierror(ierror, rc);
   if (rc == MPI_SUCCESS && *flag) *value = predefined_value(*keyval, c_value);
 }
@@ -101,7 +112,7 @@ extern __typeof__(pmpi_win_get_attr_) mpi_win_get_attr_
 
 /* MPI-1's names: the value is a default INTEGER. */
 void pmpi_attr_put_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* ierror) {
-  int rc = PMPI_Attr_put(MPI_Comm_f2c(*comm), *keyval, (void*)(intptr_t)*value);
+  int rc = weft_mpi_attr_put_fortran(MPI_Comm_f2c(*comm), *keyval, (void*)(intptr_t)*value);
   set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_attr_put_) mpi_attr_put_ __attribute__((weak, alias("pmpi_attr_put_")));
@@ -109,7 +120,7 @@ extern __typeof__(pmpi_attr_put_) mpi_attr_put_ __attribute__((weak, alias("pmpi
 void pmpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag,
                     MPI_Fint* ierror) {
   void* c_value = NULL;
-  int rc = PMPI_Attr_get(MPI_Comm_f2c(*comm), *keyval, &c_value, flag);
+  int rc = weft_mpi_attr_get_fortran(MPI_Comm_f2c(*comm), *keyval, &c_value, flag);
   set_ierror(ierror, rc);
   if (rc == MPI_SUCCESS && *flag) *value = (MPI_Fint)predefined_value(*keyval, c_value);
 }
