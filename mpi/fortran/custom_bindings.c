@@ -154,29 +154,53 @@ extern __typeof__(pmpi_op_create_) mpi_op_create_ __attribute__((weak, alias("pm
 struct kept {
   MPI_Fint request;
   void* memory;
+  weft_cfi_head* section; /* where `memory` goes back to when the request completes, or null */
   struct kept* next;
 };
 static struct kept* kept_list;
 static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void weft_f_keep(int rc, MPI_Fint request, void* memory) {
-  if (rc != MPI_SUCCESS) {
-    free(memory);
-    return;
-  }
+static void keep(MPI_Fint request, void* memory, weft_cfi_head* section) {
   struct kept* k = (struct kept*)malloc(sizeof *k);
   k->request = request;
   k->memory = memory;
+  k->section = section;
   pthread_mutex_lock(&kept_lock);
   k->next = kept_list;
   __atomic_store_n(&kept_list, k, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&kept_lock);
 }
 
+void weft_f_keep(int rc, MPI_Fint request, void* memory) {
+  if (rc != MPI_SUCCESS) {
+    free(memory);
+    return;
+  }
+  keep(request, memory, NULL);
+}
+
+void weft_f_keep_section(int rc, MPI_Fint request, void* copy, const weft_cfi_head* section,
+                         int output) {
+  if (copy == NULL) return;
+  if (rc != MPI_SUCCESS || !output) {
+    if (rc != MPI_SUCCESS) {
+      free(copy);
+    } else {
+      keep(request, copy, NULL);
+    }
+    return;
+  }
+  /* The descriptor is the caller's temporary: its copy outlives the call. */
+  const size_t size = sizeof *section + (size_t)section->rank * sizeof section->dim[0];
+  weft_cfi_head* kept_section = (weft_cfi_head*)malloc(size);
+  memcpy(kept_section, section, size);
+  keep(request, copy, kept_section);
+}
+
 void weft_f_release(MPI_Fint request) {
   /* Every completion comes here: most find nothing kept, without the lock. A request's own
    * arrays were kept before the call that completes it, by a thread of the same rank, so they are
-   * seen here (acquire pairs with the release store in weft_f_keep). */
+   * seen here (acquire pairs with the release store in keep). */
   if (__atomic_load_n(&kept_list, __ATOMIC_ACQUIRE) == NULL) return;
   pthread_mutex_lock(&kept_lock);
   struct kept** at = &kept_list;
@@ -184,6 +208,8 @@ void weft_f_release(MPI_Fint request) {
     struct kept* k = *at;
     if (k->request == request) {
       __atomic_store_n(at, k->next, __ATOMIC_RELEASE);
+      if (k->section != NULL) weft_f08_copy(k->section, (char*)k->memory, 1);
+      free(k->section);
       free(k->memory);
       free(k);
     } else {

@@ -6,6 +6,7 @@
 #ifndef WEFT_MPI_FORTRAN_SUPPORT_H
 #define WEFT_MPI_FORTRAN_SUPPORT_H
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,19 +17,87 @@ extern MPI_Fint mpi_fortran_bottom_[1], mpi_fortran_in_place_[1], mpi_fortran_un
     mpi_fortran_weights_empty_[1], mpi_fortran_errcodes_ignore_[1];
 extern char mpi_fortran_argv_null_[1], mpi_fortran_argvs_null_[1];
 
-/* The start of a C descriptor, as mpi_f08's BIND(C) interfaces pass TYPE(*), DIMENSION(..) and
- * CHARACTER(LEN=*) arguments: Fortran 2018 (18.5.3) puts base_addr, elem_len and version first,
- * in this order. Declared here because only GCC's C compiler has ISO_Fortran_binding.h. */
+/* A C descriptor, as mpi_f08's BIND(C) interfaces pass TYPE(*), DIMENSION(..) and
+ * CHARACTER(LEN=*) arguments: Fortran 2018 (18.5.3) names the members, GCC's
+ * ISO_Fortran_binding.h orders them so. Declared here because only GCC's C compiler has that
+ * header. */
+typedef struct weft_cfi_dim {
+  ptrdiff_t lower_bound, extent, sm; /* sm: bytes from one element to the next */
+} weft_cfi_dim;
 typedef struct weft_cfi_head {
   void* base_addr;
   size_t elem_len;
+  int version;
+  signed char rank, attribute;
+  short type;
+  weft_cfi_dim dim[];
 } weft_cfi_head;
 
-/* mpi_f08 buffers: contiguous ones (MPI_SUBARRAYS_SUPPORTED is .false.), from their address. */
+/* The elements of an array section (1 for a scalar). An assumed-size array's last extent is -1:
+ * such an array is contiguous, and its size unknown (counted as 1 there). */
+static inline size_t weft_f08_elements(const weft_cfi_head* array) {
+  size_t count = 1;
+  for (int i = 0; i < array->rank; ++i) {
+    count *= array->dim[i].extent > 0 ? (size_t)array->dim[i].extent : 0;
+  }
+  return count;
+}
+
+static inline int weft_f08_contiguous(const weft_cfi_head* array) {
+  ptrdiff_t step = (ptrdiff_t)array->elem_len;
+  for (int i = 0; i < array->rank; ++i) {
+    if (array->dim[i].extent < 0) return 1;
+    if (array->dim[i].extent > 1 && array->dim[i].sm != step) return 0;
+    step *= array->dim[i].extent;
+  }
+  return 1;
+}
+
+/* Copies the elements of a section from (to_section 0) or into (1) a contiguous copy, in array
+ * element order (the first subscript fastest). */
+static inline void weft_f08_copy(const weft_cfi_head* array, char* copy, int to_section) {
+  ptrdiff_t index[15] = {0};
+  const size_t count = weft_f08_elements(array);
+  for (size_t n = 0; n < count; ++n) {
+    char* element = (char*)array->base_addr;
+    for (int i = 0; i < array->rank; ++i) element += index[i] * array->dim[i].sm;
+    if (to_section) {
+      memcpy(element, copy + n * array->elem_len, array->elem_len);
+    } else {
+      memcpy(copy + n * array->elem_len, element, array->elem_len);
+    }
+    for (int i = 0; i < array->rank && ++index[i] == array->dim[i].extent; ++i) index[i] = 0;
+  }
+}
+
+/* mpi_f08's choice buffers. MPI_SUBARRAYS_SUPPORTED is .false., so MPI reads and writes a
+ * contiguous buffer: a non-contiguous section (`a(1:9:2)`, gfortran passes its descriptor as it
+ * is) goes through a contiguous copy of its elements, made here (*copy, null when none is
+ * needed), as a compiler's copy-in/copy-out would. weft_f08_buffer_out writes an output copy back
+ * and frees it once the call has returned; a nonblocking call keeps the copy with its request
+ * (weft_f_keep_section), and writes an output back when Fortran completes the request. */
+/* The address of a buffer MPI keeps past the call (generate.py's KEEPS_BUFFER), as it is. */
 static inline void* weft_f08_buffer(const weft_cfi_head* buffer) {
   if (buffer->base_addr == mpi_fortran_bottom_) return MPI_BOTTOM;
   if (buffer->base_addr == mpi_fortran_in_place_) return MPI_IN_PLACE;
   return buffer->base_addr;
+}
+
+static inline void* weft_f08_buffer_in(const weft_cfi_head* buffer, void** copy) {
+  *copy = NULL;
+  if (buffer->base_addr == mpi_fortran_bottom_) return MPI_BOTTOM;
+  if (buffer->base_addr == mpi_fortran_in_place_) return MPI_IN_PLACE;
+  if (buffer->base_addr == NULL || weft_f08_contiguous(buffer)) return buffer->base_addr;
+  const size_t bytes = weft_f08_elements(buffer) * buffer->elem_len;
+  *copy = malloc(bytes > 0 ? bytes : 1);
+  weft_f08_copy(buffer, (char*)*copy, 0);
+  return *copy;
+}
+
+static inline void weft_f08_buffer_out(const weft_cfi_head* buffer, void* copy, int output) {
+  if (copy == NULL) return;
+  if (output) weft_f08_copy(buffer, (char*)copy, 1);
+  free(copy);
 }
 
 /* Handles the program's Fortran code freed (mpi/interop/handle_kinds.h). */
@@ -94,6 +163,10 @@ static inline void weft_f_statuses_out(MPI_Status* c_statuses, MPI_Fint* f_statu
  * frees that request (mpi_bindings.c). Not kept when the call failed. */
 void weft_f_keep(int rc, MPI_Fint request, void* memory);
 void weft_f_release(MPI_Fint request);
+/* The same for the contiguous copy of an mpi_f08 section (weft_f08_buffer_in); an output one
+ * (`output`) is written back into the section when the request completes. */
+void weft_f_keep_section(int rc, MPI_Fint request, void* copy, const weft_cfi_head* section,
+                         int output);
 
 /* A Fortran string argument without its trailing blanks (and leading ones for info keys and
  * values: `info_string`), as a C string (freed by the caller). */

@@ -40,6 +40,12 @@ BUFFERS = {"buf", "sendbuf", "recvbuf", "buffer", "inbuf", "outbuf", "inoutbuf",
 INOUT = re.compile(r"^MPI_(\w+_free|Wait\w*|Test\w*|Request_free|Session_finalize|Comm_disconnect"
                      r"|Mrecv|Imrecv|Start\w*|Type_commit|Win_free)$")
 LENGTHS = ("count", "incount", "max_datatypes")
+# Calls whose buffer MPI keeps past the call and past any request (a window's memory, an attached
+# buffer, the origin of one-sided operations until a synchronization): mpi_f08 passes their
+# buffers as they are, never through a contiguous copy (fortran_support.h, weft_f08_buffer_in).
+KEEPS_BUFFER = re.compile(r"^MPI_(Win_\w+|Put|Get|Accumulate|Get_accumulate|Fetch_and_op"
+                          r"|Compare_and_swap|Rput|Rget|Raccumulate|Rget_accumulate"
+                          r"|Buffer_attach|\w+_attach_buffer)$")
 # MPI-1's address calls, removed in MPI-3.0: their Fortran forms take default INTEGER addresses.
 MPI1_INTEGER_ADDRESSES = {"MPI_Type_hvector", "MPI_Type_hindexed", "MPI_Type_struct", "MPI_Address",
                           "MPI_Type_extent", "MPI_Type_lb", "MPI_Type_ub"}
@@ -266,6 +272,8 @@ def f08_module_text(consts, bindings, kinds):
         out += ["  " + decl, f"  common /{common}/ {name}", f"  save /{common}/"]
     for name, common, decl in SPECIAL_F08:
         out += ["  " + decl, f"  common /{common}/ {name}", f"  save /{common}/"]
+    # The predefined attribute callbacks: their Fortran forms (keyval_text), as in the mpi module.
+    out.append("  external :: " + ", ".join(keyval_names()))
     out.append("  interface operator(==)")
     out += [f"    module procedure weft_{t[4:].lower()}_eq" for t in types]
     out += ["  end interface", "  interface operator(/=)"]
@@ -274,6 +282,11 @@ def f08_module_text(consts, bindings, kinds):
     for b in (b for b in bindings if b.f08):
         for line in b.interface():
             out.append("    " + line)
+    # The profiling names of the two functions (the others are subroutines a program declares
+    # itself when it calls them by their PMPI_ names).
+    for name in ("PMPI_Wtime", "PMPI_Wtick"):
+        out += [f"    DOUBLE PRECISION FUNCTION {name}() BIND(C, NAME='{name.lower()}_f08')",
+                "    END FUNCTION"]
     for name, params, decls in CUSTOM_F08:
         # The mpif.h form itself (custom_bindings.c accepts an absent ierror).
         out.append(f"    SUBROUTINE {name}({', '.join(params + ['ierror'])})")
@@ -662,9 +675,19 @@ class Binding:
                 self.post.append(f"weft_f_string_out(c_{n}, {n}, {n}_len);")
             self.args.append(f"c_{n}")
         elif base in ("void*",) and n in BUFFERS:
-            if self.f08:
+            if self.f08 and KEEPS_BUFFER.match(self.f.name):
                 self.decls.append(f"weft_cfi_head* {n}")
                 self.args.append(f"weft_f08_buffer({n})")
+            elif self.f08:
+                self.decls.append(f"weft_cfi_head* {n}")
+                self.pre.append(f"void* copy_{n};")
+                self.pre.append(f"void* c_{n} = weft_f08_buffer_in({n}, &copy_{n});")
+                self.args.append(f"c_{n}")
+                output = 0 if t.startswith("const") else 1
+                if self.request_out:
+                    self.final.append(f"weft_f_keep_section(rc, *request, copy_{n}, {n}, {output});")
+                else:
+                    self.post.append(f"weft_f08_buffer_out({n}, copy_{n}, {output});")
             else:
                 self.decls.append(f"{t} {n}")
                 self.args.append(f"weft_f_buffer({n})")
