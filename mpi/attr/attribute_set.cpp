@@ -24,25 +24,31 @@ std::vector<AttributeSet::Entry> AttributeSet::entries() const {
   return entries_;
 }
 
-bool AttributeSet::find(int keyval, void** value) const {
+bool AttributeSet::find(int keyval, void** value, AttributeLanguage reader) const {
   std::lock_guard guard(lock_);
   const auto it = std::find_if(entries_.begin(), entries_.end(),
                                [keyval](const Entry& e) { return e.keyval == keyval; });
   if (it == entries_.end()) return false;
-  *value = it->value;
+  *value =
+      reader == AttributeLanguage::c && it->fortran_value ? it->fortran_value.get() : it->value;
   return true;
 }
 
-void AttributeSet::put(int keyval, void* value) {
+void AttributeSet::put(int keyval, void* value, AttributeLanguage writer) {
+  std::shared_ptr<MPI_Aint> fortran_value;
+  if (writer == AttributeLanguage::fortran) {
+    fortran_value = std::make_shared<MPI_Aint>(reinterpret_cast<MPI_Aint>(value));
+  }
   {
     std::lock_guard guard(lock_);
     const auto it = std::find_if(entries_.begin(), entries_.end(),
                                  [keyval](const Entry& e) { return e.keyval == keyval; });
     if (it != entries_.end()) {
       it->value = value;
+      it->fortran_value = std::move(fortran_value);
       return;
     }
-    entries_.push_back({keyval, value});
+    entries_.push_back({keyval, value, std::move(fortran_value)});
   }
   keyvals::attach(keyval);
 }
@@ -146,24 +152,26 @@ Outcome free_keyval(int* keyval) {
 }
 
 template <class Handle>
-Outcome set_attribute(AttributeSet& set, Handle object, int keyval, void* value) {
+Outcome set_attribute(AttributeSet& set, Handle object, int keyval, void* value,
+                      AttributeLanguage writer) {
   if (Outcome o = check_keyval<Handle>(keyval); !o.ok()) return o;
-  if (void* old = nullptr; set.find(keyval, &old)) {
+  if (void* old = nullptr; set.find(keyval, &old, AttributeLanguage::fortran)) {
     if (Outcome o = run_delete_callback(object, keyval, old); !o.ok()) return o;
   }
-  set.put(keyval, value);
+  set.put(keyval, value, writer);
   return {};
 }
 
 template <class Handle>
-Outcome get_attribute(const AttributeSet& set, int keyval, void* attribute_val, int* flag) {
+Outcome get_attribute(const AttributeSet& set, int keyval, void* attribute_val, int* flag,
+                      AttributeLanguage reader) {
   if (Outcome o = check_keyval<Handle>(keyval); !o.ok()) return o;
   if (attribute_val == nullptr || flag == nullptr) {
     return {MPI_ERR_ARG, std::string(attribute_val == nullptr ? "attribute_val" : "flag") +
                              " = NULL, expected where to store the result"};
   }
   void* value = nullptr;
-  *flag = set.find(keyval, &value);
+  *flag = set.find(keyval, &value, reader);
   if (*flag) *static_cast<void**>(attribute_val) = value;
   return {};
 }
@@ -171,7 +179,7 @@ Outcome get_attribute(const AttributeSet& set, int keyval, void* attribute_val, 
 template <class Handle>
 Outcome delete_attribute(AttributeSet& set, Handle object, int keyval) {
   void* value = nullptr;
-  if (!set.find(keyval, &value)) return check_keyval<Handle>(keyval);
+  if (!set.find(keyval, &value, AttributeLanguage::fortran)) return check_keyval<Handle>(keyval);
   return delete_one(set, object, keyval, value);
 }
 
@@ -189,7 +197,10 @@ Outcome copy_attributes(const AttributeSet& from, Handle parent, AttributeSet& t
       delete_attributes(to, child);
       return callback_failure<Handle>("copy", entry.keyval, rc);
     }
-    if (flag != 0) to.put(entry.keyval, copy);
+    if (flag != 0) {
+      to.put(entry.keyval, copy,
+             entry.fortran_value ? AttributeLanguage::fortran : AttributeLanguage::c);
+    }
   }
   return {};
 }
@@ -208,8 +219,9 @@ Outcome delete_attributes(AttributeSet& set, Handle object) {
   template Outcome create_keyval<Handle>(AttributeTraits<Handle>::Copy*,                        \
                                          AttributeTraits<Handle>::Delete*, int*, void*);        \
   template Outcome free_keyval<Handle>(int*);                                                   \
-  template Outcome set_attribute<Handle>(AttributeSet&, Handle, int, void*);                    \
-  template Outcome get_attribute<Handle>(const AttributeSet&, int, void*, int*);                \
+  template Outcome set_attribute<Handle>(AttributeSet&, Handle, int, void*, AttributeLanguage); \
+  template Outcome get_attribute<Handle>(const AttributeSet&, int, void*, int*,                 \
+                                         AttributeLanguage);                                    \
   template Outcome delete_attribute<Handle>(AttributeSet&, Handle, int);                        \
   template Outcome copy_attributes<Handle>(const AttributeSet&, Handle, AttributeSet&, Handle); \
   template Outcome delete_attributes<Handle>(AttributeSet&, Handle);

@@ -19,6 +19,7 @@
 // program's race, as MPI-4.1 says for any object.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,13 @@
 #include "weft/detail/spin_lock.h"
 
 namespace weft::mpi {
+
+// The language a value was set or is read from (MPI-4.1 19.3.7). C sets and gets a void*;
+// Fortran an integer (MPI_COMM_SET_ATTR's INTEGER(KIND=MPI_ADDRESS_KIND), MPI_ATTR_PUT's INTEGER),
+// stored as the void* of that value. A value set from Fortran and read from C reads as the address
+// of an integer holding it (as MPICH and Open MPI do; MPI-4.1's examples of attributes across
+// languages read it so); every other pair reads the value as it was set.
+enum class AttributeLanguage { c, fortran };
 
 struct Outcome {
   int code = MPI_SUCCESS;
@@ -49,14 +57,18 @@ class AttributeSet {
   struct Entry {
     int keyval;
     void* value;
+    // Set from Fortran: the integer, where a C get points (little-endian, so an int* to it also
+    // reads MPI_ATTR_PUT's INTEGER). Shared by the snapshots entries() hands out.
+    std::shared_ptr<MPI_Aint> fortran_value;
   };
   // Copies of the entries in set order.
   std::vector<Entry> entries() const;
-  // False when `keyval` is not set.
-  bool find(int keyval, void** value) const;
+  // False when `keyval` is not set. The value as a get from `reader` reads it (AttributeLanguage);
+  // callbacks get it as it was set, which is Fortran's reading.
+  bool find(int keyval, void** value, AttributeLanguage reader = AttributeLanguage::c) const;
   // Stores a new attribute or replaces the value of one, keeping its place in the set order.
   // The keyval's attach count goes up only for a new one.
-  void put(int keyval, void* value);
+  void put(int keyval, void* value, AttributeLanguage writer = AttributeLanguage::c);
   // Removes `keyval` if present; true when it was.
   bool erase(int keyval);
 
@@ -74,16 +86,19 @@ template <class Handle>
 Outcome free_keyval(int* keyval);
 // Replacing a value runs the delete callback on the old one first (MPI-4.1 7.7.2).
 template <class Handle>
-Outcome set_attribute(AttributeSet& set, Handle object, int keyval, void* value);
+Outcome set_attribute(AttributeSet& set, Handle object, int keyval, void* value,
+                      AttributeLanguage writer = AttributeLanguage::c);
 // attribute_val is a void**: where the value goes when *flag is set.
 template <class Handle>
-Outcome get_attribute(const AttributeSet& set, int keyval, void* attribute_val, int* flag);
+Outcome get_attribute(const AttributeSet& set, int keyval, void* attribute_val, int* flag,
+                      AttributeLanguage reader = AttributeLanguage::c);
 // Deleting an attribute that is not set does nothing (as MPICH): the standard names no error. The
 // keyval may have been freed already while its attributes live.
 template <class Handle>
 Outcome delete_attribute(AttributeSet& set, Handle object, int keyval);
-// Copies `from` (attributes of `parent`) into `to` (of `child`) through the copy callbacks. A
-// failing callback deletes what was copied again and fails the call with its code.
+// Copies `from` (attributes of `parent`) into `to` (of `child`) through the copy callbacks (a
+// copy keeps the language of its original). A failing callback deletes what was copied again and
+// fails the call with its code.
 template <class Handle>
 Outcome copy_attributes(const AttributeSet& from, Handle parent, AttributeSet& to, Handle child);
 // Runs the delete callbacks, last set first, removing each. A failing callback stops there: the

@@ -84,17 +84,18 @@ int comm_free_keyval(std::string_view function, int* keyval) {
   return o.ok() ? MPI_SUCCESS : raise_outcome(MPI_COMM_WORLD, function, o);
 }
 
-int comm_set_attr(std::string_view function, MPI_Comm comm, int keyval, void* value) {
+int comm_set_attr(std::string_view function, MPI_Comm comm, int keyval, void* value,
+                  AttributeLanguage writer = AttributeLanguage::c) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
-  const Outcome o = set_attribute(comm->local_of_caller().attributes, comm, keyval, value);
+  const Outcome o = set_attribute(comm->local_of_caller().attributes, comm, keyval, value, writer);
   return o.ok() ? MPI_SUCCESS : raise_outcome(comm, function, o);
 }
 
 // attribute_val is really a void**: the attribute's value (for the predefined attributes, the
 // address of an int holding it) is stored there.
 int comm_get_attr(std::string_view function, MPI_Comm comm, int keyval, void* attribute_val,
-                  int* flag) {
+                  int* flag, AttributeLanguage reader = AttributeLanguage::c) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
   if (is_predefined_keyval(keyval)) {
@@ -107,8 +108,8 @@ int comm_get_attr(std::string_view function, MPI_Comm comm, int keyval, void* at
     if (*flag) *static_cast<void**>(attribute_val) = predefined_value(keyval);
     return MPI_SUCCESS;
   }
-  const Outcome o =
-      get_attribute<MPI_Comm>(comm->local_of_caller().attributes, keyval, attribute_val, flag);
+  const Outcome o = get_attribute<MPI_Comm>(comm->local_of_caller().attributes, keyval,
+                                            attribute_val, flag, reader);
   return o.ok() ? MPI_SUCCESS : raise_outcome(comm, function, o);
 }
 
@@ -177,3 +178,27 @@ extern "C" int PMPI_Attr_delete(MPI_Comm comm, int keyval) {
   return weft::mpi::comm_delete_attr("MPI_Attr_delete", comm, keyval);
 }
 WEFT_MPI_ALIAS(MPI_Attr_delete);
+
+// The Fortran forms' (mpi/fortran/custom_bindings.c): the value is Fortran's integer, stored as
+// the void* of it; see AttributeLanguage.
+extern "C" int weft_mpi_comm_set_attr_fortran(MPI_Comm comm, int comm_keyval, void* attribute_val) {
+  return weft::mpi::comm_set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val,
+                                  weft::mpi::AttributeLanguage::fortran);
+}
+
+extern "C" int weft_mpi_comm_get_attr_fortran(MPI_Comm comm, int comm_keyval, void* attribute_val,
+                                              int* flag) {
+  return weft::mpi::comm_get_attr("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag,
+                                  weft::mpi::AttributeLanguage::fortran);
+}
+
+extern "C" int weft_mpi_attr_put_fortran(MPI_Comm comm, int keyval, void* attribute_val) {
+  return weft::mpi::comm_set_attr("MPI_Attr_put", comm, keyval, attribute_val,
+                                  weft::mpi::AttributeLanguage::fortran);
+}
+
+extern "C" int weft_mpi_attr_get_fortran(MPI_Comm comm, int keyval, void* attribute_val,
+                                         int* flag) {
+  return weft::mpi::comm_get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag,
+                                  weft::mpi::AttributeLanguage::fortran);
+}

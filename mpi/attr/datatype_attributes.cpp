@@ -101,28 +101,54 @@ extern "C" int PMPI_Type_free_keyval(int* type_keyval) {
 }
 WEFT_MPI_ALIAS(MPI_Type_free_keyval);
 
-extern "C" int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
+namespace {
+
+int type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val,
+                  weft::mpi::AttributeLanguage writer) {
   constexpr std::string_view kFunction = "MPI_Type_set_attr";
   if (int rc = check_initialized(kFunction); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_type(kFunction, datatype); rc != MPI_SUCCESS) return rc;
   const Outcome o = weft::mpi::set_attribute(weft::mpi::table().of(datatype), datatype, type_keyval,
-                                             attribute_val);
+                                             attribute_val, writer);
   return o.ok() ? MPI_SUCCESS : weft::mpi::raise_outcome(kFunction, o);
 }
-WEFT_MPI_ALIAS(MPI_Type_set_attr);
 
-extern "C" int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val,
-                                  int* flag) {
+int type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag,
+                  weft::mpi::AttributeLanguage reader) {
   constexpr std::string_view kFunction = "MPI_Type_get_attr";
   if (int rc = check_initialized(kFunction); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_type(kFunction, datatype); rc != MPI_SUCCESS) return rc;
   static const weft::mpi::AttributeSet kNone;
   const weft::mpi::AttributeSet* set = weft::mpi::table().find(datatype);
-  const Outcome o = weft::mpi::get_attribute<MPI_Datatype>(set != nullptr ? *set : kNone,
-                                                           type_keyval, attribute_val, flag);
+  const Outcome o = weft::mpi::get_attribute<MPI_Datatype>(
+      set != nullptr ? *set : kNone, type_keyval, attribute_val, flag, reader);
   return o.ok() ? MPI_SUCCESS : weft::mpi::raise_outcome(kFunction, o);
 }
+
+}  // namespace
+
+extern "C" int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
+  return type_set_attr(datatype, type_keyval, attribute_val, weft::mpi::AttributeLanguage::c);
+}
+WEFT_MPI_ALIAS(MPI_Type_set_attr);
+
+extern "C" int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val,
+                                  int* flag) {
+  return type_get_attr(datatype, type_keyval, attribute_val, flag, weft::mpi::AttributeLanguage::c);
+}
 WEFT_MPI_ALIAS(MPI_Type_get_attr);
+
+// The Fortran forms' (mpi/fortran/custom_bindings.c); see AttributeLanguage.
+extern "C" int weft_mpi_type_set_attr_fortran(MPI_Datatype datatype, int type_keyval,
+                                              void* attribute_val) {
+  return type_set_attr(datatype, type_keyval, attribute_val, weft::mpi::AttributeLanguage::fortran);
+}
+
+extern "C" int weft_mpi_type_get_attr_fortran(MPI_Datatype datatype, int type_keyval,
+                                              void* attribute_val, int* flag) {
+  return type_get_attr(datatype, type_keyval, attribute_val, flag,
+                       weft::mpi::AttributeLanguage::fortran);
+}
 
 extern "C" int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
   constexpr std::string_view kFunction = "MPI_Type_delete_attr";

@@ -48,8 +48,19 @@ static MPI_Aint predefined_value(int keyval, void* value) {
   }
 }
 
+/* libweft's forms for Fortran: they record that the value is Fortran's integer, which a C get then
+ * reads through a pointer to it, and read values as they were set (mpi/attr/attribute_set.h). */
+int weft_mpi_comm_set_attr_fortran(MPI_Comm comm, int keyval, void* value);
+int weft_mpi_comm_get_attr_fortran(MPI_Comm comm, int keyval, void* value, int* flag);
+int weft_mpi_type_set_attr_fortran(MPI_Datatype type, int keyval, void* value);
+int weft_mpi_type_get_attr_fortran(MPI_Datatype type, int keyval, void* value, int* flag);
+int weft_mpi_win_set_attr_fortran(MPI_Win win, int keyval, void* value);
+int weft_mpi_win_get_attr_fortran(MPI_Win win, int keyval, void* value, int* flag);
+int weft_mpi_attr_put_fortran(MPI_Comm comm, int keyval, void* value);
+int weft_mpi_attr_get_fortran(MPI_Comm comm, int keyval, void* value, int* flag);
+
 void pmpi_comm_set_attr_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* ierror) {
-  int rc = PMPI_Comm_set_attr(MPI_Comm_f2c(*comm), *keyval, (void*)(intptr_t)*value);
+  int rc = weft_mpi_comm_set_attr_fortran(MPI_Comm_f2c(*comm), *keyval, (void*)(intptr_t)*value);
   set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_comm_set_attr_) mpi_comm_set_attr_
@@ -58,7 +69,7 @@ extern __typeof__(pmpi_comm_set_attr_) mpi_comm_set_attr_
 void pmpi_comm_get_attr_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
                          MPI_Fint* ierror) {
   void* c_value = NULL;
-  int rc = PMPI_Comm_get_attr(MPI_Comm_f2c(*comm), *keyval, &c_value, flag);
+  int rc = weft_mpi_comm_get_attr_fortran(MPI_Comm_f2c(*comm), *keyval, &c_value, flag);
   set_ierror(ierror, rc);
   if (rc == MPI_SUCCESS && *flag) *value = predefined_value(*keyval, c_value);
 }
@@ -66,7 +77,7 @@ extern __typeof__(pmpi_comm_get_attr_) mpi_comm_get_attr_
     __attribute__((weak, alias("pmpi_comm_get_attr_")));
 
 void pmpi_type_set_attr_(MPI_Fint* type, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* ierror) {
-  int rc = PMPI_Type_set_attr(MPI_Type_f2c(*type), *keyval, (void*)(intptr_t)*value);
+  int rc = weft_mpi_type_set_attr_fortran(MPI_Type_f2c(*type), *keyval, (void*)(intptr_t)*value);
   set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_type_set_attr_) mpi_type_set_attr_
@@ -75,7 +86,7 @@ extern __typeof__(pmpi_type_set_attr_) mpi_type_set_attr_
 void pmpi_type_get_attr_(MPI_Fint* type, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
                          MPI_Fint* ierror) {
   void* c_value = NULL;
-  int rc = PMPI_Type_get_attr(MPI_Type_f2c(*type), *keyval, &c_value, flag);
+  int rc = weft_mpi_type_get_attr_fortran(MPI_Type_f2c(*type), *keyval, &c_value, flag);
   set_ierror(ierror, rc);
   if (rc == MPI_SUCCESS && *flag) *value = (MPI_Aint)(intptr_t)c_value;
 }
@@ -83,7 +94,7 @@ extern __typeof__(pmpi_type_get_attr_) mpi_type_get_attr_
     __attribute__((weak, alias("pmpi_type_get_attr_")));
 
 void pmpi_win_set_attr_(MPI_Fint* win, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* ierror) {
-  int rc = PMPI_Win_set_attr(MPI_Win_f2c(*win), *keyval, (void*)(intptr_t)*value);
+  int rc = weft_mpi_win_set_attr_fortran(MPI_Win_f2c(*win), *keyval, (void*)(intptr_t)*value);
   set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_win_set_attr_) mpi_win_set_attr_
@@ -92,7 +103,7 @@ extern __typeof__(pmpi_win_set_attr_) mpi_win_set_attr_
 void pmpi_win_get_attr_(MPI_Fint* win, MPI_Fint* keyval, MPI_Aint* value, MPI_Fint* flag,
                         MPI_Fint* ierror) {
   void* c_value = NULL;
-  int rc = PMPI_Win_get_attr(MPI_Win_f2c(*win), *keyval, &c_value, flag);
+  int rc = weft_mpi_win_get_attr_fortran(MPI_Win_f2c(*win), *keyval, &c_value, flag);
   set_ierror(ierror, rc);
   if (rc == MPI_SUCCESS && *flag) *value = predefined_value(*keyval, c_value);
 }
@@ -101,7 +112,7 @@ extern __typeof__(pmpi_win_get_attr_) mpi_win_get_attr_
 
 /* MPI-1's names: the value is a default INTEGER. */
 void pmpi_attr_put_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* ierror) {
-  int rc = PMPI_Attr_put(MPI_Comm_f2c(*comm), *keyval, (void*)(intptr_t)*value);
+  int rc = weft_mpi_attr_put_fortran(MPI_Comm_f2c(*comm), *keyval, (void*)(intptr_t)*value);
   set_ierror(ierror, rc);
 }
 extern __typeof__(pmpi_attr_put_) mpi_attr_put_ __attribute__((weak, alias("pmpi_attr_put_")));
@@ -109,7 +120,7 @@ extern __typeof__(pmpi_attr_put_) mpi_attr_put_ __attribute__((weak, alias("pmpi
 void pmpi_attr_get_(MPI_Fint* comm, MPI_Fint* keyval, MPI_Fint* value, MPI_Fint* flag,
                     MPI_Fint* ierror) {
   void* c_value = NULL;
-  int rc = PMPI_Attr_get(MPI_Comm_f2c(*comm), *keyval, &c_value, flag);
+  int rc = weft_mpi_attr_get_fortran(MPI_Comm_f2c(*comm), *keyval, &c_value, flag);
   set_ierror(ierror, rc);
   if (rc == MPI_SUCCESS && *flag) *value = (MPI_Fint)predefined_value(*keyval, c_value);
 }
@@ -143,29 +154,53 @@ extern __typeof__(pmpi_op_create_) mpi_op_create_ __attribute__((weak, alias("pm
 struct kept {
   MPI_Fint request;
   void* memory;
+  weft_cfi_head* section; /* where `memory` goes back to when the request completes, or null */
   struct kept* next;
 };
 static struct kept* kept_list;
 static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void weft_f_keep(int rc, MPI_Fint request, void* memory) {
-  if (rc != MPI_SUCCESS) {
-    free(memory);
-    return;
-  }
+static void keep(MPI_Fint request, void* memory, weft_cfi_head* section) {
   struct kept* k = (struct kept*)malloc(sizeof *k);
   k->request = request;
   k->memory = memory;
+  k->section = section;
   pthread_mutex_lock(&kept_lock);
   k->next = kept_list;
   __atomic_store_n(&kept_list, k, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&kept_lock);
 }
 
+void weft_f_keep(int rc, MPI_Fint request, void* memory) {
+  if (rc != MPI_SUCCESS) {
+    free(memory);
+    return;
+  }
+  keep(request, memory, NULL);
+}
+
+void weft_f_keep_section(int rc, MPI_Fint request, void* copy, const weft_cfi_head* section,
+                         int output) {
+  if (copy == NULL) return;
+  if (rc != MPI_SUCCESS || !output) {
+    if (rc != MPI_SUCCESS) {
+      free(copy);
+    } else {
+      keep(request, copy, NULL);
+    }
+    return;
+  }
+  /* The descriptor is the caller's temporary: its copy outlives the call. */
+  const size_t size = sizeof *section + (size_t)section->rank * sizeof section->dim[0];
+  weft_cfi_head* kept_section = (weft_cfi_head*)malloc(size);
+  memcpy(kept_section, section, size);
+  keep(request, copy, kept_section);
+}
+
 void weft_f_release(MPI_Fint request) {
   /* Every completion comes here: most find nothing kept, without the lock. A request's own
    * arrays were kept before the call that completes it, by a thread of the same rank, so they are
-   * seen here (acquire pairs with the release store in weft_f_keep). */
+   * seen here (acquire pairs with the release store in keep). */
   if (__atomic_load_n(&kept_list, __ATOMIC_ACQUIRE) == NULL) return;
   pthread_mutex_lock(&kept_lock);
   struct kept** at = &kept_list;
@@ -173,6 +208,8 @@ void weft_f_release(MPI_Fint request) {
     struct kept* k = *at;
     if (k->request == request) {
       __atomic_store_n(at, k->next, __ATOMIC_RELEASE);
+      if (k->section != NULL) weft_f08_copy(k->section, (char*)k->memory, 1);
+      free(k->section);
       free(k->memory);
       free(k);
     } else {

@@ -40,6 +40,12 @@ BUFFERS = {"buf", "sendbuf", "recvbuf", "buffer", "inbuf", "outbuf", "inoutbuf",
 INOUT = re.compile(r"^MPI_(\w+_free|Wait\w*|Test\w*|Request_free|Session_finalize|Comm_disconnect"
                      r"|Mrecv|Imrecv|Start\w*|Type_commit|Win_free)$")
 LENGTHS = ("count", "incount", "max_datatypes")
+# Calls whose buffer MPI keeps past the call and past any request (a window's memory, an attached
+# buffer, the origin of one-sided operations until a synchronization): mpi_f08 passes their
+# buffers as they are, never through a contiguous copy (fortran_support.h, weft_f08_buffer_in).
+KEEPS_BUFFER = re.compile(r"^MPI_(Win_\w+|Put|Get|Accumulate|Get_accumulate|Fetch_and_op"
+                          r"|Compare_and_swap|Rput|Rget|Raccumulate|Rget_accumulate"
+                          r"|Buffer_attach|\w+_attach_buffer)$")
 # MPI-1's address calls, removed in MPI-3.0: their Fortran forms take default INTEGER addresses.
 MPI1_INTEGER_ADDRESSES = {"MPI_Type_hvector", "MPI_Type_hindexed", "MPI_Type_struct", "MPI_Address",
                           "MPI_Type_extent", "MPI_Type_lb", "MPI_Type_ub"}
@@ -59,6 +65,9 @@ SPECIAL = [
      "INTEGER MPI_WEIGHTS_EMPTY(1)", 1),
     ("MPI_ERRCODES_IGNORE", "mpi_fortran_errcodes_ignore", None,
      "INTEGER MPI_ERRCODES_IGNORE(1)", 1),
+    ("MPI_ARGV_NULL", "mpi_fortran_argv_null", "MPI_ARGV_NULL", "CHARACTER*1 MPI_ARGV_NULL(1)", 1),
+    ("MPI_ARGVS_NULL", "mpi_fortran_argvs_null", "MPI_ARGVS_NULL",
+     "CHARACTER*1 MPI_ARGVS_NULL(1,1)", 1),
 ]
 # mpi_f08's ignore-statuses (TYPE(MPI_Status)), also COMMON blocks: MPI_F08_STATUS(ES)_IGNORE.
 SPECIAL_F08 = [("MPI_STATUS_IGNORE", "mpi_f08_status_ignore", "TYPE(MPI_Status) MPI_STATUS_IGNORE"),
@@ -263,6 +272,8 @@ def f08_module_text(consts, bindings, kinds):
         out += ["  " + decl, f"  common /{common}/ {name}", f"  save /{common}/"]
     for name, common, decl in SPECIAL_F08:
         out += ["  " + decl, f"  common /{common}/ {name}", f"  save /{common}/"]
+    # The predefined attribute callbacks: their Fortran forms (keyval_text), as in the mpi module.
+    out.append("  external :: " + ", ".join(keyval_names()))
     out.append("  interface operator(==)")
     out += [f"    module procedure weft_{t[4:].lower()}_eq" for t in types]
     out += ["  end interface", "  interface operator(/=)"]
@@ -271,6 +282,11 @@ def f08_module_text(consts, bindings, kinds):
     for b in (b for b in bindings if b.f08):
         for line in b.interface():
             out.append("    " + line)
+    # The profiling names of the two functions (the others are subroutines a program declares
+    # itself when it calls them by their PMPI_ names).
+    for name in ("PMPI_Wtime", "PMPI_Wtick"):
+        out += [f"    DOUBLE PRECISION FUNCTION {name}() BIND(C, NAME='{name.lower()}_f08')",
+                "    END FUNCTION"]
     for name, params, decls in CUSTOM_F08:
         # The mpif.h form itself (custom_bindings.c accepts an absent ierror).
         out.append(f"    SUBROUTINE {name}({', '.join(params + ['ierror'])})")
@@ -553,6 +569,9 @@ class Binding:
         if self.f.name in MPI1_INTEGER_ADDRESSES and base.startswith("MPI_Aint"):
             self.integer_address(n, s, base.endswith("*") or bool(s))
             return
+        if base in ("char*", "char**") and s:
+            self.argument_vectors(base, n)
+            return
         self.fortran.append((n, fortran_declaration(base, n, s, self.f08 and self.kinds)))
         if base in ("int", "MPI_Aint", "MPI_Count", "MPI_Offset") and not s:
             ft = "MPI_Fint" if base == "int" else base
@@ -564,6 +583,8 @@ class Binding:
             self.decls.append(f"{ft}* {n}")
             if "weights" in n:
                 self.args.append(f"weft_f_weights({n})")
+            elif n == "array_of_errcodes":
+                self.args.append(f"weft_f_errcodes({n})")
             elif s.count("[") == 2:
                 self.args.append(f"(int(*){s[s.index(']') + 1:]}){n}")
             else:
@@ -654,14 +675,54 @@ class Binding:
                 self.post.append(f"weft_f_string_out(c_{n}, {n}, {n}_len);")
             self.args.append(f"c_{n}")
         elif base in ("void*",) and n in BUFFERS:
-            if self.f08:
+            if self.f08 and KEEPS_BUFFER.match(self.f.name):
                 self.decls.append(f"weft_cfi_head* {n}")
                 self.args.append(f"weft_f08_buffer({n})")
+            elif self.f08:
+                self.decls.append(f"weft_cfi_head* {n}")
+                self.pre.append(f"void* copy_{n};")
+                self.pre.append(f"void* c_{n} = weft_f08_buffer_in({n}, &copy_{n});")
+                self.args.append(f"c_{n}")
+                output = 0 if t.startswith("const") else 1
+                if self.request_out:
+                    self.final.append(f"weft_f_keep_section(rc, *request, copy_{n}, {n}, {output});")
+                else:
+                    self.post.append(f"weft_f08_buffer_out({n}, copy_{n}, {output});")
             else:
                 self.decls.append(f"{t} {n}")
                 self.args.append(f"weft_f_buffer({n})")
         else:
             raise ValueError(f"{t} {n}{s}: no Fortran form yet")
+
+    def argument_vectors(self, base, n):
+        """MPI_COMM_SPAWN's argv (CHARACTER(LEN=*) argv(*), ended by a blank element) and
+        MPI_COMM_SPAWN_MULTIPLE's commands (one per `count`) and argument vectors
+        (array_of_argv(count, *): the vector of command i is row i): C arrays of C strings."""
+        if base == "char**" or n == "argv":
+            if n != "argv" and self.length is None:
+                raise ValueError(f"the length of {n} is not an argument")
+            rows = "1" if n == "argv" else f"*{self.length}"
+            shape = "(*)" if n == "argv" else f"({self.length}, *)"
+            what = "argv" if n == "argv" else "argvs"
+        else:
+            if self.length is None:
+                raise ValueError(f"the length of {n} is not an argument")
+            rows, shape, what = f"*{self.length}", "(*)", "strings"
+        self.fortran.append((n, f"CHARACTER(LEN=*) :: {n}{shape}"))
+        if self.f08:
+            self.decls.append(f"weft_cfi_head* {n}")
+            address, length = f"{n}->base_addr", f"{n}->elem_len"
+        else:
+            self.decls.append(f"const char* {n}")
+            self.hidden.append(f"size_t {n}_len")
+            address, length = n, f"{n}_len"
+        ctype = "char***" if what == "argvs" else "char**"
+        self.pre.append(f"{ctype} c_{n} = weft_f_{what}_in({address}, {length}, {rows});")
+        self.args.append(f"c_{n}")
+        if what == "argvs":
+            self.post.append(f"weft_f_argvs_free(c_{n}, {rows});")
+        else:
+            self.post.append(f"weft_f_argv_free(c_{n});")
 
     def integer_address(self, n, s, pointer):
         """An MPI_Aint of an MPI-1 call, a default INTEGER in Fortran."""
@@ -750,8 +811,9 @@ def bindings_text(bound, unbound):
            '#include "fortran_support.h"', ""]
     for name, common, _ in SPECIAL_F08:
         out.append(f"MPI_F08_status {common}_[1] __attribute__((aligned(16)));")
-    for name, common, _, _, size in SPECIAL:
-        out.append(f"MPI_Fint {common}_[{size}] __attribute__((aligned(16)));  /* as gfortran aligns COMMON */")
+    for name, common, _, decl, size in SPECIAL:
+        ctype = "char" if decl.startswith("CHARACTER") else "MPI_Fint"
+        out.append(f"{ctype} {common}_[{size}] __attribute__((aligned(16)));  /* as gfortran aligns COMMON */")
     out.append("")
     for b in bound:
         out.append(b.text())

@@ -7,6 +7,7 @@
 
 #include <array>
 
+#include "init/world.h"
 #include "mpi.h"
 #include "util/profiling.h"
 
@@ -112,14 +113,41 @@ WEFT_HANDLE_KINDS(WEFT_HANDLE_KIND)
 
 using namespace weft::mpi::interop;
 
+namespace {
+
+// A spawned rank's MPI_COMM_WORLD and MPI_COMM_SELF are objects of its world, not the job's
+// (docs/mpi-spawn.md): Fortran's integers for them, 1 and 2, name the caller's. Other kinds'
+// predefined objects are the same for every world.
+template <class Handle>
+Handle callers(Handle handle) {
+  return handle;
+}
+MPI_Comm callers(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD) return weft::mpi::caller_world_comm();
+  if (comm == MPI_COMM_SELF) return weft::mpi::caller_self_comm();
+  return comm;
+}
+template <class Handle>
+Handle jobs(Handle handle) {
+  return handle;
+}
+MPI_Comm jobs(MPI_Comm comm) {
+  if (comm == MPI_COMM_WORLD || comm == MPI_COMM_SELF || comm == MPI_COMM_NULL) return comm;
+  if (comm == weft::mpi::caller_world_comm()) return MPI_COMM_WORLD;
+  if (comm == weft::mpi::caller_self_comm()) return MPI_COMM_SELF;
+  return comm;
+}
+
+}  // namespace
+
 // The C entry points of every kind; a macro because their names are made from the kind's.
 #define WEFT_HANDLE_KIND(Name, Type, kind, predefined)              \
   extern "C" MPI_Fint PMPI_##Name##_c2f(MPI_##Type handle) {        \
-    return kind##_handles().to_fortran(handle);                     \
+    return kind##_handles().to_fortran(jobs(handle));               \
   }                                                                 \
   WEFT_MPI_ALIAS(MPI_##Name##_c2f);                                 \
   extern "C" MPI_##Type PMPI_##Name##_f2c(MPI_Fint handle) {        \
-    return kind##_handles().from_fortran(handle);                   \
+    return callers(kind##_handles().from_fortran(handle));          \
   }                                                                 \
   WEFT_MPI_ALIAS(MPI_##Name##_f2c);                                 \
   extern "C" void weft_mpi_##kind##_fortran_free(MPI_Fint handle) { \

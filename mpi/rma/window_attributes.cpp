@@ -32,16 +32,19 @@ extern "C" int PMPI_Win_free_keyval(int* win_keyval) {
 }
 WEFT_MPI_ALIAS(MPI_Win_free_keyval);
 
-extern "C" int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+namespace {
+
+int win_set_attr(MPI_Win win, int win_keyval, void* attribute_val,
+                 weft::mpi::AttributeLanguage writer) {
   constexpr std::string_view kFunction = "MPI_Win_set_attr";
   if (int rc = check_win(win, kFunction); rc != MPI_SUCCESS) return rc;
   const Outcome o =
-      weft::mpi::set_attribute<MPI_Win>(win->attributes, win, win_keyval, attribute_val);
+      weft::mpi::set_attribute<MPI_Win>(win->attributes, win, win_keyval, attribute_val, writer);
   return o.ok() ? MPI_SUCCESS : raise(win, kFunction, o.code, o.detail);
 }
-WEFT_MPI_ALIAS(MPI_Win_set_attr);
 
-extern "C" int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
+int win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag,
+                 weft::mpi::AttributeLanguage reader) {
   if (int rc = check_win(win, "MPI_Win_get_attr"); rc != MPI_SUCCESS) return rc;
   if (attribute_val == nullptr || flag == nullptr) {
     return raise(win, "MPI_Win_get_attr", MPI_ERR_ARG,
@@ -65,8 +68,8 @@ extern "C" int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_va
       value = &win->model_attribute;
       break;
     default: {
-      const weft::mpi::Outcome o =
-          weft::mpi::get_attribute<MPI_Win>(win->attributes, win_keyval, attribute_val, flag);
+      const weft::mpi::Outcome o = weft::mpi::get_attribute<MPI_Win>(win->attributes, win_keyval,
+                                                                     attribute_val, flag, reader);
       return o.ok() ? MPI_SUCCESS : raise(win, "MPI_Win_get_attr", o.code, o.detail);
     }
   }
@@ -74,7 +77,28 @@ extern "C" int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_va
   *flag = 1;
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+extern "C" int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+  return win_set_attr(win, win_keyval, attribute_val, weft::mpi::AttributeLanguage::c);
+}
+WEFT_MPI_ALIAS(MPI_Win_set_attr);
+
+extern "C" int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
+  return win_get_attr(win, win_keyval, attribute_val, flag, weft::mpi::AttributeLanguage::c);
+}
 WEFT_MPI_ALIAS(MPI_Win_get_attr);
+
+// The Fortran forms' (mpi/fortran/custom_bindings.c); see AttributeLanguage.
+extern "C" int weft_mpi_win_set_attr_fortran(MPI_Win win, int win_keyval, void* attribute_val) {
+  return win_set_attr(win, win_keyval, attribute_val, weft::mpi::AttributeLanguage::fortran);
+}
+
+extern "C" int weft_mpi_win_get_attr_fortran(MPI_Win win, int win_keyval, void* attribute_val,
+                                             int* flag) {
+  return win_get_attr(win, win_keyval, attribute_val, flag, weft::mpi::AttributeLanguage::fortran);
+}
 
 extern "C" int PMPI_Win_delete_attr(MPI_Win win, int win_keyval) {
   constexpr std::string_view kFunction = "MPI_Win_delete_attr";

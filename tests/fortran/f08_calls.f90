@@ -1,5 +1,6 @@
 ! The mpi_f08 binding: handle types and their comparisons, TYPE(MPI_Status), assumed-rank
-! buffers (C descriptors), MPI_IN_PLACE and MPI_STATUS_IGNORE, strings, optional ierror.
+! buffers (C descriptors), MPI_IN_PLACE and MPI_STATUS_IGNORE, strings, optional ierror, the
+! predefined attribute callbacks, PMPI_WTIME.
 program f08_calls
   use mpi_f08
   implicit none
@@ -10,7 +11,9 @@ program f08_calls
   integer :: rank, size, errs, next, prev, sbuf(4), rbuf(4), total, count
   double precision :: d(3), dsum(3)
   character(len=MPI_MAX_OBJECT_NAME) :: name
-  integer :: rlen
+  integer :: rlen, keyval
+  integer(kind=MPI_ADDRESS_KIND) :: extra
+  logical :: flag
   errs = 0
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -46,6 +49,20 @@ program f08_calls
   if (count /= 8) errs = errs + 1
   call MPI_Sizeof(rank, count)
   if (count /= 4) errs = errs + 1
+  ! The predefined attribute callbacks and PMPI_WTIME are in mpi_f08 too.
+  extra = 0
+  call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, keyval, extra)
+  extra = 31
+  call MPI_Comm_set_attr(MPI_COMM_WORLD, keyval, extra)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup)
+  call MPI_Comm_get_attr(dup, keyval, extra, flag)
+  if (.not. flag .or. extra /= 31) errs = errs + 1
+  call MPI_Comm_free(dup)
+  call MPI_Comm_delete_attr(MPI_COMM_WORLD, keyval)
+  call MPI_Comm_free_keyval(keyval)
+  d(1) = PMPI_Wtime()
+  d(2) = PMPI_Wtick()
+  if (d(1) <= 0d0 .or. d(2) <= 0d0) errs = errs + 1
   call MPI_Allreduce(MPI_IN_PLACE, errs, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
   if (rank == 0) then
     if (errs == 0) then
