@@ -47,6 +47,9 @@ struct ThreadState {
   // The virtual processors of the cores the thread's rank owns: where its teams run.
   std::shared_ptr<const std::vector<int>> vps;
   int rank = -1;
+  // The place (places.h) a bound worker was pinned to, for omp_get_place_num when places
+  // overlap; -1: the first place holding its VP.
+  int place = -1;
   // The host teams construct: this initial thread's team in the league, and the league's size.
   int league_num = 0;
   int league_size = 1;

@@ -98,6 +98,47 @@ static void worker_stacks(long stack_bytes) {
   check_equal(touched, workers, "workers that used half of an OMP_STACKSIZE stack", __LINE__);
 }
 
+/* omp_get_schedule reports OMP_SCHEDULE's kind, chunk and monotonic modifier (given here as
+ * [monotonic:|nonmonotonic:]dynamic|guided|static,chunk). */
+static void run_schedule(const char* text) {
+  int monotonic = 0;
+  const char* colon = strchr(text, ':');
+  if (colon != NULL) {
+    monotonic = strncmp(text, "monotonic:", 10) == 0;
+    text = colon + 1;
+  }
+  omp_sched_t expected = omp_sched_static;
+  if (strncmp(text, "dynamic", 7) == 0) expected = omp_sched_dynamic;
+  if (strncmp(text, "guided", 6) == 0) expected = omp_sched_guided;
+  const char* comma = strchr(text, ',');
+  omp_sched_t kind;
+  int chunk = 0;
+  omp_get_schedule(&kind, &chunk);
+  check_equal((int)kind & ~(int)omp_sched_monotonic, expected, "omp_get_schedule() kind", __LINE__);
+  check_equal(((int)kind & (int)omp_sched_monotonic) != 0, monotonic,
+              "omp_get_schedule() monotonic modifier", __LINE__);
+  if (comma != NULL)
+    check_equal(chunk, strtol(comma + 1, NULL, 10), "omp_get_schedule() chunk", __LINE__);
+}
+
+/* def-allocator-var starts as OMP_ALLOCATOR's predefined allocator; any other value gets a warning
+ * and omp_default_mem_alloc (OpenMP 5.1, 6.22: the default when the allocator cannot be made). */
+static void default_allocator(const char* text) {
+  static const struct {
+    const char* name;
+    omp_allocator_handle_t handle;
+  } known[] = {{"omp_default_mem_alloc", omp_default_mem_alloc},
+               {"omp_large_cap_mem_alloc", omp_large_cap_mem_alloc},
+               {"omp_high_bw_mem_alloc", omp_high_bw_mem_alloc},
+               {"omp_low_lat_mem_space", omp_low_lat_mem_alloc}};
+  omp_allocator_handle_t expected = omp_default_mem_alloc;
+  for (size_t at = 0; at < sizeof known / sizeof known[0]; ++at) {
+    if (strcmp(text, known[at].name) == 0) expected = known[at].handle;
+  }
+  check_equal((long)omp_get_default_allocator(), (long)expected, "omp_get_default_allocator()",
+              __LINE__);
+}
+
 int main(void) {
   const char* list = getenv("OMP_NUM_THREADS");
   char* second = NULL;
@@ -118,6 +159,8 @@ int main(void) {
   check_equal(omp_get_max_active_levels(), max_active_levels, "omp_get_max_active_levels()",
               __LINE__);
   nesting(outer, inner, max_active_levels, limit);
+  if (getenv("OMP_SCHEDULE") != NULL) run_schedule(getenv("OMP_SCHEDULE"));
+  if (getenv("OMP_ALLOCATOR") != NULL) default_allocator(getenv("OMP_ALLOCATOR"));
   /* Given in MiB by the registrations (e.g. 16M). */
   const long stack_mib = env_long("OMP_STACKSIZE", 0);
   if (stack_mib != 0) worker_stacks(stack_mib << 20);
