@@ -82,6 +82,13 @@ std::vector<Dependence> decode(kmp_int32 ndeps, const kmp_depend_info_t* deps,
   result.reserve(static_cast<std::size_t>(std::max(0, ndeps) + std::max(0, ndeps_noalias)));
   auto add = [&](kmp_int32 n, const kmp_depend_info_t* list) {
     for (kmp_int32 i = 0; i < n; ++i) {
+      // omp_all_memory: bit 7 of the flags (libomp's kmp_depend_info_t `all`), or an address of
+      // all ones, as libomp reads both.
+      if ((list[i].flags & 0x80) != 0 ||
+          ((list[i].flags & 0xf) != 0 && list[i].base_addr == ~static_cast<std::intptr_t>(0))) {
+        result.push_back({all_memory(), true});
+        continue;
+      }
       const kmp_uint32 kind = list[i].flags & 0xf;
       if (kind == 0) continue;
       // out, inout, mutexinoutset (4) and inoutset (8) order the task after every earlier
