@@ -54,7 +54,8 @@ void run_kmp_task(void* data) {
   auto* kmp_task = reinterpret_cast<kmp_task_t*>(static_cast<char*>(data) + kHeader);
   const kmp_int32 gtid = self().gtid;
   header.running = true;
-  kmp_task->routine(gtid, kmp_task);
+  // No routine: libomp's `taskwait depend(...) nowait`, a task that only has dependences.
+  if (kmp_task->routine != nullptr) kmp_task->routine(gtid, kmp_task);
   header.running = false;
   destroy_privates(header, kmp_task, gtid);
 }
