@@ -16,6 +16,7 @@ namespace weft::omp {
 
 struct KmpThread;
 class Pool;
+struct ContentionGroup;
 struct Team;
 class WorkShare;
 
@@ -54,6 +55,7 @@ struct ThreadState {
   int league_num = 0;
   int league_size = 1;
   std::unique_ptr<Team> initial_team;  // a root thread's team of one, outside any region
+  std::unique_ptr<ContentionGroup> contention_group;  // a root thread's, which its teams share
   // LLVM's global thread number: unique in the process, as __kmpc_global_thread_num returns it.
   const int gtid;
   // What OMP_DISPLAY_AFFINITY last printed for the thread.
