@@ -259,6 +259,16 @@ static void teams_and_nesting(void) {
   check_equal(league, 3, "num_teams(3)", __LINE__);
   check_equal(sum, (long)N * (N - 1) / 2, "teams distribute parallel for", __LINE__);
 
+  /* Every team's initial thread starts with the encountering thread's nthreads-var. */
+  const int saved_threads = omp_get_max_threads();
+  omp_set_num_threads(5);
+  int team_threads = 0;
+#pragma omp teams num_teams(2) reduction(+ : team_threads)
+#pragma omp parallel reduction(+ : team_threads)
+  team_threads += 1;
+  omp_set_num_threads(saved_threads);
+  check_equal(team_threads, 2 * 5, "threads of two teams' regions under nthreads-var 5", __LINE__);
+
   int level = -1;
   int active = -1;
   int serial = 0;
