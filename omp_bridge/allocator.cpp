@@ -223,9 +223,29 @@ void* omp_realloc(void* block, std::size_t size, omp_allocator_handle_t allocato
     release(block);
     return nullptr;
   }
+  // omp_realloc frees the old block as it makes the new one: when both count in one pool, the old
+  // block's bytes leave it first (a pool of 4096 bytes takes 3071 reallocated to 3072), and come
+  // back if the new block cannot be had, the old one then being left as it was.
+  Header& old = static_cast<Header*>(block)[-1];
+  Allocator* pool = old.pool;
+  if (pool != nullptr &&
+      pool != made_allocator(allocator == omp_null_allocator ? default_allocator : allocator)) {
+    pool = nullptr;
+  }
+  if (pool != nullptr) {
+    // relaxed: as in allocate.
+    pool->used.fetch_sub(old.size, std::memory_order_relaxed);
+    old.pool = nullptr;
+  }
   void* moved = allocate(1, size, allocator);
-  if (moved == nullptr) return nullptr;
-  std::memcpy(moved, block, std::min(size, static_cast<Header*>(block)[-1].size));
+  if (moved == nullptr) {
+    if (pool != nullptr) {
+      pool->used.fetch_add(old.size, std::memory_order_relaxed);
+      old.pool = pool;
+    }
+    return nullptr;
+  }
+  std::memcpy(moved, block, std::min(size, old.size));
   release(block);
   return moved;
 }
