@@ -20,6 +20,9 @@ struct TaskGroup {
   TaskGroup* outer = nullptr;
   std::atomic<int> pending{0};         // tasks created in the group (at any depth) not finished yet
   std::atomic<bool> cancelled{false};  // its tasks not started yet will not run
+  // Opened by a worksharing construct's reduction(task, ...), not by the program: a `cancel
+  // taskgroup` in it cancels the taskgroup around it, as libgomp does.
+  bool workshare = false;
   // Task reductions visible in the group: its own registration, chained in front of those of
   // the enclosing groups (task_reduction.h); null for none.
   std::uintptr_t* reductions = nullptr;
@@ -27,6 +30,16 @@ struct TaskGroup {
   // frees them at the group's end; null for none.
   void* kmp_reductions = nullptr;
 };
+
+// Whether `group` or a taskgroup enclosing it was cancelled: OpenMP's taskgroup set holds the
+// tasks of the taskgroups nested in it as well.
+inline bool taskgroup_cancelled(const TaskGroup* group) {
+  for (; group != nullptr; group = group->outer) {
+    // relaxed: cancellation is a hint that spares work; the taskgroup end still waits.
+    if (group->cancelled.load(std::memory_order_relaxed)) return true;
+  }
+  return false;
+}
 
 // Dependences of a task's children on one address.
 struct DependenceEntry {

@@ -83,10 +83,8 @@ void execute(ThreadState& self, Task& task) {
   // The task's changes to the ICVs (omp_set_num_threads...) are its own: OpenMP keeps them per
   // task, so the thread gets its values back after the task.
   const Icvs icv = self.icv();
-  // relaxed: cancellation is a hint that spares work; the taskgroup end still waits for the task.
-  if (task.counted_in == nullptr || !task.counted_in->cancelled.load(std::memory_order_relaxed)) {
-    task.fn(task.data);
-  }
+  // A task of a cancelled taskgroup that has not started is discarded.
+  if (!taskgroup_cancelled(task.counted_in)) task.fn(task.data);
   // A task on the stack (undeferred) must outlive its children, which point at it.
   if (task.allocation_align == 0) {
     wait_running_tasks(self, &task, [&] { return task.refs.load(std::memory_order_acquire) == 1; });
