@@ -87,6 +87,7 @@ void Pool::grow(int size, ProcBind bind) {
     workers_.clear();
   }
   bind_ = bind;
+  placed_anew_ = true;
   const std::vector<Place> places = rank_places(vps);
   const int count = static_cast<int>(places.size());
   const int here = this_thread::vp();
@@ -132,6 +133,8 @@ void Pool::start(Team& team, ProcBind bind) {
   grow(team.size, bind);
   size_ = team.size;
   team.pool = this;
+  team.display_all = placed_anew_;
+  placed_anew_ = false;
   if (spin_budget_ns_ >= 0) team.signal.set_budget_ns(spin_budget_ns_);
   for (int num = 1; num < team.size; ++num) worker(num).team = &team;
   wake(1);

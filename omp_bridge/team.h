@@ -55,7 +55,8 @@ struct Team {
   ProcBind bind = ProcBind::false_;  // how the team's threads were placed: false, unbound
   int league_num = 0;  // the master's team in a host teams league, and the league's size
   int league_size = 1;
-  ContentionGroup* group;  // the contention group of the team's threads: its parent's
+  ContentionGroup* group;    // the contention group of the team's threads: its parent's
+  bool display_all = false;  // OMP_DISPLAY_AFFINITY: the workers were placed anew
 
   void (*fn)(void*) = nullptr;
   void* data = nullptr;

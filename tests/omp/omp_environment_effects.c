@@ -38,7 +38,8 @@ static void nesting(long outer, long inner, long max_active_levels, long limit) 
   int innermost_size = 0;
   int innermost_active = 0;
   int innermost_level = 0;
-  int inner_threads = 0; /* over the inner teams: their threads other than the masters */
+  int inner_live = 0;    /* inner teams' threads other than their masters, now */
+  int inner_threads = 0; /* the most of them seen at once */
 #pragma omp parallel
   {
 #pragma omp single
@@ -52,7 +53,17 @@ static void nesting(long outer, long inner, long max_active_levels, long limit) 
         inner_size = omp_get_num_threads();
         inner_max_threads = omp_get_max_threads();
       }
-      if (omp_get_thread_num() != 0) __atomic_add_fetch(&inner_threads, 1, __ATOMIC_RELAXED);
+      /* Workers of inner teams at the same time (each counted from before its team's barrier
+       * to after the next), the most any of them saw. */
+      if (omp_get_thread_num() != 0) __atomic_add_fetch(&inner_live, 1, __ATOMIC_RELAXED);
+#pragma omp barrier
+      const int live = __atomic_load_n(&inner_live, __ATOMIC_RELAXED);
+      int seen = __atomic_load_n(&inner_threads, __ATOMIC_RELAXED);
+      while (live > seen && !__atomic_compare_exchange_n(&inner_threads, &seen, live, 0,
+                                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+      }
+#pragma omp barrier
+      if (omp_get_thread_num() != 0) __atomic_sub_fetch(&inner_live, 1, __ATOMIC_RELAXED);
 #pragma omp parallel
       if (omp_get_ancestor_thread_num(1) == 0 && omp_get_ancestor_thread_num(2) == 0 &&
           omp_get_thread_num() == 0) {
