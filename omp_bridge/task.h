@@ -57,6 +57,10 @@ struct Task {
   int priority = 0;
   bool final = false;
   bool implicit = false;
+  // Its firstprivate objects were copy-constructed when it was created (GCC's cpyfn): their
+  // destructors are in its body, so it runs even in a cancelled taskgroup (its cancellation points
+  // then end it), as libgomp runs it.
+  bool copies_constructed = false;
   // Counted in its parent's children, its taskgroup and the team's pending tasks. An undeferred
   // task without dependences or detach is not: its creator runs it to completion before anyone
   // could wait for it, and not counting spares it the atomics on lines the whole team shares.
