@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "omp.h"
+#include "places.h"
 #include "team.h"
 #include "thread_state.h"
 #include "weft/error.h"
@@ -40,6 +41,25 @@ std::string current_format() {
   return format.value;
 }
 
+// The processors the caller may run on: its place's when it is bound, else every place's of its
+// rank, in increasing order.
+std::string affinity_list(ThreadState& self) {
+  const std::vector<Place> places = rank_places(*self.vps);
+  const int bound = omp_get_place_num();
+  std::vector<int> processors;
+  for (std::size_t place = 0; place < places.size(); ++place) {
+    if (bound >= 0 && static_cast<int>(place) != bound) continue;
+    processors.insert(processors.end(), places[place].processors.begin(),
+                      places[place].processors.end());
+  }
+  std::sort(processors.begin(), processors.end());
+  processors.erase(std::unique(processors.begin(), processors.end()), processors.end());
+  std::string list;
+  for (const int processor : processors)
+    list += (list.empty() ? "" : ",") + std::to_string(processor);
+  return list;
+}
+
 // The field a one-letter or {long} name stands for, for the calling thread.
 std::string field(ThreadState& self, std::string_view name) {
   const Team& team = self.team();
@@ -58,11 +78,7 @@ std::string field(ThreadState& self, std::string_view name) {
   }
   if (name == "P" || name == "process_id") return std::to_string(::getpid());
   if (name == "i" || name == "native_thread_id") return std::to_string(this_thread::id());
-  if (name == "A" || name == "thread_affinity") {
-    std::string list;
-    for (const int vp : *self.vps) list += (list.empty() ? "" : ",") + std::to_string(vp);
-    return list;
-  }
+  if (name == "A" || name == "thread_affinity") return affinity_list(self);
   // OpenMP leaves an unknown field's text to the implementation; libomp's word for it.
   return "undefined";
 }
@@ -139,10 +155,15 @@ std::size_t copy_out(const std::string& text, char* buffer, std::size_t size) {
 }  // namespace
 
 void display_affinity_on_change(ThreadState& self) {
-  std::string line = expand(self, current_format());
-  if (line == self.displayed_affinity) return;
-  self.displayed_affinity = line;
-  line += "\n";
+  // As libgomp and libomp: when the thread's nesting level, team size or affinity changed since
+  // it last displayed (a new format alone does not display), and for every thread of a team whose
+  // workers were placed anew (a new binding moves the team).
+  const Team& team = self.team();
+  std::string key =
+      std::to_string(team.level) + ' ' + std::to_string(team.size) + ' ' + affinity_list(self);
+  if (key == self.displayed_affinity && !team.display_all) return;
+  self.displayed_affinity = std::move(key);
+  std::string line = expand(self, current_format()) + "\n";
   std::fwrite(line.data(), 1, line.size(), stdout);
   std::fflush(stdout);
 }

@@ -4,7 +4,9 @@
 // omp_realloc need no size or allocator.
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -42,7 +44,11 @@ struct Allocator {
 
 constexpr std::uintptr_t kLastPredefined = omp_thread_mem_alloc;
 
-// def-allocator-var's initial value: OMP_ALLOCATOR's predefined allocator, else the default one.
+// def-allocator-var's initial value: OMP_ALLOCATOR's predefined allocator, or the allocator of a
+// predefined memory space with default traits (which is that space's predefined allocator), else
+// the default one. OpenMP 5.1 (6.22) sets omp_default_mem_alloc when the allocator asked for
+// cannot be created and gives no behaviour for a value outside its grammar; weft warns and uses
+// the default, as libgomp and libomp do (weft takes no traits after a memory space).
 omp_allocator_handle_t initial_allocator() {
   const char* text = std::getenv("OMP_ALLOCATOR");
   if (text == nullptr) return omp_default_mem_alloc;
@@ -54,12 +60,25 @@ omp_allocator_handle_t initial_allocator() {
       {"omp_low_lat_mem_alloc", omp_low_lat_mem_alloc},
       {"omp_cgroup_mem_alloc", omp_cgroup_mem_alloc},
       {"omp_pteam_mem_alloc", omp_pteam_mem_alloc},
-      {"omp_thread_mem_alloc", omp_thread_mem_alloc}};
+      {"omp_thread_mem_alloc", omp_thread_mem_alloc},
+      {"omp_default_mem_space", omp_default_mem_alloc},
+      {"omp_large_cap_mem_space", omp_large_cap_mem_alloc},
+      {"omp_const_mem_space", omp_const_mem_alloc},
+      {"omp_high_bw_mem_space", omp_high_bw_mem_alloc},
+      {"omp_low_lat_mem_space", omp_low_lat_mem_alloc}};
+  std::string value(text);
+  while (!value.empty() && std::isspace(static_cast<unsigned char>(value.back()))) value.pop_back();
+  value.erase(0, value.find_first_not_of(" \t\n"));
+  std::transform(value.begin(), value.end(), value.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   for (const auto& [name, handle] : kNames) {
-    if (name == text) return handle;
+    if (name == value) return handle;
   }
-  weft::fatal(std::string("OMP_ALLOCATOR=\"") + text +
-              "\": expected a predefined allocator's name (omp_default_mem_alloc...)");
+  std::fprintf(stderr,
+               "weft: warning: OMP_ALLOCATOR=\"%s\": not a predefined allocator or memory space; "
+               "using omp_default_mem_alloc\n",
+               text);
+  return omp_default_mem_alloc;
 }
 
 omp_allocator_handle_t default_allocator = initial_allocator();
@@ -204,9 +223,29 @@ void* omp_realloc(void* block, std::size_t size, omp_allocator_handle_t allocato
     release(block);
     return nullptr;
   }
+  // omp_realloc frees the old block as it makes the new one: when both count in one pool, the old
+  // block's bytes leave it first (a pool of 4096 bytes takes 3071 reallocated to 3072), and come
+  // back if the new block cannot be had, the old one then being left as it was.
+  Header& old = static_cast<Header*>(block)[-1];
+  Allocator* pool = old.pool;
+  if (pool != nullptr &&
+      pool != made_allocator(allocator == omp_null_allocator ? default_allocator : allocator)) {
+    pool = nullptr;
+  }
+  if (pool != nullptr) {
+    // relaxed: as in allocate.
+    pool->used.fetch_sub(old.size, std::memory_order_relaxed);
+    old.pool = nullptr;
+  }
   void* moved = allocate(1, size, allocator);
-  if (moved == nullptr) return nullptr;
-  std::memcpy(moved, block, std::min(size, static_cast<Header*>(block)[-1].size));
+  if (moved == nullptr) {
+    if (pool != nullptr) {
+      pool->used.fetch_add(old.size, std::memory_order_relaxed);
+      old.pool = pool;
+    }
+    return nullptr;
+  }
+  std::memcpy(moved, block, std::min(size, old.size));
   release(block);
   return moved;
 }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "omp.h"
+#include "places.h"
 #include "pool.h"
 #include "task_scheduling.h"
 #include "team.h"
@@ -25,34 +26,8 @@ int core_count() {
   return std::max<int>(1, static_cast<int>(self().vps->size()));
 }
 
-// The rank's places, each as the indices of its VPs: one VP (core) each, or under
-// OMP_PLACES=numa_domains|sockets the NUMA nodes of the rank's VPs, in order of first appearance
-// (the unit the workers are bound to, pool.cpp). Without a scheduler, one place.
-std::vector<std::vector<int>> rank_places() {
-  const std::vector<int>& vps = *self().vps;
-  const weft::Scheduler* scheduler = weft::Scheduler::current();
-  std::vector<std::vector<int>> places;
-  if (vps.empty() || scheduler == nullptr) return {{}};
-  std::vector<int> nodes;
-  for (std::size_t at = 0; at < vps.size(); ++at) {
-    if (global_icvs().places == PlaceKind::core) {
-      places.push_back({static_cast<int>(at)});
-      continue;
-    }
-    const int node = scheduler->vp_numa(vps[at]);
-    const auto place =
-        static_cast<std::size_t>(std::find(nodes.begin(), nodes.end(), node) - nodes.begin());
-    if (place == nodes.size()) {
-      nodes.push_back(node);
-      places.emplace_back();
-    }
-    places[place].push_back(static_cast<int>(at));
-  }
-  return places;
-}
-
 int place_count() {
-  return static_cast<int>(rank_places().size());
+  return static_cast<int>(rank_places(*self().vps).size());
 }
 
 }  // namespace
@@ -157,18 +132,15 @@ int omp_get_num_places() throw() {
   return place_count();
 }
 int omp_get_place_num_procs(int place) throw() {
-  const auto places = rank_places();
+  const auto places = rank_places(*self().vps);
   if (place < 0 || place >= static_cast<int>(places.size())) return 0;
-  return std::max<int>(1, static_cast<int>(places[static_cast<std::size_t>(place)].size()));
+  return std::max<int>(1,
+                       static_cast<int>(places[static_cast<std::size_t>(place)].processors.size()));
 }
 void omp_get_place_proc_ids(int place, int* ids) throw() {
-  const std::vector<int>& vps = *self().vps;
-  const weft::Scheduler* scheduler = weft::Scheduler::current();
-  const auto places = rank_places();
-  if (place < 0 || place >= static_cast<int>(places.size()) || scheduler == nullptr) return;
-  for (int at : places[static_cast<std::size_t>(place)]) {
-    *ids++ = scheduler->vp_core(vps[static_cast<std::size_t>(at)]);
-  }
+  const auto places = rank_places(*self().vps);
+  if (place < 0 || place >= static_cast<int>(places.size())) return;
+  for (int processor : places[static_cast<std::size_t>(place)].processors) *ids++ = processor;
 }
 // The place the caller is bound to; -1 for a thread that is not bound (it may move), as OpenMP
 // specifies. A team of one thread is bound as its master is.
@@ -181,15 +153,8 @@ int omp_get_place_num() throw() {
   const std::vector<int>& vps = *state.vps;
   const auto found = std::find(vps.begin(), vps.end(), weft::this_thread::vp());
   if (found == vps.end()) return -1;
-  const int at = static_cast<int>(found - vps.begin());
-  const auto places = rank_places();
-  for (std::size_t place = 0; place < places.size(); ++place) {
-    const std::vector<int>& members = places[place];
-    if (std::find(members.begin(), members.end(), at) != members.end()) {
-      return static_cast<int>(place);
-    }
-  }
-  return -1;
+  if (state.place >= 0) return state.place;
+  return place_holding(rank_places(vps), static_cast<int>(found - vps.begin()));
 }
 int omp_get_partition_num_places() throw() {
   return place_count();

@@ -25,8 +25,7 @@ bool is_cancelled(ThreadState& state, int which) {
       return ws != nullptr && ws->cancelled.load(std::memory_order_relaxed);
     }
     case kTaskgroup: {
-      const TaskGroup* group = state.task().counted_in;
-      return group != nullptr && group->cancelled.load(std::memory_order_relaxed);
+      return taskgroup_cancelled(state.task().counted_in);
     }
     default:
       return false;
@@ -68,8 +67,10 @@ bool GOMP_cancel(int which, bool do_cancel) {
         ws->cancelled.store(true, std::memory_order_relaxed);
       break;
     case kTaskgroup:
-      if (TaskGroup* group = state.task().group)
+      if (TaskGroup* group = state.task().group) {
+        if (group->workshare && group->outer != nullptr) group = group->outer;
         group->cancelled.store(true, std::memory_order_relaxed);
+      }
       break;
     default:
       break;

@@ -47,11 +47,13 @@ void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned
 // unregisters.
 unsigned GOMP_parallel_reductions(void (*fn)(void*), void* data, unsigned num_threads,
                                   unsigned flags) {
-  const int size = team_size(self(), num_threads);
+  ThreadState& caller = self();
+  const int size = reserve_threads(caller, team_size(caller, num_threads));
   TaskGroup group;
   group.reductions = *static_cast<uintptr_t**>(data);
   register_reductions(group.reductions, nullptr, nullptr, size);
-  run_parallel(fn, data, static_cast<unsigned>(size), flags, {}, &group);
+  run_parallel(fn, data, static_cast<unsigned>(size), flags, {}, &group, true);
+  release_threads(caller, size);
   return static_cast<unsigned>(size);
 }
 

@@ -126,6 +126,7 @@ void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(
   if (detach != nullptr) set_event(*task, detach, data);
   if (cpyfn != nullptr) {
     cpyfn(task->data, data);
+    task->copies_constructed = true;
   } else {
     std::memcpy(task->data, data, static_cast<std::size_t>(arg_size));
   }

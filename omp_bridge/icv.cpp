@@ -72,10 +72,13 @@ Schedule parse_schedule(std::string_view text) {
       "[monotonic:|nonmonotonic:]static|dynamic|guided|auto[,chunk] with a positive chunk";
   std::string value = lower_trimmed(text);
   std::string_view rest = value;
+  bool monotonic = false;
   if (const std::size_t colon = rest.find(':'); colon != std::string_view::npos) {
     const std::string modifier = lower_trimmed(rest.substr(0, colon));
-    // Weft's dynamic and guided schedules hand out chunks in increasing order either way.
+    // Weft's dynamic and guided schedules hand out chunks in increasing order either way; the
+    // modifier is kept for omp_get_schedule.
     if (modifier != "monotonic" && modifier != "nonmonotonic") refuse(name, text, expected);
+    monotonic = modifier == "monotonic";
     rest.remove_prefix(colon + 1);
   }
   const std::vector<std::string_view> parts = split(rest, ',');
@@ -94,6 +97,7 @@ Schedule parse_schedule(std::string_view text) {
     refuse(name, text, expected);
   }
   schedule.chunk = parts.size() == 2 ? parse_count(name, parts[1], 1, expected) : 0;
+  schedule.monotonic = monotonic;
   return schedule;
 }
 
@@ -108,13 +112,121 @@ ProcBind parse_bind(std::string_view text, std::string_view whole) {
          "true, false, or a comma-separated list of primary, master, close, spread");
 }
 
-PlaceKind parse_places(std::string_view text) {
-  const std::string value = lower_trimmed(text);
-  if (value == "cores" || value == "threads" || value == "ll_caches") return PlaceKind::core;
-  if (value == "sockets" || value == "numa_domains") return PlaceKind::numa_node;
-  refuse("OMP_PLACES", text,
-         "cores, threads, ll_caches, sockets or numa_domains (weft does not take explicit place "
-         "lists: a rank's places are the cores it owns)");
+// Reads OMP_PLACES's explicit list (OpenMP 5.1, 6.5): place intervals `{res,...}[:len[:stride]]`
+// or `!{...}` (that place taken out of the list), a res being `n[:len[:stride]]` or `!n`.
+class PlaceListParser {
+ public:
+  explicit PlaceListParser(std::string_view text) : text_(text) {}
+
+  std::vector<std::vector<int>> parse() {
+    std::vector<std::vector<int>> places;
+    do {
+      const bool exclude = take('!');
+      const std::vector<int> place = parse_place();
+      if (exclude) {
+        std::erase(places, place);
+        continue;
+      }
+      long len = 1;
+      long stride = 1;
+      if (take(':')) {
+        len = number(1);
+        if (take(':')) stride = number(std::numeric_limits<int>::min());
+      }
+      for (long i = 0; i < len; ++i) {
+        std::vector<int> shifted;
+        for (int id : place) shifted.push_back(processor(id + i * stride));
+        std::sort(shifted.begin(), shifted.end());
+        places.push_back(std::move(shifted));
+      }
+    } while (take(','));
+    skip_space();
+    if (at_ != text_.size()) bad();
+    return places;
+  }
+
+ private:
+  std::vector<int> parse_place() {
+    if (!take('{')) bad();
+    std::vector<int> place;
+    do {
+      if (take('!')) {
+        std::erase(place, processor(number(0)));
+        continue;
+      }
+      const long first = number(0);
+      long len = 1;
+      long stride = 1;
+      if (take(':')) {
+        len = number(1);
+        if (take(':')) stride = number(std::numeric_limits<int>::min());
+      }
+      for (long i = 0; i < len; ++i) {
+        const int id = processor(first + i * stride);
+        if (std::find(place.begin(), place.end(), id) == place.end()) place.push_back(id);
+      }
+    } while (take(','));
+    if (!take('}') || place.empty()) bad();
+    std::sort(place.begin(), place.end());
+    return place;
+  }
+
+  void skip_space() {
+    while (at_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[at_]))) ++at_;
+  }
+  bool take(char c) {
+    skip_space();
+    if (at_ < text_.size() && text_[at_] == c) {
+      ++at_;
+      return true;
+    }
+    return false;
+  }
+  long number(long min) {
+    skip_space();
+    const std::size_t start = at_;
+    if (at_ < text_.size() && (text_[at_] == '-' || text_[at_] == '+')) ++at_;
+    while (at_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[at_]))) ++at_;
+    const std::optional<long long> value = parse_integer(text_.substr(start, at_ - start));
+    if (!value || *value < min || *value > std::numeric_limits<int>::max()) bad();
+    return static_cast<long>(*value);
+  }
+  int processor(long id) {
+    if (id < 0 || id > std::numeric_limits<int>::max()) bad();
+    return static_cast<int>(id);
+  }
+  [[noreturn]] void bad() { refuse("OMP_PLACES", text_, kExpected); }
+
+  static constexpr std::string_view kExpected =
+      "threads, cores, ll_caches, sockets or numa_domains with an optional (count), or a list of "
+      "places such as {0,1},{2,3} or {0:2}:2:2 (processor numbers, non-negative)";
+  std::string_view text_;
+  std::size_t at_ = 0;
+};
+
+PlaceSpec parse_places(std::string_view text) {
+  PlaceSpec spec;
+  spec.text = std::string(text);
+  std::string value = lower_trimmed(text);
+  if (!value.empty() && value.front() == '{') {
+    spec.kind = PlaceKind::list;
+    spec.list = PlaceListParser(text).parse();
+    return spec;
+  }
+  if (const std::size_t open = value.find('('); open != std::string::npos) {
+    if (value.back() != ')') PlaceListParser(text).parse();  // refuses it
+    spec.count = parse_count("OMP_PLACES", value.substr(open + 1, value.size() - open - 2), 1,
+                             "a positive count in name(count)");
+    value = lower_trimmed(value.substr(0, open));
+  }
+  if (value == "cores" || value == "threads" || value == "ll_caches") {
+    spec.kind = PlaceKind::core;
+  } else if (value == "sockets" || value == "numa_domains") {
+    spec.kind = PlaceKind::numa_node;
+  } else {
+    PlaceListParser(text).parse();  // refuses it, naming what is expected
+  }
+  return spec;
 }
 
 std::size_t parse_stack_size(std::string_view text) {
@@ -211,7 +323,7 @@ void display(const GlobalIcvs& icvs) {
       icvs.dynamic ? "TRUE" : "FALSE", threads.empty() ? "the cores of the rank" : threads.c_str(),
       kind_name(icvs.run_schedule.kind).data(), icvs.run_schedule.chunk,
       bind.empty() ? "FALSE" : bind.c_str(),
-      icvs.places == PlaceKind::core ? "cores" : "numa_domains", icvs.stack_size,
+      icvs.places.text.empty() ? "cores" : icvs.places.text.c_str(), icvs.stack_size,
       icvs.passive_wait ? "PASSIVE" : "ACTIVE", icvs.thread_limit, icvs.max_active_levels,
       icvs.cancellation ? "TRUE" : "FALSE", icvs.max_task_priority,
       icvs.display_affinity ? "TRUE" : "FALSE");

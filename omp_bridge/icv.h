@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace weft::omp {
@@ -23,8 +24,19 @@ struct Schedule {
 // omp_proc_bind_t's values.
 enum class ProcBind : int { false_ = 0, true_ = 1, primary = 2, close = 3, spread = 4 };
 
-// What a place is, inside the cores a rank owns (OMP_PLACES).
-enum class PlaceKind { core, numa_node };
+// What a place is, inside the cores a rank owns (OMP_PLACES): a core, a NUMA node, or a place of
+// an explicit list.
+enum class PlaceKind { core, numa_node, list };
+
+// OMP_PLACES as given: an abstract name with an optional count (at most that many places), or an
+// explicit list of places, each a set of the machine's processor numbers (places.h maps them onto
+// the rank's cores).
+struct PlaceSpec {
+  PlaceKind kind = PlaceKind::core;
+  int count = 0;  // the abstract name's (n); 0: every place
+  std::vector<std::vector<int>> list;
+  std::string text;  // the value, for OMP_DISPLAY_ENV and error messages
+};
 
 struct GlobalIcvs {
   std::vector<int> num_threads;  // OMP_NUM_THREADS, one entry per nesting level; empty: unset
@@ -33,7 +45,7 @@ struct GlobalIcvs {
   int thread_limit = 1 << 30;
   Schedule run_schedule;
   std::vector<ProcBind> proc_bind;  // OMP_PROC_BIND per level; empty: unset (false)
-  PlaceKind places = PlaceKind::core;
+  PlaceSpec places;
   std::size_t stack_size = 0;  // OMP_STACKSIZE in bytes; 0: stack.omp_worker
   bool cancellation = false;
   bool display_affinity = false;  // OMP_DISPLAY_AFFINITY

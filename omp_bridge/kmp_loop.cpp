@@ -120,10 +120,14 @@ LoopSchedule dispatch_schedule(kmp_int32 schedule, long chunk, bool* ordered) {
     case sched::kStaticChunked:
     case sched::kDistributeStaticChunked:
       return fixed_schedule(ScheduleKind::static_, chunk);
+    case sched::kStaticBalancedChunked: {
+      LoopSchedule schedule = fixed_schedule(ScheduleKind::static_, 0);
+      schedule.simd_width = chunk;
+      return schedule;
+    }
     case sched::kStatic:
     case sched::kStaticGreedy:
     case sched::kStaticBalanced:
-    case sched::kStaticBalancedChunked:
     case sched::kDistributeStatic:
     case sched::kAuto:
       return fixed_schedule(ScheduleKind::static_, 0);
@@ -131,15 +135,24 @@ LoopSchedule dispatch_schedule(kmp_int32 schedule, long chunk, bool* ordered) {
     case sched::kDynamicChunked:
     case sched::kStaticSteal:
       return fixed_schedule(ScheduleKind::dynamic, chunk);
+    case sched::kGuidedSimd: {
+      LoopSchedule schedule = fixed_schedule(ScheduleKind::guided, chunk);
+      schedule.simd_width = chunk;
+      return schedule;
+    }
     case sched::kGuidedChunked:
     case sched::kGuidedIterative:
     case sched::kGuidedAnalytical:
-    case sched::kGuidedSimd:
     case sched::kTrapezoidal:
       return fixed_schedule(ScheduleKind::guided, chunk);
     case sched::kRuntime:
-    case sched::kRuntimeSimd:
       return kRuntimeSchedule;
+    // The compiler passes the SIMD width as the chunk.
+    case sched::kRuntimeSimd: {
+      LoopSchedule schedule = kRuntimeSchedule;
+      schedule.simd_width = chunk;
+      return schedule;
+    }
     default:
       fatal("__kmpc_dispatch_init: unknown schedule " + std::to_string(schedule));
   }

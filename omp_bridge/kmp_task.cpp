@@ -54,7 +54,8 @@ void run_kmp_task(void* data) {
   auto* kmp_task = reinterpret_cast<kmp_task_t*>(static_cast<char*>(data) + kHeader);
   const kmp_int32 gtid = self().gtid;
   header.running = true;
-  kmp_task->routine(gtid, kmp_task);
+  // No routine: libomp's `taskwait depend(...) nowait`, a task that only has dependences.
+  if (kmp_task->routine != nullptr) kmp_task->routine(gtid, kmp_task);
   header.running = false;
   destroy_privates(header, kmp_task, gtid);
 }
@@ -82,6 +83,13 @@ std::vector<Dependence> decode(kmp_int32 ndeps, const kmp_depend_info_t* deps,
   result.reserve(static_cast<std::size_t>(std::max(0, ndeps) + std::max(0, ndeps_noalias)));
   auto add = [&](kmp_int32 n, const kmp_depend_info_t* list) {
     for (kmp_int32 i = 0; i < n; ++i) {
+      // omp_all_memory: bit 7 of the flags (libomp's kmp_depend_info_t `all`), or an address of
+      // all ones, as libomp reads both.
+      if ((list[i].flags & 0x80) != 0 ||
+          ((list[i].flags & 0xf) != 0 && list[i].base_addr == ~static_cast<std::intptr_t>(0))) {
+        result.push_back({all_memory(), true});
+        continue;
+      }
       const kmp_uint32 kind = list[i].flags & 0xf;
       if (kind == 0) continue;
       // out, inout, mutexinoutset (4) and inoutset (8) order the task after every earlier

@@ -34,7 +34,14 @@ bool take_chunk(ThreadState& self, LoopCursor& cursor, std::uint64_t* lo, std::u
     case ScheduleKind::static_:
     case ScheduleKind::auto_: {
       const auto num = static_cast<std::uint64_t>(self.num());
-      if (ws.chunk == 0) {
+      if (ws.chunk == 0 && ws.multiple > 1) {
+        // libomp's static_balanced_chunked: equal shares rounded up to the SIMD width.
+        if (cursor.static_chunks++ != 0) return false;
+        std::uint64_t share = (count + threads - 1) / threads;
+        share = (share + ws.multiple - 1) / ws.multiple * ws.multiple;
+        first = std::min(count, num * share);
+        last = std::min(count, first + share);
+      } else if (ws.chunk == 0) {
         if (cursor.static_chunks++ != 0) return false;
         const std::uint64_t share = count / threads;
         const std::uint64_t extra = count % threads;
@@ -57,8 +64,9 @@ bool take_chunk(ThreadState& self, LoopCursor& cursor, std::uint64_t* lo, std::u
       first = ws.next.load(std::memory_order_relaxed);
       do {
         if (first >= count) return false;
-        const std::uint64_t share = (count - first + threads - 1) / threads;
-        last = first + std::min(count - first, std::max(ws.chunk, share));
+        std::uint64_t share = std::max(ws.chunk, (count - first + threads - 1) / threads);
+        share = (share + ws.multiple - 1) / ws.multiple * ws.multiple;
+        last = first + std::min(count - first, share);
         // relaxed: as for dynamic.
       } while (!ws.next.compare_exchange_weak(first, last, std::memory_order_relaxed));
       break;
@@ -84,13 +92,25 @@ LoopSchedule decode_schedule(long sched, long chunk, const char* call) {
 
 void prepare_loop(ThreadState& self, WorkShare& ws, const IterationSpace& space,
                   LoopSchedule schedule, bool ordered) {
+  const auto width = static_cast<std::uint64_t>(std::max(1L, schedule.simd_width));
   if (schedule.runtime) {
     schedule.kind = self.icv().run_schedule.kind;
     schedule.chunk = self.icv().run_schedule.chunk;
+    // As libomp runs schedule(simd:runtime): static without a chunk is balanced in multiples of
+    // the width, any other chunk (1 by default) is multiplied by it and guided chunks are
+    // multiples of the product.
+    if (width > 1 && (schedule.chunk > 0 || (schedule.kind != ScheduleKind::static_ &&
+                                             schedule.kind != ScheduleKind::auto_))) {
+      schedule.chunk = std::max(1L, schedule.chunk) * static_cast<long>(width);
+    }
   }
   ws.space = space;
   ws.kind = schedule.kind;
   ws.ordered = ordered;
+  // libomp's guided_simd hands out multiples of the whole chunk.
+  ws.multiple = width > 1 && schedule.kind == ScheduleKind::guided
+                    ? static_cast<std::uint64_t>(std::max(1L, schedule.chunk))
+                    : width;
   if (schedule.kind == ScheduleKind::static_ || schedule.kind == ScheduleKind::auto_) {
     ws.chunk = schedule.kind == ScheduleKind::auto_
                    ? 0

@@ -16,12 +16,15 @@ struct LoopSchedule {
   bool runtime = false;
   ScheduleKind kind = ScheduleKind::static_;
   long chunk = 0;
+  // LLVM's simd schedules (schedule(simd:...)): chunks are multiples of this SIMD width. A runtime
+  // schedule then multiplies run-sched-var's chunk by it, as libomp does.
+  long simd_width = 1;
 };
 
 // schedule(runtime): the kind and chunk come from OMP_SCHEDULE when the loop starts.
-inline constexpr LoopSchedule kRuntimeSchedule{true, ScheduleKind::static_, 0};
+inline constexpr LoopSchedule kRuntimeSchedule{true, ScheduleKind::static_, 0, 1};
 inline LoopSchedule fixed_schedule(ScheduleKind kind, long chunk) {
-  return {false, kind, chunk};
+  return {false, kind, chunk, 1};
 }
 // The `sched` of a GOMP_*_start entry point (a kind, possibly with the monotonic bit); an unknown
 // kind ends the program, naming `call`.

@@ -18,11 +18,31 @@ int team_size(ThreadState& self, unsigned requested) {
   return static_cast<int>(std::max(1L, size));
 }
 
+int reserve_threads(ThreadState& self, int size) {
+  ContentionGroup* group = self.team().group;
+  if (group == nullptr || size <= 1) return size;
+  const int limit = self.icv().thread_limit;
+  // relaxed: the count only bounds team sizes; it orders nothing else.
+  int busy = group->busy.load(std::memory_order_relaxed);
+  int more = 0;
+  do {
+    more = std::clamp(limit - busy, 0, size - 1);
+    if (more == 0) break;
+  } while (!group->busy.compare_exchange_weak(busy, busy + more, std::memory_order_relaxed));
+  return more + 1;
+}
+
+void release_threads(ThreadState& self, int size) {
+  ContentionGroup* group = self.team().group;
+  if (group != nullptr && size > 1) group->busy.fetch_sub(size - 1, std::memory_order_relaxed);
+}
+
 void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned flags,
                   const std::function<void(ThreadState&, WorkShare&)>& first_loop,
-                  TaskGroup* implicit_group) {
+                  TaskGroup* implicit_group, bool reserved) {
   ThreadState& self = omp::self();
-  const int size = team_size(self, requested);
+  const int size =
+      reserved ? static_cast<int>(requested) : reserve_threads(self, team_size(self, requested));
   const Team& outer = self.team();
   Team team(size, outer.level + 1, outer.active_level + (size > 1 ? 1 : 0), self.context.team,
             self.num(), self.icv().for_team(outer.level + 1));
@@ -54,6 +74,7 @@ void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned fl
   master_join(self, team);
   if (team.pool != nullptr) team.pool->keep_spin_budget(team.signal.budget_ns());
   self.context = saved;
+  if (!reserved) release_threads(self, size);
 }
 
 }  // namespace weft::omp

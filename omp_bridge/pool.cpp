@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "places.h"
 #include "team.h"
 #include "thread_state.h"
 #include "weft/error.h"
@@ -57,9 +58,9 @@ Worker& Pool::worker(int num) {
 
 namespace {
 
-// The place (index in the rank's VPs) of thread `num` of a team of `size`, the master's place
-// being `first` of `places` (OpenMP's close and spread policies; spread when a thread per place
-// still leaves places over).
+// The place (places.h) of thread `num` of a team of `size`, the master's place being `first` of
+// `places` (OpenMP's close and spread policies; spread when a thread per place still leaves places
+// over).
 int place_of(int num, int size, int first, int places, ProcBind bind) {
   if (bind == ProcBind::primary) return first;
   if (bind == ProcBind::spread && size < places) return (first + num * places / size) % places;
@@ -86,10 +87,14 @@ void Pool::grow(int size, ProcBind bind) {
     workers_.clear();
   }
   bind_ = bind;
-  const int places = static_cast<int>(vps.size());
+  placed_anew_ = true;
+  const std::vector<Place> places = rank_places(vps);
+  const int count = static_cast<int>(places.size());
   const int here = this_thread::vp();
   const auto found = std::find(vps.begin(), vps.end(), here);
-  const int first = found != vps.end() ? static_cast<int>(found - vps.begin()) : 0;
+  int first = found != vps.end() ? place_holding(places, static_cast<int>(found - vps.begin())) : 0;
+  if (owner_.place >= 0 && owner_.place < count) first = owner_.place;
+  first = std::max(first, 0);
   const Scheduler* scheduler = Scheduler::current();
   const GlobalIcvs& global = global_icvs();
   while (static_cast<int>(workers_.size()) < size - 1) {
@@ -99,16 +104,23 @@ void Pool::grow(int size, ProcBind bind) {
     worker->state.rank = owner_.rank;
     worker->state.vps = owner_.vps;
     worker->state.implicit.implicit = true;
-    const int vp = vps[static_cast<std::size_t>(place_of(worker->num, size, first, places, bind))];
+    const int place = place_of(worker->num, size, first, count, bind);
+    // Threads sharing a place of several cores take them in turn.
+    const std::vector<int>& members = places[static_cast<std::size_t>(place)].vps;
+    const int vp = vps[static_cast<std::size_t>(
+        members[static_cast<std::size_t>(worker->num / count) % members.size()])];
     ThreadAttr attr;
     attr.type = ThreadType::omp_worker;
     attr.rank = owner_.rank;  // so that MPI calls from the worker act for the rank
     attr.stack_size = global.stack_size;
     if (bind == ProcBind::false_) {
       attr.placement = Placement::free(vp);
-    } else if (global.places == PlaceKind::numa_node) {
+    } else if (global.places.kind == PlaceKind::numa_node) {
+      worker->state.place = place;
       attr.placement = Placement::numa(scheduler->vp_numa(vp));
     } else {
+      // A thread bound to a place of several cores runs on one of them (inside its place).
+      worker->state.place = place;
       attr.placement = Placement::pinned(vp);
     }
     Worker* raw = worker.get();
@@ -121,6 +133,8 @@ void Pool::start(Team& team, ProcBind bind) {
   grow(team.size, bind);
   size_ = team.size;
   team.pool = this;
+  team.display_all = placed_anew_;
+  placed_anew_ = false;
   if (spin_budget_ns_ >= 0) team.signal.set_budget_ns(spin_budget_ns_);
   for (int num = 1; num < team.size; ++num) worker(num).team = &team;
   wake(1);

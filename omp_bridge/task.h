@@ -20,6 +20,9 @@ struct TaskGroup {
   TaskGroup* outer = nullptr;
   std::atomic<int> pending{0};         // tasks created in the group (at any depth) not finished yet
   std::atomic<bool> cancelled{false};  // its tasks not started yet will not run
+  // Opened by a worksharing construct's reduction(task, ...), not by the program: a `cancel
+  // taskgroup` in it cancels the taskgroup around it, as libgomp does.
+  bool workshare = false;
   // Task reductions visible in the group: its own registration, chained in front of those of
   // the enclosing groups (task_reduction.h); null for none.
   std::uintptr_t* reductions = nullptr;
@@ -27,6 +30,16 @@ struct TaskGroup {
   // frees them at the group's end; null for none.
   void* kmp_reductions = nullptr;
 };
+
+// Whether `group` or a taskgroup enclosing it was cancelled: OpenMP's taskgroup set holds the
+// tasks of the taskgroups nested in it as well.
+inline bool taskgroup_cancelled(const TaskGroup* group) {
+  for (; group != nullptr; group = group->outer) {
+    // relaxed: cancellation is a hint that spares work; the taskgroup end still waits.
+    if (group->cancelled.load(std::memory_order_relaxed)) return true;
+  }
+  return false;
+}
 
 // Dependences of a task's children on one address.
 struct DependenceEntry {
@@ -44,6 +57,10 @@ struct Task {
   int priority = 0;
   bool final = false;
   bool implicit = false;
+  // Its firstprivate objects were copy-constructed when it was created (GCC's cpyfn): their
+  // destructors are in its body, so it runs even in a cancelled taskgroup (its cancellation points
+  // then end it), as libgomp runs it.
+  bool copies_constructed = false;
   // Counted in its parent's children, its taskgroup and the team's pending tasks. An undeferred
   // task without dependences or detach is not: its creator runs it to completion before anyone
   // could wait for it, and not counting spares it the atomics on lines the whole team shares.

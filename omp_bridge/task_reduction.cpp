@@ -96,6 +96,7 @@ void register_workshare_reductions(ThreadState& self, WorkShare& ws, bool initia
   Task& task = self.task();
   auto* group = new TaskGroup;
   group->outer = task.group;
+  group->workshare = true;
   group->reductions = task.group != nullptr ? task.group->reductions : nullptr;
   task.group = group;
   register_reductions(data, group->reductions, initializer ? nullptr : ws.task_reductions,

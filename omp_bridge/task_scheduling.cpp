@@ -83,10 +83,8 @@ void execute(ThreadState& self, Task& task) {
   // The task's changes to the ICVs (omp_set_num_threads...) are its own: OpenMP keeps them per
   // task, so the thread gets its values back after the task.
   const Icvs icv = self.icv();
-  // relaxed: cancellation is a hint that spares work; the taskgroup end still waits for the task.
-  if (task.counted_in == nullptr || !task.counted_in->cancelled.load(std::memory_order_relaxed)) {
-    task.fn(task.data);
-  }
+  // A task of a cancelled taskgroup that has not started is discarded.
+  if (task.copies_constructed || !taskgroup_cancelled(task.counted_in)) task.fn(task.data);
   // A task on the stack (undeferred) must outlive its children, which point at it.
   if (task.allocation_align == 0) {
     wait_running_tasks(self, &task, [&] { return task.refs.load(std::memory_order_acquire) == 1; });
@@ -132,7 +130,28 @@ void fulfill(Task& task) {
   if (task.detach.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(team, task);
 }
 
+void* all_memory() {
+  static char key;
+  return &key;
+}
+
 void register_dependences(Task& parent, Task& task, const std::vector<Dependence>& dependences) {
+  for (const Dependence& dependence : dependences) {
+    if (dependence.address != all_memory()) continue;
+    // After every sibling still listed, which need not be listed any more: every later sibling
+    // with dependences is ordered after this task, through the all_memory entry.
+    for (auto& [address, entry] : parent.depends) {
+      add_edge(entry.last_writer, task);
+      for (Task* reader : entry.readers) add_edge(reader, task);
+    }
+    parent.depends.clear();
+    parent.depends[all_memory()].last_writer = &task;
+    task.dependences.push_back(all_memory());
+    return;
+  }
+  if (auto all = parent.depends.find(all_memory()); all != parent.depends.end()) {
+    add_edge(all->second.last_writer, task);
+  }
   for (const Dependence& dependence : dependences) {
     DependenceEntry& entry = parent.depends[dependence.address];
     add_edge(entry.last_writer, task);

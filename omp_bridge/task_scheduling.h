@@ -33,6 +33,11 @@ struct Dependence {
   bool writer;
 };
 
+// The address that stands for omp_all_memory (OpenMP 5.1 2.19.11): a dependence on it is an out
+// dependence on every location, ordered after every earlier sibling with dependences and before
+// every later one.
+void* all_memory();
+
 // Makes `task` a child of the caller's current task, counted in its parent, taskgroup and team
 // unless task.counted is false.
 void adopt_child(ThreadState& self, Task& task);

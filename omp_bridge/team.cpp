@@ -11,6 +11,7 @@ Team::Team(int size, int level, int active_level, Team* parent, int parent_num, 
       parent(parent),
       parent_num(parent_num),
       icv(icv),
+      group(parent != nullptr ? parent->group : nullptr),
       barrier(size, tasks, cancelled, signal) {
   for (int slot = 0; slot < kWorkShareSlots; ++slot) {
     slots[static_cast<std::size_t>(slot)].reset(static_cast<std::uint64_t>(slot));

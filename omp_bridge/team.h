@@ -37,6 +37,12 @@ class TeamBarrier {
   std::atomic<std::uint64_t> generation_{0};
 };
 
+// A contention group (OpenMP 5.1 1.2.2): an initial thread and the threads of the regions it and
+// they encounter, which together may not exceed thread-limit-var. `busy` counts them.
+struct ContentionGroup {
+  std::atomic<int> busy{1};
+};
+
 struct Team {
   Team(int size, int level, int active_level, Team* parent, int parent_num, const Icvs& icv);
 
@@ -49,6 +55,8 @@ struct Team {
   ProcBind bind = ProcBind::false_;  // how the team's threads were placed: false, unbound
   int league_num = 0;  // the master's team in a host teams league, and the league's size
   int league_size = 1;
+  ContentionGroup* group;    // the contention group of the team's threads: its parent's
+  bool display_all = false;  // OMP_DISPLAY_AFFINITY: the workers were placed anew
 
   void (*fn)(void*) = nullptr;
   void* data = nullptr;

@@ -41,8 +41,12 @@ std::atomic<int>& teams_thread_limit_var() {
   return var;
 }
 
-void run_team(void (*fn)(void*), void* data, int num, int size, unsigned thread_limit) {
+// Team `num` of a league of `size`, whose initial thread starts with the ICVs of the thread that
+// encountered the teams construct (nthreads-var included), as libgomp and libomp give them.
+void run_team(void (*fn)(void*), void* data, int num, int size, unsigned thread_limit,
+              const Icvs& encountering) {
   ThreadState& state = self();
+  state.icv() = encountering;
   state.league_num = num;
   state.league_size = size;
   if (thread_limit != 0) state.icv().thread_limit = static_cast<int>(thread_limit);
@@ -82,9 +86,10 @@ void GOMP_teams_reg(void (*fn)(void*), void* data, unsigned num_teams, unsigned 
     attr.rank = caller.rank;  // MPI calls from a team's thread act for the rank
     const std::vector<int>& vps = *caller.vps;
     attr.placement = weft::Placement::free(vps[static_cast<std::size_t>(num) % vps.size()]);
-    teams.push_back(weft::spawn(attr, [=] { run_team(fn, data, num, size, thread_limit); }));
+    teams.push_back(
+        weft::spawn(attr, [=] { run_team(fn, data, num, size, thread_limit, saved_icv); }));
   }
-  run_team(fn, data, 0, size, thread_limit);
+  run_team(fn, data, 0, size, thread_limit, saved_icv);
   for (weft::Thread& team : teams) team.join();
   caller.league_num = saved_num;
   caller.league_size = saved_size;

@@ -61,6 +61,8 @@ ThreadState& self() {
       scheduler != nullptr ? rank_vps(*scheduler, state->rank) : std::vector<int>{});
   const Icvs icv = Icvs::initial(std::max<int>(1, static_cast<int>(state->vps->size())));
   state->initial_team = std::make_unique<Team>(1, 0, 0, nullptr, 0, icv);
+  state->contention_group = std::make_unique<ContentionGroup>();
+  state->initial_team->group = state->contention_group.get();
   state->implicit.implicit = true;
   state->context = {state->initial_team.get(), 0, 0, {}, &state->implicit, icv};
   ThreadState& result = *state;

@@ -16,6 +16,7 @@ namespace weft::omp {
 
 struct KmpThread;
 class Pool;
+struct ContentionGroup;
 struct Team;
 class WorkShare;
 
@@ -47,10 +48,14 @@ struct ThreadState {
   // The virtual processors of the cores the thread's rank owns: where its teams run.
   std::shared_ptr<const std::vector<int>> vps;
   int rank = -1;
+  // The place (places.h) a bound worker was pinned to, for omp_get_place_num when places
+  // overlap; -1: the first place holding its VP.
+  int place = -1;
   // The host teams construct: this initial thread's team in the league, and the league's size.
   int league_num = 0;
   int league_size = 1;
   std::unique_ptr<Team> initial_team;  // a root thread's team of one, outside any region
+  std::unique_ptr<ContentionGroup> contention_group;  // a root thread's, which its teams share
   // LLVM's global thread number: unique in the process, as __kmpc_global_thread_num returns it.
   const int gtid;
   // What OMP_DISPLAY_AFFINITY last printed for the thread.

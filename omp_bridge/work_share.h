@@ -34,6 +34,9 @@ class WorkShare {
   IterationSpace space;
   ScheduleKind kind = ScheduleKind::static_;
   std::uint64_t chunk = 0;  // 0: static without a chunk
+  // The SIMD width of LLVM's simd schedules: static shares and guided chunks are rounded up to a
+  // multiple of it (only the last may be shorter). 1 otherwise.
+  std::uint64_t multiple = 1;
   bool ordered = false;
 
   // The next iteration a dynamic, guided or sections construct hands out.

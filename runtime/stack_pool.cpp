@@ -1,5 +1,6 @@
 #include "weft/stack_pool.h"
 
+#include <link.h>
 #include <numaif.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -44,8 +45,31 @@ std::size_t default_max_guarded() {
   return max_maps > kReservedMappings ? (max_maps - kReservedMappings) / 2 : 0;
 }
 
+// glibc makes thread stacks executable when an object of the process asks for an executable
+// stack (PT_GNU_STACK with PF_X): GCC's nested functions write trampolines on the stack and jump
+// there. weft's stacks follow the objects loaded when the pool first maps one (the program and
+// its libraries; a rank image is a copy of the program).
+int stack_protection() {
+  static const int protection = [] {
+    bool executable = false;
+    ::dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) {
+          for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+            if (segment.p_type == PT_GNU_STACK && (segment.p_flags & PF_X) != 0) {
+              *static_cast<bool*>(data) = true;
+            }
+          }
+          return 0;
+        },
+        &executable);
+    return PROT_READ | PROT_WRITE | (executable ? PROT_EXEC : 0);
+  }();
+  return protection;
+}
+
 void* map_or_throw(std::size_t bytes, const char* what) {
-  void* memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+  void* memory = ::mmap(nullptr, bytes, stack_protection(),
                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
   if (memory == MAP_FAILED) {
     throw Error(std::string("weft: cannot reserve ") + std::to_string(bytes) + " bytes for " +

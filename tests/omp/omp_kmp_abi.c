@@ -2,11 +2,16 @@
  * reductions by every method (run under KMP_FORCE_REDUCTION=tree and critical too), copyprivate,
  * ordered and doacross loops, static, dynamic and guided loops over every iteration type, taskloop
  * with grainsize and num_tasks, lastprivate, untied tasks, detach, mutexinoutset, host
- * teams with distribute, masked, critical with a hint, serialized regions. Each check prints
- * what it expected and the program exits 1 on any difference. */
+ * teams with distribute, masked, critical with a hint, serialized regions; and entry points of
+ * libomp's ABI that clang 14 does not emit but LLVM's tests call, as a newer compiler would: the
+ * simd schedules of __kmpc_dispatch_*, omp_all_memory dependences, a task without a routine
+ * (taskwait depend nowait). Each check prints what it expected and the program exits 1 on any
+ * difference. */
 #include <limits.h>
 #include <omp.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "omp_check.h"
 
@@ -254,6 +259,16 @@ static void teams_and_nesting(void) {
   check_equal(league, 3, "num_teams(3)", __LINE__);
   check_equal(sum, (long)N * (N - 1) / 2, "teams distribute parallel for", __LINE__);
 
+  /* Every team's initial thread starts with the encountering thread's nthreads-var. */
+  const int saved_threads = omp_get_max_threads();
+  omp_set_num_threads(5);
+  int team_threads = 0;
+#pragma omp teams num_teams(2) reduction(+ : team_threads)
+#pragma omp parallel reduction(+ : team_threads)
+  team_threads += 1;
+  omp_set_num_threads(saved_threads);
+  check_equal(team_threads, 2 * 5, "threads of two teams' regions under nthreads-var 5", __LINE__);
+
   int level = -1;
   int active = -1;
   int serial = 0;
@@ -277,7 +292,112 @@ static void teams_and_nesting(void) {
   check_equal(guarded, 400, "critical with a hint", __LINE__);
 }
 
+/* libomp 14's layouts of what the calls below take. */
+typedef struct {
+  int reserved_1, flags, reserved_2, reserved_3;
+  const char* psource;
+} kmp_ident;
+typedef struct {
+  ptrdiff_t base_addr;
+  size_t len;
+  unsigned char flags; /* 1 in, 2 out, 0x80 omp_all_memory */
+} kmp_dep;
+typedef struct kmp_task kmp_task;
+typedef int (*kmp_routine)(int, kmp_task*);
+struct kmp_task {
+  void** shareds;
+  kmp_routine routine;
+  int part_id;
+  void* destructors;
+  int priority;
+  long long device_id;
+  int data;
+};
+int __kmpc_global_thread_num(kmp_ident*);
+void __kmpc_dispatch_init_4(kmp_ident*, int, int, int, int, int, int);
+int __kmpc_dispatch_next_4(kmp_ident*, int, int*, int*, int*, int*);
+kmp_task* __kmpc_omp_task_alloc(kmp_ident*, int, int, size_t, size_t, kmp_routine);
+int __kmpc_omp_task_with_deps(kmp_ident*, int, kmp_task*, int, kmp_dep*, int, kmp_dep*);
+static kmp_ident abi_loc = {0, 2, 0, 0, ";omp_kmp_abi.c;abi;0;0;;"};
+
+/* schedule(simd:runtime) as libomp runs it (kmp_sch_runtime_simd, the SIMD width as the chunk):
+ * under run-sched-var guided,2 every chunk but the last is a multiple of 2 x the width. */
+static void simd_schedule(void) {
+  enum { kRuntimeSimd = 47, kWidth = 4 };
+  int bad_chunks = 0;
+  int iterations = 0;
+  omp_set_schedule(omp_sched_guided, 2);
+#pragma omp parallel num_threads(3) reduction(+ : bad_chunks, iterations)
+  {
+    const int gtid = __kmpc_global_thread_num(&abi_loc);
+    __kmpc_dispatch_init_4(&abi_loc, gtid, kRuntimeSimd, 0, N - 1, 1, kWidth);
+    int last = 0, lower = 0, upper = 0, stride = 0;
+    while (__kmpc_dispatch_next_4(&abi_loc, gtid, &last, &lower, &upper, &stride)) {
+      iterations += upper - lower + 1;
+      if (!last && (upper - lower + 1) % (2 * kWidth) != 0) bad_chunks++;
+    }
+  }
+  omp_set_schedule(omp_sched_dynamic, 0);
+  check_equal(iterations, N, "iterations of a simd:runtime loop", __LINE__);
+  check_equal(bad_chunks, 0, "simd:runtime chunks not a multiple of chunk x width", __LINE__);
+}
+
+static int all_memory_writer_done;
+static int all_memory_order_errors;
+static int routine_writer(int gtid, kmp_task* task) {
+  (void)gtid;
+  (void)task;
+  usleep(20000); /* a teammate free to run the next task meanwhile must not */
+  __atomic_store_n(&all_memory_writer_done, 1, __ATOMIC_RELEASE);
+  return 0;
+}
+static int routine_all_memory(int gtid, kmp_task* task) {
+  (void)gtid;
+  (void)task;
+  if (!__atomic_load_n(&all_memory_writer_done, __ATOMIC_ACQUIRE)) {
+    __atomic_add_fetch(&all_memory_order_errors, 1, __ATOMIC_RELAXED);
+  }
+  __atomic_store_n(&all_memory_writer_done, 2, __ATOMIC_RELEASE);
+  return 0;
+}
+static int routine_reader(int gtid, kmp_task* task) {
+  (void)gtid;
+  (void)task;
+  if (__atomic_load_n(&all_memory_writer_done, __ATOMIC_ACQUIRE) != 2) {
+    __atomic_add_fetch(&all_memory_order_errors, 1, __ATOMIC_RELAXED);
+  }
+  return 0;
+}
+
+/* A task depending on omp_all_memory runs after an earlier sibling writing any location and
+ * before a later one reading any; a task without a routine (libomp's taskwait depend nowait)
+ * only orders. */
+static void all_memory_and_empty_tasks(void) {
+  int x = 0, y = 0;
+#pragma omp parallel num_threads(4) shared(x, y)
+#pragma omp single
+  {
+    const int gtid = __kmpc_global_thread_num(&abi_loc);
+    kmp_dep dep = {(ptrdiff_t)&x, sizeof x, 2};
+    kmp_task* task = __kmpc_omp_task_alloc(&abi_loc, gtid, 1, sizeof(kmp_task), 0, routine_writer);
+    __kmpc_omp_task_with_deps(&abi_loc, gtid, task, 1, &dep, 0, NULL);
+    kmp_dep all = {0, 0, 0x80};
+    task = __kmpc_omp_task_alloc(&abi_loc, gtid, 1, sizeof(kmp_task), 0, routine_all_memory);
+    __kmpc_omp_task_with_deps(&abi_loc, gtid, task, 1, &all, 0, NULL);
+    kmp_dep read = {(ptrdiff_t)&y, sizeof y, 1};
+    task = __kmpc_omp_task_alloc(&abi_loc, gtid, 1, sizeof(kmp_task), 0, routine_reader);
+    __kmpc_omp_task_with_deps(&abi_loc, gtid, task, 1, &read, 0, NULL);
+    kmp_dep both[2] = {{(ptrdiff_t)&x, sizeof x, 1}, {(ptrdiff_t)&y, sizeof y, 1}};
+    task = __kmpc_omp_task_alloc(&abi_loc, gtid, 1, sizeof(kmp_task), 0, NULL);
+    __kmpc_omp_task_with_deps(&abi_loc, gtid, task, 2, both, 0, NULL);
+  }
+  check_equal(all_memory_order_errors, 0, "tasks run out of omp_all_memory's order", __LINE__);
+  check_equal(all_memory_writer_done, 2, "the omp_all_memory task ran", __LINE__);
+}
+
 int main(void) {
+  simd_schedule();
+  all_memory_and_empty_tasks();
   reductions();
   single_and_copyprivate();
   ordered_and_doacross();

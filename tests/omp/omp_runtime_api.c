@@ -279,6 +279,26 @@ static void devices_and_memory(void) {
     check_equal(nonzero, 0, "omp_aligned_calloc zeroes", __LINE__);
     omp_free(block, omp_default_mem_alloc);
   }
+
+  /* omp_realloc frees the old block as it makes the new one: in a pool of 4096 bytes, 3071
+   * bytes become 3072; 4 more cannot become 3072, and stay as they were. */
+  const omp_alloctrait_t traits[] = {{omp_atk_fallback, omp_atv_null_fb},
+                                     {omp_atk_pool_size, 4096}};
+  const omp_allocator_handle_t pool = omp_init_allocator(omp_default_mem_space, 2, traits);
+  char* big = omp_alloc(3071, pool);
+  if (big != NULL) big[0] = 'b';
+  big = omp_realloc(big, 3072, pool, pool);
+  check_equal(big != NULL && big[0] == 'b', 1, "omp_realloc within a pool's size", __LINE__);
+  int* small = omp_alloc(sizeof(int), pool);
+  if (small != NULL) *small = 42;
+  check_equal(omp_realloc(small, 3072, pool, pool) == NULL, 1, "omp_realloc past a pool's size",
+              __LINE__);
+  check_equal(small != NULL && *small == 42, 1, "a block omp_realloc could not move", __LINE__);
+  check_equal(omp_alloc(4096 - 3072 - sizeof(int) + 1, pool) == NULL, 1,
+              "the pool still counts both blocks", __LINE__);
+  omp_free(small, pool);
+  omp_free(big, pool);
+  omp_destroy_allocator(pool);
 }
 
 /* Pausing ends the caller's hot workers outside a region (refused inside one, and for another
