@@ -27,10 +27,27 @@ import concurrent.futures
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+
+def run_in_group(command, timeout, **kwargs):
+    """subprocess.run in a process group of its own, the whole group killed at the limit: a test
+    that spins (one runtime thread per core, no preemption) must not outlive its run, nor a
+    program that bash -c started."""
+    with subprocess.Popen(command, start_new_session=True, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, **kwargs) as process:
+        try:
+            out, err = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+            raise
+        return subprocess.CompletedProcess(command, process.returncode, out, err)
+
 
 FILECHECK = "/usr/lib/llvm-14/bin/FileCheck"
 NOT = "/usr/lib/llvm-14/bin/not"
@@ -364,16 +381,15 @@ def run_test(test, mode, args):
         command = compiler + lang + [str(test.path)] + test.sources + ["-fopenmp"] + test.options + \
             ["-lm", "-o", str(workdir / "t")]
         try:
-            built = subprocess.run(command, cwd=workdir, capture_output=True, text=True,
-                                   timeout=5 * args.timeout, errors="replace")
+            built = run_in_group(command, 5 * args.timeout, cwd=workdir, text=True,
+                                 errors="replace")
         except subprocess.TimeoutExpired:
             return "FAIL", "compile timed out"
         if built.returncode != 0:
             return "FAIL", "compile: " + first_error(built.stderr)
         env.update(test.env)
         try:
-            ran = subprocess.run([str(workdir / "t")], cwd=workdir, capture_output=True, env=env,
-                                 timeout=args.timeout)
+            ran = run_in_group([str(workdir / "t")], args.timeout, cwd=workdir, env=env)
         except subprocess.TimeoutExpired:
             return "FAIL", f"timed out after {args.timeout} s"
         output = (ran.stdout + ran.stderr).decode(errors="replace")
@@ -383,8 +399,7 @@ def run_test(test, mode, args):
         return ("PASS", "") if ok else ("FAIL", why)
     script = lit_command(test, mode, build, workdir)
     try:
-        ran = subprocess.run(["bash", "-c", script], cwd=workdir, capture_output=True, env=env,
-                             timeout=args.timeout)
+        ran = run_in_group(["bash", "-c", script], args.timeout, cwd=workdir, env=env)
     except subprocess.TimeoutExpired:
         return "FAIL", f"timed out after {args.timeout} s"
     if ran.returncode == 0:
