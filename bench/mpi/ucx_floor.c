@@ -16,6 +16,10 @@
 #include <ucp/api/ucp.h>
 #include <unistd.h>
 
+#include "floor_pipe.h"
+
+static const char kProgram[] = "ucx_floor";
+
 enum { kTrips = 100000, kWarmup = 10000, kBatches = 5, kHeaderBytes = 40, kAmId = 1 };
 
 static volatile long arrived;
@@ -30,28 +34,6 @@ static ucs_status_t on_message(void* arg, const void* header, size_t header_leng
 static void die(const char* who, const char* call, ucs_status_t status) {
   fprintf(stderr, "ucx_floor (%s): %s failed: %s\n", who, call, ucs_status_string(status));
   exit(1);
-}
-
-static void write_all(int fd, const void* data, size_t length) {
-  for (size_t done = 0; done < length;) {
-    const ssize_t n = write(fd, (const char*)data + done, length - done);
-    if (n <= 0) {
-      perror("ucx_floor: write to the other process");
-      exit(1);
-    }
-    done += (size_t)n;
-  }
-}
-
-static void read_all(int fd, void* data, size_t length) {
-  for (size_t done = 0; done < length;) {
-    const ssize_t n = read(fd, (char*)data + done, length - done);
-    if (n <= 0) {
-      fprintf(stderr, "ucx_floor: the other process went away during the address exchange\n");
-      exit(1);
-    }
-    done += (size_t)n;
-  }
 }
 
 static void send_one(ucp_worker_h worker, ucp_ep_h ep, const char* who) {
@@ -123,14 +105,14 @@ int main(void) {
   if (status != UCS_OK) die(who, "ucp_worker_get_address", status);
   const int out = pinger ? to_child[1] : to_parent[1];
   const int in = pinger ? to_parent[0] : to_child[0];
-  write_all(out, &length, sizeof length);
-  write_all(out, address, length);
+  pipe_write_all(kProgram, out, &length, sizeof length);
+  pipe_write_all(kProgram, out, address, length);
   ucp_worker_release_address(worker, address);
   size_t peer_length;
-  read_all(in, &peer_length, sizeof peer_length);
+  pipe_read_all(kProgram, in, &peer_length, sizeof peer_length);
   void* peer = malloc(peer_length);
   if (peer == NULL) return 1;
-  read_all(in, peer, peer_length);
+  pipe_read_all(kProgram, in, peer, peer_length);
   ucp_ep_params_t ep_params = {0};
   ep_params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
   ep_params.address = peer;
@@ -160,8 +142,8 @@ int main(void) {
   /* Both sides are done with the endpoint only once each has received the other's last message,
    * which the ping-pong's order guarantees; a byte on the pipes then ends the job cleanly. */
   char done = 0;
-  write_all(out, &done, 1);
-  read_all(in, &done, 1);
+  pipe_write_all(kProgram, out, &done, 1);
+  pipe_read_all(kProgram, in, &done, 1);
   ucp_ep_destroy(ep);
   free(peer);
   ucp_worker_destroy(worker);

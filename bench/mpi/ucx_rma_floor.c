@@ -25,6 +25,10 @@
 #include <ucp/api/ucp.h>
 #include <unistd.h>
 
+#include "floor_pipe.h"
+
+static const char kProgram[] = "ucx_rma_floor";
+
 enum { kBatches = 5, kLargest = 4 << 20, kBurst = 4 };
 
 /* The target's memory: kLargest bytes of data, then the end flag and the atomic counter. */
@@ -37,40 +41,18 @@ static void die(const char* call, ucs_status_t status) {
   exit(1);
 }
 
-static void write_all(int fd, const void* data, size_t length) {
-  for (size_t done = 0; done < length;) {
-    const ssize_t n = write(fd, (const char*)data + done, length - done);
-    if (n <= 0) {
-      perror("ucx_rma_floor: write to the other process");
-      exit(1);
-    }
-    done += (size_t)n;
-  }
-}
-
-static void read_all(int fd, void* data, size_t length) {
-  for (size_t done = 0; done < length;) {
-    const ssize_t n = read(fd, (char*)data + done, length - done);
-    if (n <= 0) {
-      fprintf(stderr, "ucx_rma_floor: the other process went away during the exchange\n");
-      exit(1);
-    }
-    done += (size_t)n;
-  }
-}
-
 /* A length-prefixed blob through a pipe. */
 static void send_blob(int fd, const void* data, size_t length) {
-  write_all(fd, &length, sizeof length);
-  write_all(fd, data, length);
+  pipe_write_all(kProgram, fd, &length, sizeof length);
+  pipe_write_all(kProgram, fd, data, length);
 }
 
 static void* receive_blob(int fd) {
   size_t length = 0;
-  read_all(fd, &length, sizeof length);
+  pipe_read_all(kProgram, fd, &length, sizeof length);
   void* data = malloc(length);
   if (data == NULL) exit(1);
-  read_all(fd, data, length);
+  pipe_read_all(kProgram, fd, data, length);
   return data;
 }
 
@@ -308,8 +290,8 @@ int main(int argc, char** argv) {
   }
   /* Neither side touches the other's memory any more; a byte each way ends the job cleanly. */
   char byte = 0;
-  write_all(out, &byte, 1);
-  read_all(in, &byte, 1);
+  pipe_write_all(kProgram, out, &byte, 1);
+  pipe_read_all(kProgram, in, &byte, 1);
   ucp_mem_unmap(context, handle);
   if (!allocate || is_origin) free(memory);
   ucp_ep_destroy(ep);
