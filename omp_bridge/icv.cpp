@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "weft/error.h"
 
@@ -127,12 +128,7 @@ class PlaceListParser {
         std::erase(places, place);
         continue;
       }
-      long len = 1;
-      long stride = 1;
-      if (take(':')) {
-        len = number(1);
-        if (take(':')) stride = number(std::numeric_limits<int>::min());
-      }
+      const auto [len, stride] = repetition();
       for (long i = 0; i < len; ++i) {
         std::vector<int> shifted;
         for (int id : place) shifted.push_back(processor(id + i * stride));
@@ -146,6 +142,17 @@ class PlaceListParser {
   }
 
  private:
+  // ":len[:stride]" after a place or a processor number (1 and 1 without it).
+  std::pair<long, long> repetition() {
+    long len = 1;
+    long stride = 1;
+    if (take(':')) {
+      len = number(1);
+      if (take(':')) stride = number(std::numeric_limits<int>::min());
+    }
+    return {len, stride};
+  }
+
   std::vector<int> parse_place() {
     if (!take('{')) bad();
     std::vector<int> place;
@@ -155,12 +162,7 @@ class PlaceListParser {
         continue;
       }
       const long first = number(0);
-      long len = 1;
-      long stride = 1;
-      if (take(':')) {
-        len = number(1);
-        if (take(':')) stride = number(std::numeric_limits<int>::min());
-      }
+      const auto [len, stride] = repetition();
       for (long i = 0; i < len; ++i) {
         const int id = processor(first + i * stride);
         if (std::find(place.begin(), place.end(), id) == place.end()) place.push_back(id);
