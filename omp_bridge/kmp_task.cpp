@@ -122,6 +122,10 @@ void submit(ThreadState& state, Task& task, const std::vector<Dependence>& depen
   const bool detached = task.detach.load(std::memory_order_relaxed) != 0;
   const bool now = !deferred || included ||
                    (!detached && dependences.empty() && (team.size == 1 || tasks_throttled(team)));
+  // Run here to completion with nothing to wait for, it is not counted, as GCC's layer does not
+  // count such a task: nobody could wait for it before it ends, and counting costs atomics on
+  // lines the whole team shares (perf: most of syncbench's TASK once its block was cached).
+  if (now && !detached && dependences.empty()) task.counted = false;
   adopt_child(state, task);
   if (!now) {
     queue_task(state, task, dependences);
@@ -137,6 +141,9 @@ void submit(ThreadState& state, Task& task, const std::vector<Dependence>& depen
                        [&] { return task.blockers.load(std::memory_order_acquire) == 0; });
   }
   execute(state, task);
+  // A counted task is released when it finishes; this one's own reference goes here (its
+  // children, which may outlive it, hold theirs).
+  if (!task.counted) release_task(&task);
 }
 
 kmp_int32 omp_task(kmp_task_t* kmp_task, const std::vector<Dependence>& dependences) {
