@@ -32,6 +32,12 @@ inline int create_from_group_tag(std::string_view stringtag) {
   return -(1 << 30) - 2 - static_cast<int>(hash & ((1u << 29) - 1));
 }
 
+// The checks every member makes in the calls that give an intercommunicator through a root of an
+// intracommunicator (spawn, accept, connect): MPI initialized, `comm` an intracommunicator,
+// `root` one of its ranks, `out` (named `out_name`) somewhere to store the result.
+int check_rooted_creation(std::string_view function, MPI_Comm comm, int root, const MPI_Comm* out,
+                          std::string_view out_name);
+
 // The tag of the caller's next collective call on `comm` (taking its number).
 int next_call_tag(MPI_Comm comm);
 

@@ -101,4 +101,20 @@ int dup(MPI_Comm comm, std::string_view function, int tag, MPI_Comm* newcomm) {
   return MPI_SUCCESS;
 }
 
+int check_rooted_creation(std::string_view function, MPI_Comm comm, int root, const MPI_Comm* out,
+                          std::string_view out_name) {
+  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  if (comm->is_inter()) {
+    return raise(comm, function, MPI_ERR_COMM,
+                 "comm is an intercommunicator, expected an intracommunicator");
+  }
+  if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
+  if (out == nullptr) {
+    return raise(comm, function, MPI_ERR_ARG,
+                 std::string(out_name) + " = NULL, expected where to store the intercommunicator");
+  }
+  return MPI_SUCCESS;
+}
+
 }  // namespace weft::mpi::inter

@@ -93,22 +93,6 @@ int finish(MPI_Comm comm, int root, int tag, int rc, const Agreement& agreement,
 
 namespace {
 
-// The checks shared by accept and connect, at every member.
-int check_call(std::string_view function, int root, MPI_Comm comm, MPI_Comm* newcomm) {
-  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
-  if (comm->is_inter()) {
-    return raise(comm, function, MPI_ERR_COMM,
-                 "comm is an intercommunicator, expected an intracommunicator");
-  }
-  if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
-  if (newcomm == nullptr) {
-    return raise(comm, function, MPI_ERR_ARG,
-                 "newcomm = NULL, expected where to store the intercommunicator");
-  }
-  return MPI_SUCCESS;
-}
-
 std::string port_problem(const char* port_name) {
   return std::string("port_name = \"") + (port_name != nullptr ? port_name : "(null)") +
          "\", expected a name MPI_Open_port gave";
@@ -153,10 +137,18 @@ extern "C" int PMPI_Close_port(const char* port_name) {
 }
 WEFT_MPI_ALIAS(MPI_Close_port);
 
-extern "C" int PMPI_Comm_accept(const char* port_name, MPI_Info, int root, MPI_Comm comm,
-                                MPI_Comm* newcomm) {
-  constexpr std::string_view kFunction = "MPI_Comm_accept";
-  if (int rc = ports::check_call(kFunction, root, comm, newcomm); rc != MPI_SUCCESS) return rc;
+namespace {
+
+// MPI_Comm_accept (`accepting`) and MPI_Comm_connect, at every member of `comm`: the two roots
+// meet in the port's context (the connecting root says hello with its world rank and a new
+// context for the pair), agree on the intercommunicator, and each spreads the outcome through
+// its group.
+int meet_at_port(std::string_view function, const char* port_name, int root, MPI_Comm comm,
+                 MPI_Comm* newcomm, bool accepting) {
+  if (int rc = weft::mpi::inter::check_rooted_creation(function, comm, root, newcomm, "newcomm");
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
   const int tag = weft::mpi::inter::next_call_tag(comm);
   int rc = MPI_SUCCESS;
   std::string problem;
@@ -164,65 +156,55 @@ extern "C" int PMPI_Comm_accept(const char* port_name, MPI_Info, int root, MPI_C
   if (comm->my_rank() == root) {
     const std::optional<ports::Port> port = ports::parse(port_name);
     const int me = weft::mpi::caller_world_rank();
-    if (!port || port->owner != me) {
+    if (!port || (accepting && port->owner != me)) {
       rc = MPI_ERR_PORT;
-      problem = ports::port_problem(port_name) + " to the root";
+      problem = ports::port_problem(port_name) + (accepting ? " to the root" : "");
     } else {
-      // The hello of the next connecting root: its world rank and the context of the pair.
-      weft::mpi::Comm listener({me}, port->context, 0);
+      // The hello: the connecting root's world rank and the context of the pair.
       int hello[2] = {-1, 0};
-      {
+      if (accepting) {
+        weft::mpi::Comm listener({me}, port->context, 0);
         weft::mpi::spanning::Exchange exchange(&listener, ports::kHelloTag);
         exchange.receive(MPI_ANY_SOURCE, hello, 2, MPI_INT);
         rc = exchange.wait();
-      }
-      if (rc == MPI_SUCCESS) {
-        rc = ports::agree(me, hello[0], static_cast<std::uint32_t>(hello[1]), true,
-                          weft::mpi::members_of(comm), agreement);
-      }
-      if (rc != MPI_SUCCESS) problem = "the meeting with the connecting root failed";
-    }
-  }
-  const int result = ports::finish(comm, root, tag, rc, agreement, true, newcomm);
-  if (result == MPI_SUCCESS) return MPI_SUCCESS;
-  if (problem.empty()) problem = "the root (rank " + std::to_string(root) + ") could not accept";
-  return raise(comm, kFunction, result, problem);
-}
-WEFT_MPI_ALIAS(MPI_Comm_accept);
-
-extern "C" int PMPI_Comm_connect(const char* port_name, MPI_Info, int root, MPI_Comm comm,
-                                 MPI_Comm* newcomm) {
-  constexpr std::string_view kFunction = "MPI_Comm_connect";
-  if (int rc = ports::check_call(kFunction, root, comm, newcomm); rc != MPI_SUCCESS) return rc;
-  const int tag = weft::mpi::inter::next_call_tag(comm);
-  int rc = MPI_SUCCESS;
-  std::string problem;
-  ports::Agreement agreement;
-  if (comm->my_rank() == root) {
-    const std::optional<ports::Port> port = ports::parse(port_name);
-    const int me = weft::mpi::caller_world_rank();
-    if (!port) {
-      rc = MPI_ERR_PORT;
-      problem = ports::port_problem(port_name);
-    } else {
-      const std::uint32_t pair_context = weft::mpi::allocate_context();
-      weft::mpi::Comm caller({port->owner, me}, port->context, 0);
-      int hello[2] = {me, static_cast<int>(pair_context)};
-      {
+      } else {
+        hello[0] = me;
+        hello[1] = static_cast<int>(weft::mpi::allocate_context());
+        weft::mpi::Comm caller({port->owner, me}, port->context, 0);
         weft::mpi::spanning::Exchange exchange(&caller, ports::kHelloTag);
         exchange.send(0, hello, 2, MPI_INT);
         rc = exchange.wait();
       }
       if (rc == MPI_SUCCESS) {
-        rc = ports::agree(port->owner, me, pair_context, false, weft::mpi::members_of(comm),
-                          agreement);
+        rc = ports::agree(accepting ? me : port->owner, accepting ? hello[0] : me,
+                          static_cast<std::uint32_t>(hello[1]), accepting,
+                          weft::mpi::members_of(comm), agreement);
       }
-      if (rc != MPI_SUCCESS) problem = "the meeting with the accepting root failed";
+      if (rc != MPI_SUCCESS) {
+        problem = accepting ? "the meeting with the connecting root failed"
+                            : "the meeting with the accepting root failed";
+      }
     }
   }
-  const int result = ports::finish(comm, root, tag, rc, agreement, false, newcomm);
+  const int result = ports::finish(comm, root, tag, rc, agreement, accepting, newcomm);
   if (result == MPI_SUCCESS) return MPI_SUCCESS;
-  if (problem.empty()) problem = "the root (rank " + std::to_string(root) + ") could not connect";
-  return raise(comm, kFunction, result, problem);
+  if (problem.empty()) {
+    problem = "the root (rank " + std::to_string(root) + ") could not " +
+              (accepting ? "accept" : "connect");
+  }
+  return raise(comm, function, result, problem);
+}
+
+}  // namespace
+
+extern "C" int PMPI_Comm_accept(const char* port_name, MPI_Info, int root, MPI_Comm comm,
+                                MPI_Comm* newcomm) {
+  return meet_at_port("MPI_Comm_accept", port_name, root, comm, newcomm, true);
+}
+WEFT_MPI_ALIAS(MPI_Comm_accept);
+
+extern "C" int PMPI_Comm_connect(const char* port_name, MPI_Info, int root, MPI_Comm comm,
+                                 MPI_Comm* newcomm) {
+  return meet_at_port("MPI_Comm_connect", port_name, root, comm, newcomm, false);
 }
 WEFT_MPI_ALIAS(MPI_Comm_connect);

@@ -43,16 +43,9 @@ std::string check_commands(const std::vector<Command>& commands) {
 // The spawn itself, at every member of `comm`; `commands` matter at the root only.
 int spawn(std::string_view function, const std::vector<Command>& commands, int root, MPI_Comm comm,
           MPI_Comm* intercomm, int* errcodes) {
-  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
-  if (comm->is_inter()) {
-    return raise(comm, function, MPI_ERR_COMM,
-                 "comm is an intercommunicator, expected an intracommunicator");
-  }
-  if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
-  if (intercomm == nullptr) {
-    return raise(comm, function, MPI_ERR_ARG,
-                 "intercomm = NULL, expected where to store the intercommunicator");
+  if (int rc = inter::check_rooted_creation(function, comm, root, intercomm, "intercomm");
+      rc != MPI_SUCCESS) {
+    return rc;
   }
   const int tag = inter::next_call_tag(comm);
   // {class, context, parents' local context, children asked for, their world ranks...}
