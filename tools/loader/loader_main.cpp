@@ -186,7 +186,7 @@ int run(int argc, char** argv, MainFunction shared_main) {
   const int first = bootstrap != nullptr ? bootstrap->layout().first_rank(bootstrap->process()) : 0;
   const int ranks = bootstrap != nullptr ? bootstrap->layout().ranks_of(bootstrap->process())
                                          : static_cast<int>(config.get_int("mpi.ranks"));
-  image.reserve(static_cast<std::size_t>(ranks));
+  image.reserve(static_cast<std::size_t>(ranks), first);
   check_map_count(ranks, image.mappings_per_copy());
   copies.reserve(static_cast<std::size_t>(ranks));
   for (int rank = first; rank < first + ranks; ++rank) copies.push_back(image.load(rank));

@@ -335,14 +335,15 @@ void for_each_relocated_word(const std::vector<char>& bytes,
 
 }  // namespace
 
-ProgramImage::Template& ProgramImage::loaded_template() const {
+ProgramImage::Template& ProgramImage::loaded_template(int rank) const {
   if (template_ != nullptr) return *template_;
-  const std::string who = "the program's template copy";
+  // The template is loaded for the first copy: its errors are that copy's.
+  const std::string who = "rank " + std::to_string(rank);
   FileDescriptor file(::memfd_create("weft-rank-template", MFD_CLOEXEC));
-  if (file.get() < 0) throw Error(system_error(who + ": cannot create it"));
+  if (file.get() < 0) throw Error(system_error(who + ": cannot create its copy of the program"));
   for (std::size_t done = 0; done < bytes_.size();) {
     const ssize_t wrote = ::write(file.get(), bytes_.data() + done, bytes_.size() - done);
-    if (wrote < 0) throw Error(system_error(who + ": cannot write it"));
+    if (wrote < 0) throw Error(system_error(who + ": cannot write its copy of the program"));
     done += static_cast<std::size_t>(wrote);
   }
   // A spawned program's image is loaded from its own file: each needs its own spelling.
@@ -350,7 +351,7 @@ ProgramImage::Template& ProgramImage::loaded_template() const {
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const std::string reason = dl_error();
-    throw Error(who + ": cannot load it: " + reason +
+    throw Error(who + ": cannot load its copy of the program: " + reason +
                 (reason.find("map") != std::string::npos ? map_count_hint() : ""));
   }
   void* main = ::dlsym(handle, "main");
@@ -359,7 +360,7 @@ ProgramImage::Template& ProgramImage::loaded_template() const {
   }
   auto loaded = std::make_shared<Template>();
   if (::dlinfo(handle, RTLD_DI_LINKMAP, &loaded->map) != 0 || loaded->map == nullptr) {
-    throw Error(who + ": cannot locate it (" + dl_error() + ")");
+    throw Error(who + ": cannot locate its copy of the program (" + dl_error() + ")");
   }
   loaded->base = reinterpret_cast<char*>(loaded->map->l_addr);
   loaded->main = static_cast<std::uint64_t>(static_cast<char*>(main) - loaded->base);
@@ -378,7 +379,7 @@ ProgramImage::Template& ProgramImage::loaded_template() const {
     const auto begin = reinterpret_cast<std::uintptr_t>(finalizers) & ~(page - 1);
     const auto end = reinterpret_cast<std::uintptr_t>(finalizers + finalizers_.count);
     if (::mprotect(reinterpret_cast<void*>(begin), end - begin, PROT_READ | PROT_WRITE) != 0) {
-      throw Error(system_error(who + ": cannot take over its finalizers"));
+      throw Error(system_error(who + ": cannot take over the finalizers of the program"));
     }
   }
   loaded->finalizers.assign(finalizers, finalizers + finalizers_.count);
@@ -407,27 +408,27 @@ ProgramImage::Template& ProgramImage::loaded_template() const {
   return *template_;
 }
 
-void ProgramImage::reserve(std::size_t copies) const {
-  Template& loaded = loaded_template();
-  loaded.arenas.push_back(std::make_unique<CopyArena>(
-      std::max(copies, kMinArenaCopies), loaded.span, loaded.alignment,
-      reinterpret_cast<std::uintptr_t>(loaded.base), loaded.eh_frame, loaded.map));
+void ProgramImage::reserve(std::size_t copies, int first_rank) const {
+  Template& loaded = loaded_template(first_rank);
+  try {
+    loaded.arenas.push_back(std::make_unique<CopyArena>(
+        std::max(copies, kMinArenaCopies), loaded.span, loaded.alignment,
+        reinterpret_cast<std::uintptr_t>(loaded.base), loaded.eh_frame, loaded.map));
+  } catch (const Error& error) {
+    throw Error("rank " + std::to_string(first_rank) + ": " + error.what());
+  }
 }
 
 std::size_t ProgramImage::mappings_per_copy() const {
-  const Template& loaded = loaded_template();
-  return loaded.arenas.empty() || loaded.arenas.back()->executable() ? 0 : 2;
+  if (template_ == nullptr || template_->arenas.empty()) return 0;
+  return template_->arenas.back()->executable() ? 0 : 2;
 }
 
 ProgramImage::Copy ProgramImage::load(int rank, Binding binding) const {
   const std::string who = "rank " + std::to_string(rank);
-  Template& loaded = loaded_template();
+  Template& loaded = loaded_template(rank);
   if (loaded.arenas.empty() || loaded.arenas.back()->full()) {
-    try {
-      reserve(kMinArenaCopies);
-    } catch (const Error& error) {
-      throw Error(who + ": " + error.what());
-    }
+    reserve(kMinArenaCopies, rank);
   }
   CopyArena& arena = *loaded.arenas.back();
   char* base = arena.take();

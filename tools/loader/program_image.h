@@ -45,12 +45,14 @@ class ProgramImage {
   // concurrent calls. Throws weft::Error naming the rank.
   Copy load(int rank, Binding binding) const;
   Copy load(int rank) const;
-  // Room for `copies` more copies in one new arena, before loading them one by one. Throws
-  // weft::Error when the memory cannot be reserved.
-  void reserve(std::size_t copies) const;
+  // Room for `copies` more copies in one new arena, before loading them one by one from
+  // `first_rank` on. Throws weft::Error naming that rank when the program cannot be loaded or the
+  // memory cannot be reserved.
+  void reserve(std::size_t copies, int first_rank) const;
 
   // Memory mappings a loaded copy takes (vm.max_map_count bounds them): none inside an arena,
-  // two where the system refuses memory that is both writable and executable.
+  // two where the system refuses memory that is both writable and executable (known once the
+  // first arena is reserved; 0 before).
   std::size_t mappings_per_copy() const;
 
  private:
@@ -73,7 +75,7 @@ class ProgramImage {
   ProgramImage() = default;
   static ProgramImage read(const std::string& path, const std::string& missing);
   void find_comm_references(const std::vector<Elf64_Phdr>& segments);
-  Template& loaded_template() const;
+  Template& loaded_template(int rank) const;
 
   // The image up to the end of its last loadable segment, without section headers (the dynamic
   // loader needs nothing else, and each rank's copy costs memory) and with its DT_INIT_ARRAY
