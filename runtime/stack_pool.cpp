@@ -228,8 +228,9 @@ struct StackPool::Impl {
 StackPool::StackPool(StackPoolOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
   if (impl_->options.guard_pages) {
-    impl_->guard_kind =
-        kernel_has_guard_regions() ? GuardKind::kInsideMapping : GuardKind::kOwnMapping;
+    impl_->guard_kind = impl_->options.guard_regions && kernel_has_guard_regions()
+                            ? GuardKind::kInsideMapping
+                            : GuardKind::kOwnMapping;
   }
   switch (impl_->guard_kind) {
     case GuardKind::kNone:

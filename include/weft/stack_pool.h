@@ -47,6 +47,9 @@ std::size_t mappings_per_guarded_stack();
 
 struct StackPoolOptions {
   bool guard_pages = true;
+  // Guard pages inside their slab where the kernel has guard regions; false takes the mprotect
+  // way of older kernels (tests run it here).
+  bool guard_regions = true;
   std::size_t cached_per_class = 256;  // free stacks kept per (NUMA node, size)
   // 0: unlimited with guard regions, derived from vm.max_map_count without
   std::size_t max_guarded = 0;

@@ -46,8 +46,17 @@ TEST(StackPool, SizesAreRoundedToPagesAndStacksReused) {
   pool.release(other_node);
 }
 
-TEST(StackPool, BeyondTheGuardBudgetStacksCarryACanary) {
+// Guard regions, and the mprotect'ed guard pages of kernels without them.
+class GuardKinds : public ::testing::TestWithParam<bool> {};
+
+INSTANTIATE_TEST_SUITE_P(StackPool, GuardKinds, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "GuardRegions" : "Mprotect";
+                         });
+
+TEST_P(GuardKinds, BeyondTheGuardBudgetStacksCarryACanary) {
   StackPoolOptions options;
+  options.guard_regions = GetParam();
   options.max_guarded = 2;
   StackPool pool(options);
   std::vector<Stack> stacks;
@@ -68,21 +77,46 @@ TEST(StackPool, BeyondTheGuardBudgetStacksCarryACanary) {
   pool.release(again);
 }
 
+TEST_P(GuardKinds, GuardPageFaultsAndSurvivesReuse) {
+  StackPoolOptions options;
+  options.guard_regions = GetParam();
+  options.cached_per_class = 1;
+  StackPool pool(options);
+  std::vector<Stack> stacks;
+  for (int i = 0; i < 3; ++i) stacks.push_back(pool.acquire(32 * 1024, 0));
+  for (const Stack& s : stacks) {
+    ASSERT_NE(s.guard, nullptr);
+    std::memset(s.base, 1, s.size);
+  }
+  EXPECT_DEATH(*static_cast<volatile char*>(stacks[1].guard) = 1, "");
+  // Past the cache, a stack is unmapped (mprotect) or its pages given back (guard regions).
+  for (const Stack& s : stacks) pool.release(s);
+  Stack again = pool.acquire(32 * 1024, 0);
+  ASSERT_NE(again.guard, nullptr);
+  EXPECT_DEATH(*(static_cast<volatile char*>(again.base) - 1) = 1, "");
+  std::memset(again.base, 2, again.size);
+  pool.release(again);
+  EXPECT_EQ(pool.in_use(), 0u);
+}
+
 TEST(StackPool, DerivedGuardBudgetFitsTheMappingLimit) {
   StackPool pool(StackPoolOptions{});
   if (pool.guard_kind() == GuardKind::kInsideMapping) {
     EXPECT_EQ(pool.max_guarded(), std::numeric_limits<std::size_t>::max())
         << "guard regions cost no mapping: every stack gets one";
-    return;
   }
-  ASSERT_EQ(pool.guard_kind(), GuardKind::kOwnMapping);
+  // mprotect'ed guard pages cost two mappings each: their number stays within the limit.
+  StackPoolOptions without_regions;
+  without_regions.guard_regions = false;
+  StackPool mprotect_pool(without_regions);
+  EXPECT_EQ(mprotect_pool.guard_kind(), GuardKind::kOwnMapping);
   long max_maps = 65530;
   if (FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
     if (std::fscanf(f, "%ld", &max_maps) != 1) max_maps = 65530;
     std::fclose(f);
   }
-  EXPECT_GT(pool.max_guarded(), 0u);
-  EXPECT_LT(pool.max_guarded() * 2, static_cast<std::size_t>(max_maps));
+  EXPECT_GT(mprotect_pool.max_guarded(), 0u);
+  EXPECT_LT(mprotect_pool.max_guarded() * 2, static_cast<std::size_t>(max_maps));
 }
 
 std::size_t count_mappings() {
