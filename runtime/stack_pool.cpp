@@ -334,8 +334,4 @@ GuardKind StackPool::guard_kind() const {
   return impl_->guard_kind;
 }
 
-std::size_t mappings_per_guarded_stack() {
-  return kernel_has_guard_regions() ? 0 : 2;
-}
-
 }  // namespace weft

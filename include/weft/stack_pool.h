@@ -41,10 +41,6 @@ enum class GuardKind {
   kOwnMapping,     // mprotect: two mappings per stack, up to max_guarded
 };
 
-// Memory mappings a guarded stack costs on this kernel beyond its slab's: 0 with guard regions,
-// 2 with mprotect'ed guard pages.
-std::size_t mappings_per_guarded_stack();
-
 struct StackPoolOptions {
   bool guard_pages = true;
   // Guard pages inside their slab where the kernel has guard regions; false takes the mprotect
