@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -26,7 +27,9 @@ constexpr std::string_view kUsage = R"(usage:
   weft-info config [--config FILE] [--set key=value ...]
       the effective configuration: every key, its value and where the value comes from
   weft-info topology [--topology SPEC]
-      packages, NUMA nodes, cores and processing units, and the distances between nodes
+      packages, NUMA nodes, cores and processing units, the distances between nodes, and the
+      network interfaces with the NUMA node near which a job's UCX traffic is handled
+      (UCX_NET_DEVICES narrows the interfaces weighed, as it narrows UCX's)
   weft-info placement --tasks N [--cores-per-task C] [--policy scatter|numa|compact]
                       [--progress none|colocated|numa|dedicated] [--topology SPEC] [--json]
       the cores of N tasks of C cores each and the cores of their progress threads; --policy,
@@ -186,6 +189,39 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
   }
 }
 
+// The interfaces and where communication goes (notes/seeds.md, 004; weft/placement.h).
+void print_nics(std::ostream& out, const weft::Topology& topology) {
+  const std::vector<weft::Topology::Nic>& nics = topology.nics();
+  out << '\n';
+  if (!nics.empty()) {
+    std::vector<std::vector<std::string>> rows = {{"interface", "kind", "numa", "link GB/s"}};
+    for (const weft::Topology::Nic& nic : nics) {
+      std::ostringstream link;
+      link << nic.link_gbytes_per_s;
+      rows.push_back({nic.name,
+                      nic.kind == weft::Topology::Nic::Kind::openfabrics ? "RDMA" : "network",
+                      !nic.numa.empty()     ? ranges(nic.numa)
+                      : nic.numa_os.empty() ? "unknown"
+                                            : "os " + ranges(nic.numa_os) + " (not here)",
+                      nic.link_gbytes_per_s > 0 ? link.str() : "unknown"});
+    }
+    print_table(out, rows);
+  }
+  const char* devices = std::getenv("UCX_NET_DEVICES");
+  const weft::NicPlacement placement =
+      weft::place_near_nics(nics, devices != nullptr ? devices : "");
+  out << "Traffic between hosts: " << placement.reason;
+  if (!placement.numa.empty()) {
+    std::vector<int> cores;
+    for (int node : placement.numa) {
+      for (int core : topology.cores_of_numa(node)) cores.push_back(core);
+    }
+    out << "; the UCX worker is polled from cores " << ranges(cores)
+        << " and made with its memory there";
+  }
+  out << '\n';
+}
+
 void print_topology(std::ostream& out, const weft::Topology& topology) {
   out << topology.summary() << "\n\n";
   std::vector<std::vector<std::string>> rows = {{"core", "os index", "numa", "pus"}};
@@ -194,6 +230,7 @@ void print_topology(std::ostream& out, const weft::Topology& topology) {
                     std::to_string(core.numa), ranges(core.pus)});
   }
   print_table(out, rows);
+  print_nics(out, topology);
 }
 
 void print_vps(std::ostream& out, const weft::Topology& topology, const weft::Config& config) {

@@ -19,6 +19,7 @@
 #include "init/fatal.h"
 #include "init/world.h"
 #include "request/completion.h"
+#include "transport/nic_affinity.h"
 #include "weft/detail/spin_lock.h"
 #include "weft/error.h"
 #include "weft/io.h"
@@ -159,6 +160,7 @@ struct Transport::Impl {
   const std::size_t eager_limit;
   ucp_context_h context = nullptr;
   ucp_worker_h worker = nullptr;
+  NicAffinity nic;
   // By process.
   std::vector<std::string> addresses;
   std::vector<ucp_ep_h> endpoints;  // made on first use
@@ -429,6 +431,11 @@ Transport::Transport(World& world, Bootstrap& bootstrap, std::size_t eager_limit
   impl.expected_sequence.assign(processes, 0);
   impl.early.resize(processes);
 
+  std::optional<NicMemoryScope> near_nic;
+  if (const Scheduler* scheduler = Scheduler::current()) {
+    impl.nic = nic_affinity(*scheduler);
+    near_nic.emplace(scheduler->topology(), impl.nic);
+  }
   ucp_config_t* config = nullptr;
   check("ucp_config_read", ucp_config_read(nullptr, nullptr, &config));
   ucp_params_t params{};
@@ -443,6 +450,7 @@ Transport::Transport(World& world, Bootstrap& bootstrap, std::size_t eager_limit
   worker_params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   worker_params.thread_mode = UCS_THREAD_MODE_SERIALIZED;
   check("ucp_worker_create", ucp_worker_create(impl.context, &worker_params, &impl.worker));
+  near_nic.reset();
 
   ucp_am_handler_param_t handler{};
   handler.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
@@ -515,6 +523,7 @@ void Transport::connect(Bootstrap& bootstrap) {
   spec.poll = [this] { return progress(); };
   spec.fd = impl.events;
   spec.events = POLLIN;
+  spec.near_vps = impl.nic.near_vps;
   // relaxed: hints; a poll that finds them stale runs one progress for nothing, or blocks a
   // little later.
   spec.busy = [&impl] {
