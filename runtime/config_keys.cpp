@@ -137,8 +137,9 @@ std::vector<ConfigKey> make_keys() {
                   "put a guard page below each stack so that an overflow faults where it happens"),
       integer_key("stack.cache", 0, 1000000, 256, "free stacks kept per NUMA node and size"),
       integer_key("stack.max_guarded", 0, 10000000, 0,
-                  "stacks with a guard page at most, beyond which stacks get a canary; 0 to "
-                  "derive it from vm.max_map_count"),
+                  "stacks with a guard page at most, beyond which stacks get a canary; 0: all "
+                  "where the kernel has guard regions (Linux 6.13), else derived from "
+                  "vm.max_map_count"),
   };
   for (ThreadType type : kThreadTypes) {
     const std::string name(to_string(type));
