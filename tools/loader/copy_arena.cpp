@@ -70,15 +70,18 @@ AddressInfo real_dladdr() {
 }  // namespace
 
 CopyArena::CopyArena(std::size_t slots, std::size_t stride, std::size_t alignment,
-                     std::uintptr_t template_base, std::uintptr_t eh_frame, void* template_map)
-    : slots_(slots), stride_(stride) {
+                     std::uintptr_t template_base, std::uintptr_t eh_frame, void* template_map,
+                     bool writable_code)
+    : slots_(slots), stride_(stride), executable_(writable_code) {
   // Resolved now, outside any unwinding.
   real_find_object();
   real_dladdr();
   const std::size_t bytes = slots * stride + alignment;
   constexpr int kFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
-  void* memory = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE | PROT_EXEC, kFlags, -1, 0);
-  if (memory == MAP_FAILED && (errno == EACCES || errno == EPERM)) {
+  void* memory = writable_code
+                     ? ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE | PROT_EXEC, kFlags, -1, 0)
+                     : ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, kFlags, -1, 0);
+  if (writable_code && memory == MAP_FAILED && (errno == EACCES || errno == EPERM)) {
     // A policy against writable code (SELinux's execmem, PaX): each copy's code is then
     // protected on its own, at the cost of its own mappings.
     executable_ = false;

@@ -19,11 +19,13 @@ class CopyArena {
  public:
   // Room for `slots` copies of `stride` bytes (a multiple of `alignment`, itself of the page
   // size), of a template loaded at `template_base` whose PT_GNU_EH_FRAME is at `eh_frame` from
-  // its base (0: none). `executable`: the mapping is readable, writable and executable; false
-  // where the system refuses such memory, and the caller then protects each copy's code itself.
+  // its base (0: none). `writable_code`: map it readable, writable and executable, so that a copy
+  // costs no mapping; else (or where the system refuses such memory) it is mapped writable and the
+  // caller protects each copy's code itself (executable() is false), two mappings per copy.
   // Throws weft::Error when the memory cannot be reserved.
   CopyArena(std::size_t slots, std::size_t stride, std::size_t alignment,
-            std::uintptr_t template_base, std::uintptr_t eh_frame, void* template_map);
+            std::uintptr_t template_base, std::uintptr_t eh_frame, void* template_map,
+            bool writable_code);
   CopyArena(const CopyArena&) = delete;
   CopyArena& operator=(const CopyArena&) = delete;
   // Never unmapped: copies stay until the process exits (glibc's own never dlclose either), and

@@ -79,6 +79,11 @@ std::size_t page_size() {
 
 // Copies a new arena holds at least (MPI_Comm_spawn's ranks come a few at a time).
 constexpr std::size_t kMinArenaCopies = 64;
+// Up to this many copies an arena keeps W^X: each copy's code is made read-execute on its own, at
+// two mappings per copy (8192 of the default vm.max_map_count of 65530). Beyond, the mappings
+// would cap the ranks of a process, and the arena's code stays writable (docs/architecture.md,
+// Rank images).
+constexpr std::size_t kProtectedCodeCopies = 4096;
 
 std::vector<char> read_range(int fd, const FileRange& range) {
   std::vector<char> bytes(range.size);
@@ -411,9 +416,10 @@ ProgramImage::Template& ProgramImage::loaded_template(int rank) const {
 void ProgramImage::reserve(std::size_t copies, int first_rank) const {
   Template& loaded = loaded_template(first_rank);
   try {
-    loaded.arenas.push_back(std::make_unique<CopyArena>(
-        std::max(copies, kMinArenaCopies), loaded.span, loaded.alignment,
-        reinterpret_cast<std::uintptr_t>(loaded.base), loaded.eh_frame, loaded.map));
+    loaded.arenas.push_back(
+        std::make_unique<CopyArena>(std::max(copies, kMinArenaCopies), loaded.span,
+                                    loaded.alignment, reinterpret_cast<std::uintptr_t>(loaded.base),
+                                    loaded.eh_frame, loaded.map, copies > kProtectedCodeCopies));
   } catch (const Error& error) {
     throw Error("rank " + std::to_string(first_rank) + ": " + error.what());
   }
