@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -17,6 +18,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "info_pictures.h"
 
 namespace {
 
@@ -29,10 +32,16 @@ constexpr std::string_view kUsage = R"(usage:
       packages, NUMA nodes, cores and processing units, and the distances between nodes
   weft-info placement --tasks N [--cores-per-task C] [--policy scatter|numa|compact]
                       [--progress none|colocated|numa|dedicated] [--topology SPEC] [--json]
+                      [--svg FILE]
       the cores of N tasks of C cores each and the cores of their progress threads; --policy,
       --progress, --cores-per-task and --topology default to the configuration keys
       placement.tasks, placement.progress, placement.cores_per_task and topology. With --json the
-      output is a JSON list: [{"task": 0, "core": 0, "numa": 0, "progress_core": 1}, ...]
+      output is a JSON list: [{"task": 0, "core": 0, "numa": 0, "progress_core": 1}, ...].
+      With --svg the machine (packages, NUMA nodes, cores) is drawn into FILE with each rank,
+      OpenMP worker (cores past a rank's first) and progress thread on its core
+  weft-info trace-summary FILE
+      per-core utilization and each rank's time in MPI (running, and waiting parked) from a
+      trace that weftrun --trace wrote (FILE.json or FILE.otf2)
   weft-info io [--pid PID]
       the I/O manager's statistics (io.*) of running weft processes, or of process PID
   weft-info --help
@@ -50,7 +59,9 @@ class UsageError : public std::runtime_error {
 };
 
 struct Options {
-  std::string command;  // "", "config", "topology", "placement" or "io"
+  std::string command;  // "", "config", "topology", "placement", "io" or "trace-summary"
+  std::string trace_file;
+  std::optional<std::string> svg;
   weft::ConfigOverrides overrides;
   std::optional<int> tasks;
   std::optional<int> cores_per_task;
@@ -77,10 +88,16 @@ Options parse(const std::vector<std::string_view>& arguments) {
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     std::string_view argument = arguments[i];
     if (!argument.starts_with("-")) {
-      if (!options.command.empty() || (argument != "config" && argument != "topology" &&
-                                       argument != "placement" && argument != "io")) {
+      if (options.command == "trace-summary" && options.trace_file.empty()) {
+        options.trace_file = std::string(argument);
+        continue;
+      }
+      if (!options.command.empty() ||
+          (argument != "config" && argument != "topology" && argument != "placement" &&
+           argument != "io" && argument != "trace-summary")) {
         throw UsageError("'" + std::string(argument) +
-                         "' is not a command; expected config, topology, placement or io");
+                         "' is not a command; expected config, topology, placement, io or "
+                         "trace-summary");
       }
       options.command = std::string(argument);
       continue;
@@ -103,6 +120,9 @@ Options parse(const std::vector<std::string_view>& arguments) {
       options.help = true;
     } else if (name == "--json") {
       options.json = true;
+      placement_only.push_back(name);
+    } else if (name == "--svg") {
+      options.svg = std::string(value());
       placement_only.push_back(name);
     } else if (name == "--topology") {
       options.overrides.settings.emplace_back("topology", std::string(value()));
@@ -148,6 +168,9 @@ Options parse(const std::vector<std::string_view>& arguments) {
   }
   if (options.command != "io" && options.pid) {
     throw UsageError("--pid only applies to io; expected 'weft-info io --pid PID'");
+  }
+  if (options.command == "trace-summary" && options.trace_file.empty() && !options.help) {
+    throw UsageError("trace-summary needs a trace file; expected 'weft-info trace-summary FILE'");
   }
   if (options.command == "placement" && !options.tasks && !options.help) {
     throw UsageError("placement needs the number of tasks; expected --tasks N");
@@ -241,6 +264,17 @@ void print_placement(std::ostream& out, const Options& options, const weft::Conf
                                  : static_cast<int>(config.get_int("placement.cores_per_task"));
   const std::vector<weft::TaskPlace> places = weft::place_tasks(
       weft::CoreLayout::of(topology), *options.tasks, cores_per_task, task_policy, progress_policy);
+  if (options.svg) {
+    std::ofstream file(*options.svg, std::ios::trunc);
+    if (!file) throw weft::Error("cannot create " + *options.svg);
+    weft::tools::write_placement_svg(
+        file, topology, places,
+        std::to_string(*options.tasks) + " ranks of " + std::to_string(cores_per_task) +
+            " cores on '" + topology.spec() + "', " + std::string(weft::to_string(task_policy)) +
+            " placement, progress " + std::string(weft::to_string(progress_policy)));
+    file.close();
+    if (!file) throw weft::Error("cannot write " + *options.svg);
+  }
   if (options.json) {
     out << '[';
     for (const weft::TaskPlace& place : places) {
@@ -300,6 +334,8 @@ void run(const Options& options) {
     print_placement(std::cout, options, config);
   } else if (options.command == "io") {
     print_io_stats(std::cout, options);
+  } else if (options.command == "trace-summary") {
+    weft::tools::print_trace_summary(std::cout, options.trace_file);
   } else {
     const weft::Topology topology = weft::configured_topology(config);
     std::cout << topology.summary() << "\n\n";
