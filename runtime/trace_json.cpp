@@ -314,9 +314,7 @@ Timeline read_json(const std::string& path) {
     if (op.kind == Op::Kind::enter) {
       op.name = timeline.intern(string(event, "name"));
       const std::string cat = string(event, "cat");
-      op.category = cat == "thread" ? kThreadCategory
-                    : cat == "mpi"  ? static_cast<std::uint8_t>(Category::mpi)
-                                    : static_cast<std::uint8_t>(Category::count);
+      op.category = category_of_name(cat);
       if (args != nullptr) {
         op.thread = static_cast<std::uint64_t>(number(*args, "thread"));
         op.rank = static_cast<int>(number(*args, "rank"));

@@ -211,9 +211,7 @@ void add(ReadState& state, OTF2_LocationRef location, OTF2_TimeStamp time, OTF2_
   if (enter) {
     const auto& [name, description] = state.regions[region];
     op.name = state.timeline->intern(name);
-    op.category = description == "thread" ? kThreadCategory
-                  : description == "mpi"  ? static_cast<std::uint8_t>(Category::mpi)
-                                          : static_cast<std::uint8_t>(Category::count);
+    op.category = category_of_name(description);
     if (op.category == kThreadCategory && name.starts_with("rank ")) {
       op.rank = std::stoi(name.substr(5));
     }

@@ -139,6 +139,12 @@ const char* category_name(std::uint8_t category) noexcept {
   return category < std::size(kCategoryNames) ? kCategoryNames[category] : "other";
 }
 
+std::uint8_t category_of_name(const std::string& name) noexcept {
+  if (name == "thread") return kThreadCategory;
+  const auto* found = std::find(std::begin(kCategoryNames), std::end(kCategoryNames), name);
+  return static_cast<std::uint8_t>(found - std::begin(kCategoryNames));
+}
+
 void write_raw(const ProcessTrace& trace, const std::string& path) {
   Writer out(path);
   out.put(kMagic);

@@ -16,6 +16,8 @@
 namespace weft::trace {
 
 const char* category_name(std::uint8_t category) noexcept;
+// The category a file names ("thread" for a user thread's slice); Category::count if unknown.
+std::uint8_t category_of_name(const std::string& name) noexcept;
 void write_raw(const ProcessTrace& trace, const std::string& path);
 
 // The category of a user thread's slice on a processor.

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "info_pictures.h"
+#include "weft/trace_file.h"
 
 namespace {
 
@@ -39,9 +40,10 @@ constexpr std::string_view kUsage = R"(usage:
       output is a JSON list: [{"task": 0, "core": 0, "numa": 0, "progress_core": 1}, ...].
       With --svg the machine (packages, NUMA nodes, cores) is drawn into FILE with each rank,
       OpenMP worker (cores past a rank's first) and progress thread on its core
-  weft-info trace-summary FILE
+  weft-info trace-summary FILE [--svg OUT]
       per-core utilization and each rank's time in MPI (running, and waiting parked) from a
-      trace that weftrun --trace wrote (FILE.json or FILE.otf2)
+      trace that weftrun --trace wrote (FILE.json or FILE.otf2); with --svg the trace is also
+      drawn into OUT: a row per core, the user threads that ran there and their spans
   weft-info io [--pid PID]
       the I/O manager's statistics (io.*) of running weft processes, or of process PID
   weft-info --help
@@ -123,7 +125,7 @@ Options parse(const std::vector<std::string_view>& arguments) {
       placement_only.push_back(name);
     } else if (name == "--svg") {
       options.svg = std::string(value());
-      placement_only.push_back(name);
+      if (options.command != "trace-summary") placement_only.push_back(name);
     } else if (name == "--topology") {
       options.overrides.settings.emplace_back("topology", std::string(value()));
     } else if (name == "--config") {
@@ -336,6 +338,13 @@ void run(const Options& options) {
     print_io_stats(std::cout, options);
   } else if (options.command == "trace-summary") {
     weft::tools::print_trace_summary(std::cout, options.trace_file);
+    if (options.svg) {
+      std::ofstream file(*options.svg, std::ios::trunc);
+      if (!file) throw weft::Error("cannot create " + *options.svg);
+      weft::trace::write_timeline_svg(options.trace_file, file);
+      file.close();
+      if (!file) throw weft::Error("cannot write " + *options.svg);
+    }
   } else {
     const weft::Topology topology = weft::configured_topology(config);
     std::cout << topology.summary() << "\n\n";

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -99,5 +100,7 @@ struct Summary {
   std::vector<RankTime> ranks;
 };
 Summary summarize(const std::string& path);
+// The trace drawn as SVG: a row per track, user threads' slices and the spans inside them.
+void write_timeline_svg(const std::string& path, std::ostream& out);
 
 }  // namespace weft::trace

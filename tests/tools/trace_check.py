@@ -7,6 +7,8 @@
   trace_check.py summary FILE                  weft-info trace-summary's output: utilization in
                                                [0, 1], each rank's MPI time within its run time
   trace_check.py svg FILE THREADS              the SVG parses as XML with THREADS thread elements
+  trace_check.py timeline FILE                 the trace's SVG drawing parses and shows ranks and
+                                               MPI calls
 """
 import json
 import re
@@ -102,12 +104,24 @@ def check_svg(path, threads):
     print("ok: %d threads on %d cores" % (len(found), len(cores)))
 
 
+def check_timeline(path):
+    root = ElementTree.parse(path).getroot()
+    bars = [r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.find(
+        "{http://www.w3.org/2000/svg}title") is not None]
+    names = {r.find("{http://www.w3.org/2000/svg}title").text for r in bars}
+    if not any(n.startswith("rank ") for n in names) or not any(n.startswith("MPI_") for n in names):
+        fail("the timeline %s lacks ranks or MPI calls (%s)" % (path, sorted(names)[:10]))
+    print("ok: %d bars" % len(bars))
+
+
 def main():
     mode = sys.argv[1]
     if mode == "json":
         check_json(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
     elif mode == "summary":
         check_summary(sys.argv[2])
+    elif mode == "timeline":
+        check_timeline(sys.argv[2])
     elif mode == "svg":
         check_svg(sys.argv[2], int(sys.argv[3]))
     else:

@@ -38,9 +38,10 @@ validate() { # <python mode and arguments...>
 }
 
 summary() { # <trace file>
-  expect_run 0 "$bin/weft-info" trace-summary "$1"
+  expect_run 0 "$bin/weft-info" trace-summary "$1" --svg timeline.svg
   cp out summary.txt
   validate summary summary.txt
+  validate timeline timeline.svg
 }
 
 needs_otf2() {
