@@ -143,8 +143,8 @@ std::vector<ConfigKey> make_keys() {
                  "OpenMP regions, barriers and tasks (omp), nonblocking collective pieces (nbc), "
                  "I/O manager polls, blocks and hand-offs (io), messages (message)"),
       size_key("trace.buffer", 64 * kKiB, 64 * kGiB, "256M",
-               "events a trace keeps per kernel thread, in bytes (32 per event); later ones are "
-               "dropped and counted"),
+               "events a trace keeps per kernel thread, in bytes (32 per event); past it the "
+               "oldest are overwritten and counted, so the trace holds the job's end"),
       integer_key("priority.progress_boost", kMinPriority, kMaxPriority, 6,
                   "priority of a progress thread while it holds work"),
       boolean_key("stack.guard", true,

@@ -48,11 +48,13 @@ struct Value {
   double number = 0;
   std::string text;
   std::vector<Value> items;
-  std::vector<std::pair<std::string, Value>> members;
+  // An object's members: keys[i] names values[i] (a vector of pairs would need Value complete).
+  std::vector<std::string> keys;
+  std::vector<Value> values;
 
   const Value* find(std::string_view key) const {
-    for (const auto& [name, value] : members) {
-      if (name == key) return &value;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key) return &values[i];
     }
     return nullptr;
   }
@@ -141,7 +143,8 @@ class Parser {
       for (;;) {
         std::string key = parse_string();
         expect(':');
-        value.members.emplace_back(std::move(key), parse_value());
+        value.keys.push_back(std::move(key));
+        value.values.push_back(parse_value());
         if (peek() == ',') {
           ++pos_;
           continue;

@@ -52,18 +52,23 @@ struct Buffer {
   std::uint32_t index = 0;
   std::uint32_t messages = 0;
 
+  // A full buffer keeps recording over its oldest chunk: the trace holds the last events, and
+  // recording costs the same all along (what bench/run's traced runs measure).
   Event* slot() noexcept {
     if (next == limit) [[unlikely]] {
+      std::unique_ptr<Event[]> chunk;
       if (chunks.size() >= max_chunks) {
-        ++location.dropped;
-        return nullptr;
+        chunk = std::move(chunks.front());
+        chunks.erase(chunks.begin());
+        location.dropped += kChunkEvents;
+      } else {
+        chunk.reset(new (std::nothrow) Event[kChunkEvents]);
+        if (!chunk) {
+          ++location.dropped;
+          return nullptr;
+        }
       }
-      chunks.push_back(std::unique_ptr<Event[]>(new (std::nothrow) Event[kChunkEvents]));
-      if (!chunks.back()) {
-        chunks.pop_back();
-        ++location.dropped;
-        return nullptr;
-      }
+      chunks.push_back(std::move(chunk));
       next = chunks.back().get();
       limit = next + kChunkEvents;
     }

@@ -86,10 +86,11 @@ void write_timeline_svg(const std::string& path, std::ostream& out) {
   char buffer[512];
   for (int tick = 0; tick <= 4; ++tick) {
     const double x = kLabelWidth + tick * kPlotWidth / 4.0;
-    std::snprintf(buffer, sizeof buffer,
-                  "<line x1=\"%.1f\" y1=\"24\" x2=\"%.1f\" y2=\"%d\" stroke=\"#dddddd\"/>"
-                  "<text x=\"%.1f\" y=\"18\" font-size=\"10\" text-anchor=\"middle\">%.3f ms</text>\n",
-                  x, x, height - 50, x, (static_cast<double>(first) + length * tick / 4.0) * 1e-6);
+    std::snprintf(
+        buffer, sizeof buffer,
+        "<line x1=\"%.1f\" y1=\"24\" x2=\"%.1f\" y2=\"%d\" stroke=\"#dddddd\"/>"
+        "<text x=\"%.1f\" y=\"18\" font-size=\"10\" text-anchor=\"middle\">%.3f ms</text>\n",
+        x, x, height - 50, x, (static_cast<double>(first) + length * tick / 4.0) * 1e-6);
     out << buffer;
   }
   std::hash<std::string> hash;
@@ -124,9 +125,9 @@ void write_timeline_svg(const std::string& path, std::ostream& out) {
       const int y = thread ? top + 4
                            : top + 4 + kThreadBar + 2 +
                                  static_cast<int>(std::min<std::size_t>(slice.depth, 3) - 1) * 3;
-      const char* colour =
-          thread ? kThreadColours[hash(*slice.op->name) % std::size(kThreadColours)]
-                 : colour_of(slice.op->category);
+      const char* colour = thread
+                               ? kThreadColours[hash(*slice.op->name) % std::size(kThreadColours)]
+                               : colour_of(slice.op->category);
       std::snprintf(buffer, sizeof buffer,
                     "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\">"
                     "<title>%s</title></rect>\n",

@@ -66,6 +66,22 @@ Timeline build_timeline(const std::vector<ProcessTrace>& processes) {
             : process.realtime_minus_monotonic - first.realtime_minus_monotonic;
     offsets.push_back(offset);
     start = std::min(start, process.start_ns + static_cast<std::uint64_t>(offset));
+  }
+  // A track whose buffer overwrote its oldest events is complete from its first event kept on:
+  // the trace starts there, where every track is.
+  std::uint64_t complete_from = 0;
+  for (std::size_t p = 0; p < processes.size(); ++p) {
+    for (const Location& location : processes[p].locations) {
+      if (location.dropped > 0 && !location.events.empty()) {
+        complete_from = std::max(
+            complete_from, location.events.front().time + static_cast<std::uint64_t>(offsets[p]));
+      }
+    }
+  }
+  start = std::max(start, complete_from);
+  for (std::size_t p = 0; p < processes.size(); ++p) {
+    const ProcessTrace& process = processes[p];
+    const std::int64_t offset = offsets[p];
     end = std::max(end, process.end_ns + static_cast<std::uint64_t>(offset));
   }
   timeline.length_ns = end - start;
@@ -92,7 +108,9 @@ Timeline build_timeline(const std::vector<ProcessTrace>& processes) {
     std::vector<Ref> order;
     for (std::uint32_t l = 0; l < process.locations.size(); ++l) {
       for (std::uint32_t i = 0; i < process.locations[l].events.size(); ++i) {
-        order.push_back({time_of(process.locations[l].events[i]), l, i});
+        const Event& event = process.locations[l].events[i];
+        if (event.time + static_cast<std::uint64_t>(offsets[p]) < start) continue;
+        order.push_back({time_of(event), l, i});
       }
     }
     std::stable_sort(order.begin(), order.end(),
@@ -107,7 +125,9 @@ Timeline build_timeline(const std::vector<ProcessTrace>& processes) {
       track.name = location.vp >= 0 ? location.name + " (core " + std::to_string(location.core) +
                                           ", NUMA " + std::to_string(location.numa) + ")"
                                     : location.name;
-      if (location.dropped > 0) track.name += ", " + std::to_string(location.dropped) + " dropped";
+      if (location.dropped > 0) {
+        track.name += ", " + std::to_string(location.dropped) + " oldest events overwritten";
+      }
       timeline.tracks.push_back(std::move(track));
     }
 

@@ -21,7 +21,7 @@ struct Settings {
   std::string file;  // empty: no trace
   Format format = Format::json;
   std::uint32_t categories = 0;  // bit per Category
-  std::size_t buffer_bytes = 0;  // per kernel thread; events past it are dropped and counted
+  std::size_t buffer_bytes = 0;  // per kernel thread; past it the oldest events go, counted
 };
 // From trace.file, trace.format (auto: by the file name's suffix), trace.events, trace.buffer.
 // Throws weft::Error naming the key for a value that cannot be used.
@@ -47,7 +47,7 @@ struct Location {
   int vp = -1;       // -1: a kernel thread that is no virtual processor
   int core = -1;
   int numa = -1;
-  std::uint64_t dropped = 0;
+  std::uint64_t dropped = 0;  // the oldest events, overwritten when the buffer was full
   std::vector<Event> events;
 };
 
