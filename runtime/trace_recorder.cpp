@@ -89,6 +89,9 @@ struct Session {
   std::uint64_t start_ns = 0;
   std::atomic<std::uint64_t> generation{0};
   int unnamed = 0;
+  // This process's pid in the high bits of its local message ids, read once (getpid is a system
+  // call): two processes' local ids then differ; the top bit, clear, tells them from remote ids.
+  std::uint64_t pid_bits = 0;
 };
 
 Session& session() {
@@ -182,18 +185,51 @@ void wake(std::uint64_t waker, std::uint64_t woken) noexcept {
   record(EventKind::wake, static_cast<std::uint8_t>(Category::sched), woken, waker);
 }
 
+namespace {
+
 std::uint64_t new_message_id() noexcept {
   Buffer* buffer = my_buffer();
   if (buffer == nullptr) return 0;
-  // The process's pid tells two processes' local ids apart; the top bit marks remote ids.
-  return (static_cast<std::uint64_t>(::getpid()) & 0x7fff) << 48 |
-         static_cast<std::uint64_t>(buffer->index & 0xffff) << 32 | ++buffer->messages;
+  return session().pid_bits | static_cast<std::uint64_t>(buffer->index & 0xffff) << 32 |
+         ++buffer->messages;
+}
+
+}  // namespace
+
+std::uint64_t local_message_id(const void* message) noexcept {
+  return session().pid_bits | (reinterpret_cast<std::uintptr_t>(message) >> 3 & 0xffffffffffff);
 }
 
 void message_sent(std::uint64_t id, int peer) noexcept {
   if (!enabled(Category::message) || id == 0) return;
   record(EventKind::sent, static_cast<std::uint8_t>(Category::message), id, 0,
          static_cast<std::uint32_t>(peer));
+}
+
+void message_delivered(int receiver, int sender) noexcept {
+  if (!enabled(Category::message)) return;
+  const std::uint64_t id = new_message_id();
+  Buffer* buffer = my_buffer();
+  if (buffer == nullptr || id == 0) return;
+  Event* sent = buffer->slot();
+  if (sent == nullptr) return;
+  const std::uint64_t now = ticks();
+  *sent = Event{now,
+                id,
+                0,
+                static_cast<std::uint32_t>(receiver),
+                EventKind::sent,
+                static_cast<std::uint8_t>(Category::message),
+                0};
+  if (Event* matched = buffer->slot()) {
+    *matched = Event{now,
+                     id,
+                     0,
+                     static_cast<std::uint32_t>(sender),
+                     EventKind::matched,
+                     static_cast<std::uint8_t>(Category::message),
+                     0};
+  }
 }
 
 void message_matched(std::uint64_t id, int peer) noexcept {
@@ -225,6 +261,7 @@ void start(const Settings& settings) {
   s.buffers.clear();
   s.unnamed = 0;
   s.generation.fetch_add(1, std::memory_order_release);
+  s.pid_bits = (static_cast<std::uint64_t>(::getpid()) & 0x7fff) << 48;
   s.start_ns = monotonic_ns();
   s.start_ticks = ticks();
   detail::recorded.store(settings.categories, std::memory_order_relaxed);

@@ -1,7 +1,5 @@
 #include "pt2pt/engine.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <mutex>
 #include <string>
@@ -42,8 +40,7 @@ std::uint64_t flow_id(const weft_mpi_message* message, std::uint64_t sender_key)
     return trace::remote_message_id(static_cast<int>((sender_key >> 44) - 1), trace::process(),
                                     sender_key & (kRemote - 1));
   }
-  return (static_cast<std::uint64_t>(::getpid()) & 0x7fff) << 48 |
-         (reinterpret_cast<std::uintptr_t>(message) >> 3 & 0xffffffffffff);
+  return trace::local_message_id(message);
 }
 
 }  // namespace
@@ -163,11 +160,8 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
   route(
       envelope,
       [&] {
-        if (trace::enabled(trace::Category::message)) [[unlikely]] {
-          const std::uint64_t id = trace::new_message_id();
-          trace::message_sent(id, send.peer);
-          trace::message_matched(id, envelope.source);
-        }
+        if (trace::enabled(trace::Category::message)) [[unlikely]]
+          trace::message_delivered(send.peer, envelope.source);
         fill_slot(send.buffer, count, *send.datatype);
         sent();
       },
@@ -177,11 +171,8 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
                                       : copy(send.buffer, count, *send.datatype, recv.buffer,
                                              static_cast<std::size_t>(recv.count), *recv.datatype);
         set_received_status(recv, envelope, moved);
-        if (trace::enabled(trace::Category::message)) [[unlikely]] {
-          const std::uint64_t id = trace::new_message_id();
-          trace::message_sent(id, send.peer);
-          trace::message_matched(id, envelope.source);
-        }
+        if (trace::enabled(trace::Category::message)) [[unlikely]]
+          trace::message_delivered(send.peer, envelope.source);
         finish(recv);
         sent();
       },
