@@ -16,6 +16,7 @@
 #include "weft/placement.h"
 #include "weft/sync.h"
 #include "weft/this_thread.h"
+#include "weft/trace.h"
 
 namespace weft::io::detail {
 
@@ -433,11 +434,15 @@ bool Manager::poll_round(bool busy_core) noexcept {
   }
   sweep_removed();
   if (newly_armed) {
+    trace::instant(trace::Category::io, "io hand-off to the blocker");
     counters_->handoffs.fetch_add(1, std::memory_order_relaxed);
     wake_blocker_locked();
   }
   lock_.unlock();
-  if (checked) counters_->polls.fetch_add(1, std::memory_order_relaxed);
+  if (checked) {
+    trace::instant(trace::Category::io, "io poll", progress ? 1 : 0);
+    counters_->polls.fetch_add(1, std::memory_order_relaxed);
+  }
   return progress;
 }
 
@@ -519,6 +524,7 @@ void Manager::hand_off(bool waits) noexcept {
   }
   unarmed_sources_.store(0, std::memory_order_relaxed);
   if (moved) {
+    trace::instant(trace::Category::io, "io hand-off to the blocker");
     counters_->handoffs.fetch_add(1, std::memory_order_relaxed);
     wake_blocker_locked();
   }

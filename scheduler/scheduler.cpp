@@ -13,6 +13,7 @@
 #include "thread_storage.h"
 #include "weft/error.h"
 #include "weft/placement.h"
+#include "weft/trace_file.h"
 
 namespace weft {
 
@@ -91,6 +92,7 @@ Scheduler::Impl::Impl(const Config& cfg)
   spin_ns = config.get_int("scheduler.spin_us") * 1000;
   idle_spin_ns = config.get_int("scheduler.idle_spin_us") * 1000;
 
+  trace::start(trace::settings_of(config));
   const int count = virtual_processor_count(config, topology);
   for (int n = 0; n < topology.num_numa_nodes(); ++n) {
     nodes.push_back(std::make_unique<detail::NumaNode>());
@@ -334,6 +336,7 @@ void Scheduler::shutdown() {
   while (!impl_->services.empty()) impl_->services.pop_back();
   for (const auto& vp : impl_->vps) vp->notify();
   for (const auto& vp : impl_->vps) vp->join();
+  trace::stop_and_write();
   running_impl.store(nullptr, std::memory_order_release);
   running.store(nullptr);
   impl_.reset();

@@ -12,6 +12,7 @@
 #include "futex.h"
 #include "scheduler_impl.h"
 #include "weft/error.h"
+#include "weft/trace_file.h"
 
 namespace weft::detail {
 
@@ -46,6 +47,7 @@ void VirtualProcessor::join() {
 
 void VirtualProcessor::main() {
   set_current_vp(this);
+  trace::attach_virtual_processor(index_, scheduler_.topology.core(core_).os_index, numa());
   AlternateSignalStack alternate_stack;
   // Without this the kernel may defer a sleeping processor's wake-up by its default 50 us slack.
   ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
@@ -345,10 +347,27 @@ void VirtualProcessor::switch_to(Fiber* next, After after) noexcept {
   // A user thread's scheduling points ran the hooks before choosing `next` (see
   // run_switch_hooks); the idle loop's switch into a thread runs them here.
   if (prev == nullptr && scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
+  if (trace::enabled()) [[unlikely]]
+    trace_switch(prev, after, next);
   SwitchRecord record{prev, after};
   const transfer_t from = jump_fcontext(next != nullptr ? next->context : idle_context_, &record);
   // A free thread may resume on another processor: `this` is stale here.
   current_vp()->finish_switch(from);
+}
+
+void VirtualProcessor::trace_switch(Fiber* prev, After after, Fiber* next) noexcept {
+  const trace::SwitchReason reason = after == After::park   ? trace::SwitchReason::park
+                                     : after == After::exit ? trace::SwitchReason::exit
+                                     : prev == nullptr      ? trace::SwitchReason::start
+                                                            : trace::SwitchReason::yield;
+  trace::ThreadInfo info;
+  if (next != nullptr) {
+    info.type = static_cast<std::uint8_t>(next->type);
+    info.rank = next->rank;
+    info.priority = static_cast<std::int8_t>(next->priority.load(std::memory_order_relaxed));
+  }
+  trace::thread_switch(prev != nullptr ? prev->id : 0, reason, next != nullptr ? next->id : 0,
+                       info);
 }
 
 void VirtualProcessor::finish_switch(transfer_t from) noexcept {

@@ -122,6 +122,7 @@ class VirtualProcessor {
   // one chosen, instead of waiting for the next scheduling point behind a whole time slice.
   void run_switch_hooks() noexcept;
   void switch_to(Fiber* next, After after) noexcept;
+  void trace_switch(Fiber* prev, After after, Fiber* next) noexcept;
 
   Scheduler::Impl& scheduler_;
   const int index_;

@@ -24,6 +24,7 @@
 #include "weft/error.h"
 #include "weft/io.h"
 #include "weft/this_thread.h"
+#include "weft/trace.h"
 
 namespace weft::mpi {
 
@@ -425,6 +426,7 @@ ucs_status_t Transport::Impl::on_message(void* arg, const void* header_bytes,
 Transport::Transport(World& world, Bootstrap& bootstrap, std::size_t eager_limit)
     : impl_(std::make_unique<Impl>(*this, world, eager_limit)) {
   Impl& impl = *impl_;
+  trace::set_process(world.process());
   const auto processes = static_cast<std::size_t>(world.layout().processes());
   impl.endpoints.assign(processes, nullptr);
   impl.next_sequence.assign(processes, 0);
@@ -637,6 +639,9 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
     }
     header.sequence = impl.next_sequence[static_cast<std::size_t>(process)]++;
     if (queued_key != nullptr) *queued_key = remote_message_key(header.process, header.sequence);
+    if (trace::enabled(trace::Category::message)) [[unlikely]]
+      trace::message_sent(trace::remote_message_id(header.process, process, header.sequence),
+                          header.dest);
     status = ucp_am_send_nbx(ep, kMessageId, &header, sizeof header, data, wire_bytes, &param);
     if (!UCS_PTR_IS_ERR(status) && status != nullptr) {
       impl.went_in_flight();
