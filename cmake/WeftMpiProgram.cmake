@@ -47,7 +47,7 @@ function(weft_mpi_executable target)
     list(APPEND warnings -Werror)
   endif()
   # The toolchain's files, so that a rebuilt loader or library rebuilds the program.
-  set(toolchain $<TARGET_FILE:weft> $<TARGET_FILE:weft_loader> $<TARGET_FILE:weft_stub>
+  set(toolchain $<TARGET_FILE:weft> $<TARGET_FILE:weft_loader> $<TARGET_FILE:weft-stub>
                 $<TARGET_FILE:weft_wrap_main> $<TARGET_FILE:weft_rank_libc> ${wrapper} ${PROJECT_SOURCE_DIR}/include/mpi.h
                 ${language_toolchain})
   set(launcher)

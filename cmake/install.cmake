@@ -59,6 +59,7 @@ set(WEFT_FIND_PREFIX
     "prefix=$(cd \"$(dirname \"$(readlink -f \"\${BASH_SOURCE[0]}\")\")/${weft_bin_to_prefix}\" && pwd)")
 set(WEFT_INCLUDE_DIR "$prefix/${CMAKE_INSTALL_INCLUDEDIR}")
 set(WEFT_LIB_DIR "$prefix/${CMAKE_INSTALL_LIBDIR}")
+set(WEFT_STUB "") # the stub is linked per program (libweft_stub.a)
 set(WEFT_VERSION ${PROJECT_VERSION})
 get_property(weft_wrappers GLOBAL PROPERTY WEFT_COMPILER_WRAPPERS)
 foreach(record IN LISTS weft_wrappers)

@@ -11,7 +11,7 @@ set -uo pipefail
 
 check=$1
 build=$(cd "$2" && pwd)
-root=$3/install
+root=$(realpath -m "$3")/install
 work=$root/$check
 cmake=$4
 generator=$5
