@@ -55,7 +55,8 @@ expect_hybrid() { # <program>
   expect_in out "sum 500000500000 \(expected 500000500000\)"
 }
 
-[[ $check == install || -x $prefix/bin/weftcc ]] || fail "no installed tree in $prefix (Tools.install)"
+[[ $check == install || -x $prefix/bin/weftcc ]] ||
+  fail "no installed tree in $prefix (Tools.install)"
 
 case $check in
   install)
@@ -78,8 +79,8 @@ case $check in
       done
     fi
     # No test program, nothing of the build's own in the installed tree.
-    [[ -n $(find "$prefix" -name '*_test*' -o -name 'libweft_tools_common*') ]] &&
-      fail "test files installed: $(find "$prefix" -name '*_test*' -o -name 'libweft_tools_common*')"
+    [[ -n $(find "$prefix" -name '*_test*' -o -name '*tools_common*') ]] &&
+      fail "test files installed: $(find "$prefix" -name '*_test*' -o -name '*tools_common*')"
     # Neither the text files nor the run paths of the programs and libraries name the build
     # tree (or the source tree: the wrappers' headers are the installed ones).
     while IFS= read -r -d '' file; do
@@ -112,13 +113,15 @@ case $check in
     expect_ring ./ring 4
     [[ $(readelf -d ring | grep RUNPATH) == *"[$prefix/lib]" ]] ||
       fail "the program's run path is not the moved tree's lib/: $(readelf -d ring | grep RUNPATH)"
-    expect_run 0 "$prefix/bin/weftcc" -fopenmp -O2 -o hybrid "$prefix/share/doc/weft/examples/hybrid.c"
+    expect_run 0 "$prefix/bin/weftcc" -fopenmp -O2 -o hybrid \
+      "$prefix/share/doc/weft/examples/hybrid.c"
     expect_hybrid ./hybrid
     expect_run 0 "$prefix/bin/mpicc" -showme:incdirs
     expect_in out "^$prefix/include$"
     # Fortran: the installed mpi module and mpif.h.
     if [[ -x $prefix/bin/weftfort ]]; then
-      printf '%s\n' 'program ranks' '  use mpi' '  implicit none' '  integer :: rank, size, ierror' \
+      printf '%s\n' 'program ranks' '  use mpi' '  implicit none' \
+        '  integer :: rank, size, ierror' \
         '  call MPI_Init(ierror)' '  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierror)' \
         '  call MPI_Comm_size(MPI_COMM_WORLD, size, ierror)' \
         "  print '(a,i0,a,i0)', 'fortran rank ', rank, ' of ', size" '  call MPI_Finalize(ierror)' \
