@@ -141,13 +141,15 @@ case $check in
     expect_run 0 "$cmake" --build project
     expect_run 0 "$prefix/bin/weftrun" -n 3 project/hello
     expect_in out "hello from rank 2 of 3"
-    # find_package(weft) with the plain compilers: weft::mpi and weft::omp.
+    # find_package(weft) with the plain compilers: weft::mpi, weft::omp and weft::weft.
     expect_run 0 "$cmake" -S "$here/find_package_project" -B package -G "$generator" \
       -DCMAKE_PREFIX_PATH="$prefix" -DWEFT_EXAMPLES="$prefix/share/doc/weft/examples"
     expect_in out "weft 0\.[0-9.]+ at $prefix/bin/weftrun"
     expect_run 0 "$cmake" --build package
     expect_ring package/ring 3
-    expect_hybrid package/hybrid ;;
+    expect_hybrid package/hybrid
+    expect_run 0 package/threads
+    expect_in out "an mpi_task thread ran on virtual processor 0" ;;
   installed_pkg_config)
     # pkg-config's flags for weft, and Open MPI's names for them, with the plain compiler.
     export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
