@@ -379,14 +379,9 @@ TEST(Placement, RefusalsNameTheArgument) {
             std::string::npos);
 }
 
-// The weft-info program beside this test (both land in the build's bin/ folder).
+// The build's weft-info program (tests/CMakeLists.txt passes its path).
 std::string weft_info_path() {
-  const std::filesystem::path dir = std::filesystem::read_symlink("/proc/self/exe").parent_path();
-  for (const std::filesystem::path& candidate :
-       {dir / "weft-info", dir / ".." / "bin" / "weft-info"}) {
-    if (std::filesystem::exists(candidate)) return candidate.string();
-  }
-  return "";
+  return std::filesystem::exists(WEFT_INFO_PROGRAM) ? WEFT_INFO_PROGRAM : "";
 }
 
 struct ProgramRun {
@@ -397,7 +392,8 @@ struct ProgramRun {
 // `environment`: assignments put before the command, "UCX_NET_DEVICES=eth0".
 ProgramRun run_weft_info(const std::string& arguments, const std::string& environment = "") {
   const std::string path = weft_info_path();
-  EXPECT_FALSE(path.empty()) << "weft-info not found beside the test; build the weft-info target";
+  EXPECT_FALSE(path.empty()) << "weft-info not found at " WEFT_INFO_PROGRAM
+                                "; build the weft-info target";
   if (path.empty()) return {-1, ""};
   FILE* pipe = ::popen((environment + " '" + path + "' " + arguments + " 2>&1").c_str(), "r");
   EXPECT_NE(pipe, nullptr);
