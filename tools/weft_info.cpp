@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "stack_request.h"
+
 namespace {
 
 constexpr std::string_view kUsage = R"(usage:
@@ -35,6 +37,9 @@ constexpr std::string_view kUsage = R"(usage:
       output is a JSON list: [{"task": 0, "core": 0, "numa": 0, "progress_core": 1}, ...]
   weft-info io [--pid PID]
       the I/O manager's statistics (io.*) of running weft processes, or of process PID
+  weft-info stacks --pid PID
+      every user thread of the job that process PID (weftrun, or one process of the job) runs:
+      type, rank, state, core, the MPI call it waits in, and its backtrace
   weft-info --help
 
 Topology SPEC: "host" (this machine), "synthetic:<hwloc synthetic description>" such as
@@ -50,7 +55,7 @@ class UsageError : public std::runtime_error {
 };
 
 struct Options {
-  std::string command;  // "", "config", "topology", "placement" or "io"
+  std::string command;  // "", "config", "topology", "placement", "io" or "stacks"
   weft::ConfigOverrides overrides;
   std::optional<int> tasks;
   std::optional<int> cores_per_task;
@@ -78,9 +83,10 @@ Options parse(const std::vector<std::string_view>& arguments) {
     std::string_view argument = arguments[i];
     if (!argument.starts_with("-")) {
       if (!options.command.empty() || (argument != "config" && argument != "topology" &&
-                                       argument != "placement" && argument != "io")) {
+                                       argument != "placement" && argument != "io" &&
+                                       argument != "stacks")) {
         throw UsageError("'" + std::string(argument) +
-                         "' is not a command; expected config, topology, placement or io");
+                         "' is not a command; expected config, topology, placement, io or stacks");
       }
       options.command = std::string(argument);
       continue;
@@ -146,8 +152,11 @@ Options parse(const std::vector<std::string_view>& arguments) {
                      " only applies to placement; expected 'weft-info placement " +
                      std::string(placement_only.front()) + " ...'");
   }
-  if (options.command != "io" && options.pid) {
-    throw UsageError("--pid only applies to io; expected 'weft-info io --pid PID'");
+  if (options.command != "io" && options.command != "stacks" && options.pid) {
+    throw UsageError("--pid only applies to io and stacks; expected 'weft-info io --pid PID'");
+  }
+  if (options.command == "stacks" && !options.pid && !options.help) {
+    throw UsageError("stacks needs the job's process; expected --pid PID");
   }
   if (options.command == "placement" && !options.tasks && !options.help) {
     throw UsageError("placement needs the number of tasks; expected --tasks N");
@@ -300,6 +309,8 @@ void run(const Options& options) {
     print_placement(std::cout, options, config);
   } else if (options.command == "io") {
     print_io_stats(std::cout, options);
+  } else if (options.command == "stacks") {
+    weft::tools::print_stacks(std::cout, *options.pid);
   } else {
     const weft::Topology topology = weft::configured_topology(config);
     std::cout << topology.summary() << "\n\n";

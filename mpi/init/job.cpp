@@ -3,11 +3,13 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "comm/communicator.h"
+#include "diagnostics/monitor.h"
 #include "init/world.h"
 #include "spawn/job_files.h"
 #include "transport/transport.h"
@@ -102,6 +104,8 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
     threads.push_back(
         spawn(attr, [&rank_main, &statuses, r, first] { statuses[r] = rank_main(first + r); }));
   }
+  // Watches for deadlocks and answers SIGQUIT with the threads' stacks while the ranks run.
+  std::optional<Monitor> monitor(std::in_place, config, world, transport.get());
   for (Thread& thread : threads) thread.join();
   // The ranks MPI_Comm_spawn started run on after their parents' main returned (MPI-4.1 11.10.4:
   // MPI_Finalize of a parent does not end its children).
@@ -113,6 +117,7 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
     bootstrap->fence();
     if (process == 0) remove_job_files(world.job_key());
   }
+  monitor.reset();
   world.stop_progress();
   scheduler.shutdown();
   world.discard_unreceived();
