@@ -20,6 +20,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 
 #include "current.h"
 #include "fiber.h"
@@ -72,6 +73,11 @@ std::string demangled(const char* name) {
   return status == 0 && plain != nullptr ? std::string(plain.get()) : std::string(name);
 }
 
+// Names of code addresses found during one snapshot: the threads of a job park in few places,
+// and looking a name up in an object's symbol table is what a dump spends its time on. Not kept
+// longer: a rank image unloaded and another loaded at its address would inherit its names.
+using FrameNames = std::unordered_map<std::uintptr_t, std::string>;
+
 // "function+0x1f (object)" for a code address.
 std::string describe_frame(unw_cursor_t& cursor, std::uintptr_t pc) {
   char name[512];
@@ -97,7 +103,7 @@ std::string describe_frame(unw_cursor_t& cursor, std::uintptr_t pc) {
 }
 
 // The frames of a switched-out thread, from the registers jump_fcontext saved at `context`.
-std::vector<std::string> unwind(const void* context) {
+std::vector<std::string> unwind(const void* context, FrameNames& names) {
   std::vector<std::string> frames;
 #if defined(__x86_64__)
   const Unwinder& u = unwinder();
@@ -122,11 +128,15 @@ std::vector<std::string> unwind(const void* context) {
   for (int depth = 0; depth < kMaxFrames; ++depth) {
     unw_word_t pc = 0;
     if (u.get_reg(&cursor, UNW_REG_IP, &pc) != 0 || pc == 0) break;
-    frames.push_back(describe_frame(cursor, static_cast<std::uintptr_t>(pc)));
+    const auto address = static_cast<std::uintptr_t>(pc);
+    auto known = names.find(address);
+    if (known == names.end()) known = names.emplace(address, describe_frame(cursor, address)).first;
+    frames.push_back(known->second);
     if (u.step(&cursor) <= 0) break;
   }
 #else
   (void)context;
+  (void)names;
 #endif
   return frames;
 }
@@ -158,6 +168,7 @@ std::vector<ThreadSnapshot> snapshot_threads(bool backtraces) {
   fibers.reserve(impl->all_fibers.size());
   for (const auto& fiber : impl->all_fibers) fibers.push_back(fiber.get());
   impl->pool_lock.unlock();
+  FrameNames names;
   std::vector<const detail::Fiber*> running;
   for (const auto& vp : impl->vps) running.push_back(vp->current());
   for (detail::Fiber* fiber : fibers) {
@@ -196,7 +207,7 @@ std::vector<ThreadSnapshot> snapshot_threads(bool backtraces) {
     std::vector<std::string> frames;
     if (backtraces && t.state != ThreadSnapshot::State::running &&
         t.state != ThreadSnapshot::State::switching) {
-      frames = unwind(fiber->context);
+      frames = unwind(fiber->context, names);
     }
     // acquire: the reads above happened before this one; an unchanged word means the thread
     // did not run meanwhile, so its note and stack were what they were at the first read.

@@ -19,8 +19,21 @@ namespace weft::tools {
 
 namespace {
 
-bool answers(int pid) {
-  return ::access(stack_files::ready(pid).c_str(), F_OK) == 0 && ::kill(pid, 0) == 0;
+// The abstract sockets bound in this host's network namespace, as /proc/net/unix lists them
+// ("@name" at the end of a line).
+std::vector<std::string> abstract_sockets() {
+  std::vector<std::string> names;
+  std::ifstream in("/proc/net/unix");
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t at = line.rfind(" @");
+    if (at != std::string::npos) names.push_back(line.substr(at + 2));
+  }
+  return names;
+}
+
+bool answers(int pid, const std::vector<std::string>& sockets) {
+  return std::find(sockets.begin(), sockets.end(), stack_files::ready(pid)) != sockets.end() &&
+         ::kill(pid, 0) == 0;
 }
 
 // The parent of `pid` from /proc/pid/stat ("pid (comm) state ppid ..."; comm may hold spaces).
@@ -39,7 +52,8 @@ int parent_of(int pid) {
 
 // The weft job processes among `pid` and its descendants, in pid order.
 std::vector<int> job_processes(int pid) {
-  if (answers(pid)) return {pid};
+  const std::vector<std::string> sockets = abstract_sockets();
+  if (answers(pid, sockets)) return {pid};
   std::vector<int> all;
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename();
@@ -47,7 +61,7 @@ std::vector<int> job_processes(int pid) {
   }
   std::vector<int> found;
   for (int candidate : all) {
-    if (!answers(candidate)) continue;
+    if (!answers(candidate, sockets)) continue;
     for (int up = parent_of(candidate); up > 1; up = parent_of(up)) {
       if (up == pid) {
         found.push_back(candidate);

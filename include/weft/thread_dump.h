@@ -64,8 +64,9 @@ std::string format_threads(
 
 const char* to_string(ThreadSnapshot::State state);
 
-// Where a process running a job and `weft-info stacks` meet: the process keeps ready(pid) while
-// it answers SIGQUIT; weft-info creates request(pid) before it sends SIGQUIT, and the process then
+// Where a process running a job and `weft-info stacks` meet: while it answers SIGQUIT the process
+// holds an abstract Unix socket named ready(pid) (listed in /proc/net/unix, gone with the process
+// however it ends); weft-info creates request(pid) before it sends SIGQUIT, and the process then
 // writes its dump to output(pid) instead of its standard error.
 namespace stack_files {
 inline std::string directory() {
@@ -73,7 +74,7 @@ inline std::string directory() {
   return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
 }
 inline std::string ready(int pid) {
-  return directory() + "/weft-stacks-" + std::to_string(pid) + ".ready";
+  return "weft-stacks-" + std::to_string(pid);
 }
 inline std::string request(int pid) {
   return directory() + "/weft-stacks-" + std::to_string(pid) + ".request";

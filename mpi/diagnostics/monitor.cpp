@@ -4,11 +4,15 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -130,7 +134,13 @@ Monitor::Monitor(const Config& config, World& world, Transport* transport)
   action.sa_flags = SA_RESTART;
   sigemptyset(&action.sa_mask);
   ::sigaction(SIGQUIT, &action, &previous_quit);
-  publish_file(weft::stack_files::ready(::getpid()), "");
+  ready_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_un address = {};
+  address.sun_family = AF_UNIX;
+  const std::string name = weft::stack_files::ready(::getpid());
+  std::memcpy(address.sun_path + 1, name.data(), name.size());  // abstract: sun_path[0] = 0
+  ::bind(ready_, reinterpret_cast<const sockaddr*>(&address),
+         static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size()));
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -141,10 +151,10 @@ Monitor::~Monitor() {
   thread_.join();
   ::sigaction(SIGQUIT, &previous_quit, nullptr);
   quit_pipe.store(-1, std::memory_order_relaxed);
-  ::unlink(weft::stack_files::ready(::getpid()).c_str());
+  ::close(ready_);
   if (!directory_.empty()) {
     ::unlink((directory_ + "/process-" + std::to_string(world_.process())).c_str());
-    if (world_.process() == 0) ::rmdir(directory_.c_str());
+    ::rmdir(directory_.c_str());  // the last process to leave removes it
   }
   ::close(wake_pipe_[0]);
   ::close(wake_pipe_[1]);
@@ -323,6 +333,15 @@ void Monitor::dump_stacks() {
 }
 
 void Monitor::end_job(const std::string& report, const char* key) {
+  // The destructor does not run: its files go now. Process 0 removes the job's directory; the
+  // other processes are stopped by weftrun once it ended.
+  if (!directory_.empty()) {
+    for (int p = 0; p < world_.layout().processes(); ++p) {
+      ::unlink((directory_ + "/process-" + std::to_string(p)).c_str());
+      ::unlink((directory_ + "/process-" + std::to_string(p) + ".tmp").c_str());
+    }
+    ::rmdir(directory_.c_str());
+  }
   write_all(STDERR_FILENO, report + "weft: ending the job with status " +
                                std::to_string(kDeadlockExitStatus) + " (--set " + key +
                                " disables this report)\n");

@@ -54,6 +54,7 @@ class Monitor {
   std::string published_;      // what this process last wrote
   std::string previous_reads_;  // process 0: the states read last time
   int wake_pipe_[2] = {-1, -1};
+  int ready_ = -1;  // the abstract socket weft-info stacks looks for
   std::atomic<bool> stop_{false};
   std::thread thread_;
 };

@@ -26,15 +26,15 @@ struct Note : WaitNoteName {
   asm volatile("" ::: "memory");  // not a tail call: the frame stays while the thread waits
 }
 
-// Polls the snapshot until `count` threads are parked: the threads park in whatever order and
-// at whatever speed the scheduler runs them; no time is assumed.
+// Polls the snapshot until `count` threads are parked (they park in whatever order and at
+// whatever speed the scheduler runs them; no time is assumed), then takes one with backtraces.
 std::vector<ThreadSnapshot> when_parked(std::size_t count) {
   for (;;) {
-    std::vector<ThreadSnapshot> threads = snapshot_threads(true);
+    const std::vector<ThreadSnapshot> threads = snapshot_threads(false);
     const auto parked = std::count_if(threads.begin(), threads.end(), [](const ThreadSnapshot& t) {
-      return t.state == ThreadSnapshot::State::parked && !t.backtrace.empty();
+      return t.state == ThreadSnapshot::State::parked;
     });
-    if (static_cast<std::size_t>(parked) >= count) return threads;
+    if (static_cast<std::size_t>(parked) >= count) return snapshot_threads(true);
     this_thread::yield();
   }
 }
