@@ -13,8 +13,8 @@
 #include "current.h"
 #include "fiber.h"
 #include "scheduler_impl.h"
-#include "weft/thread_dump.h"
 #include "virtual_processor.h"
+#include "weft/thread_dump.h"
 
 namespace weft::detail {
 
@@ -156,7 +156,8 @@ void describe_other_threads(const Fiber& crashed) {
     }
     const auto* note =
         static_cast<const WaitNoteName*>(fiber.wait_note.load(std::memory_order_relaxed));
-    if (note != nullptr && note->size > 0) line << " in " << std::string_view(note->name, note->size);
+    if (note != nullptr && note->size > 0)
+      line << " in " << std::string_view(note->name, note->size);
     line.write();
   }
 }

@@ -97,8 +97,7 @@ std::string ask(int pid) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::filesystem::remove(request);
-  throw Error("weft-info stacks: process " + std::to_string(pid) +
-              " did not answer within 10 s");
+  throw Error("weft-info stacks: process " + std::to_string(pid) + " did not answer within 10 s");
 }
 
 }  // namespace

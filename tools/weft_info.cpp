@@ -82,9 +82,9 @@ Options parse(const std::vector<std::string_view>& arguments) {
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     std::string_view argument = arguments[i];
     if (!argument.starts_with("-")) {
-      if (!options.command.empty() || (argument != "config" && argument != "topology" &&
-                                       argument != "placement" && argument != "io" &&
-                                       argument != "stacks")) {
+      if (!options.command.empty() ||
+          (argument != "config" && argument != "topology" && argument != "placement" &&
+           argument != "io" && argument != "stacks")) {
         throw UsageError("'" + std::string(argument) +
                          "' is not a command; expected config, topology, placement, io or stacks");
       }

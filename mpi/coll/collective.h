@@ -13,10 +13,10 @@
 #include <utility>
 
 #include "coll/meeting.h"
-#include "diagnostics/blocked_call.h"
 #include "comm/communicator.h"
 #include "datatype/datatype.h"
 #include "datatype/keep_alive.h"
+#include "diagnostics/blocked_call.h"
 #include "mpi.h"
 #include "op/op.h"
 

@@ -3,14 +3,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -37,7 +37,8 @@ struct sigaction previous_quit;
 void on_quit(int) {
   const int fd = quit_pipe.load(std::memory_order_relaxed);
   const char byte = 'q';
-  if (fd >= 0) [[maybe_unused]] long ignored = ::syscall(SYS_write, fd, &byte, 1);
+  if (fd >= 0) [[maybe_unused]]
+    long ignored = ::syscall(SYS_write, fd, &byte, 1);
 }
 
 void write_all(int fd, const std::string& text) {

@@ -51,7 +51,7 @@ class Monitor {
   const std::int64_t timeout_ns_;
   std::string directory_;  // the job's state files, several processes only
   std::uint64_t generation_ = 0;
-  std::string published_;      // what this process last wrote
+  std::string published_;       // what this process last wrote
   std::string previous_reads_;  // process 0: the states read last time
   int wake_pipe_[2] = {-1, -1};
   int ready_ = -1;  // the abstract socket weft-info stacks looks for

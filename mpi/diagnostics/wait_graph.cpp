@@ -89,8 +89,9 @@ Report local_report(World& world, const std::vector<ThreadSnapshot>& threads) {
       }
       add_call(record, call, rank, comms);
     }
-    record.state = !live ? RankRecord::State::ended
-                         : all_noted ? RankRecord::State::blocked : RankRecord::State::other;
+    record.state = !live       ? RankRecord::State::ended
+                   : all_noted ? RankRecord::State::blocked
+                               : RankRecord::State::other;
     report.ranks.push_back(std::move(record));
   }
   for (int rank = world.first_local(); rank < world.first_local() + world.local_ranks(); ++rank) {

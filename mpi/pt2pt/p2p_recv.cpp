@@ -26,8 +26,8 @@ int receive_blocking(std::string_view function, void* buf, int count, MPI_Dataty
     Request recv;
     weft::mpi::prepare(recv, RequestKind::recv, SendMode::standard, buf, count, datatype, source,
                        tag, comm, caller);
-    const weft::mpi::BlockedCall blocked = weft::mpi::blocked_in(
-        weft::mpi::BlockedCall::Kind::receive, function, comm, source, tag);
+    const weft::mpi::BlockedCall blocked =
+        weft::mpi::blocked_in(weft::mpi::BlockedCall::Kind::receive, function, comm, source, tag);
     weft::mpi::BlockedScope scope(blocked);
     state.engine.receive_blocking(recv, state.spin);
     weft::mpi::report_status(status, recv.status);

@@ -68,9 +68,9 @@ TEST(ThreadDump, ThousandParkedThreadsEachWithItsBacktrace) {
     EXPECT_EQ(t.state, ThreadSnapshot::State::parked);
     EXPECT_EQ(t.wait_note, &note);
     EXPECT_GE(t.core, 0);
-    const bool named = std::any_of(t.backtrace.begin(), t.backtrace.end(), [](const std::string& f) {
-      return f.find("park_in_dump_test") != std::string::npos;
-    });
+    const bool named = std::any_of(
+        t.backtrace.begin(), t.backtrace.end(),
+        [](const std::string& f) { return f.find("park_in_dump_test") != std::string::npos; });
     EXPECT_TRUE(named) << "thread " << t.id << "'s backtrace lacks park_in_dump_test";
   }
   EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](bool s) { return s; }));
