@@ -55,7 +55,7 @@ struct Fiber {
   // What the thread waits on, for diagnostics (this_thread::set_wait_note); null when nothing
   // said. relaxed: readers check the park word around their read (thread_dump.cpp).
   std::atomic<const void*> wait_note{nullptr};
-  // From spawn until the body has returned: what a thread dump lists. relaxed: a dump is a look.
+  // From spawn until the body has returned: what a thread dump lists (thread_dump.cpp).
   std::atomic<bool> live{false};
 
   // Run-queue links, owned by the queue the fiber is in (`queue`, null when in none).

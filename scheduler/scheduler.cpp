@@ -191,7 +191,8 @@ detail::Fiber* Scheduler::Impl::new_fiber(const ThreadAttr& attr, std::function<
                     std::memory_order_relaxed);
   fiber->body = std::move(body);
   fiber->wait_note.store(nullptr, std::memory_order_relaxed);
-  fiber->live.store(true, std::memory_order_relaxed);
+  // release: a thread dump that sees it live sees the fields above.
+  fiber->live.store(true, std::memory_order_release);
   fiber->refs.store(2, std::memory_order_relaxed);
   fiber->done = false;
   fiber->woken = false;

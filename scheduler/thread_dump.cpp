@@ -169,10 +169,9 @@ std::vector<ThreadSnapshot> snapshot_threads(bool backtraces) {
   for (const auto& fiber : impl->all_fibers) fibers.push_back(fiber.get());
   impl->pool_lock.unlock();
   FrameNames names;
-  std::vector<const detail::Fiber*> running;
-  for (const auto& vp : impl->vps) running.push_back(vp->current());
   for (detail::Fiber* fiber : fibers) {
-    if (!fiber->live.load(std::memory_order_relaxed)) continue;
+    // acquire: pairs with new_fiber's release, so id, type and rank are the new thread's.
+    if (!fiber->live.load(std::memory_order_acquire)) continue;
     ThreadSnapshot t;
     t.handle = fiber;
     t.id = fiber->id;
@@ -191,13 +190,12 @@ std::vector<ThreadSnapshot> snapshot_threads(bool backtraces) {
         t.state = ThreadSnapshot::State::switching;
         break;
       case detail::ParkState::running:
-        t.state = ThreadSnapshot::State::runnable;
-        for (std::size_t v = 0; v < running.size(); ++v) {
-          if (running[v] == fiber) {
-            t.state = ThreadSnapshot::State::running;
-            t.vp = static_cast<int>(v);
-          }
-        }
+        // In a run queue, or on its processor (a processor's current thread is not read: it
+        // changes at every switch, unsynchronized). A woken thread still in a processor's
+        // inbox counts as running.
+        t.state = fiber->queue.load(std::memory_order_relaxed) != nullptr
+                      ? ThreadSnapshot::State::runnable
+                      : ThreadSnapshot::State::running;
         break;
     }
     if (t.vp >= 0 && t.vp < static_cast<int>(impl->vps.size())) {
