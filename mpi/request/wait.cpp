@@ -10,6 +10,7 @@
 #include "pt2pt/p2p.h"
 #include "util/profiling.h"
 #include "weft/this_thread.h"
+#include "weft/trace.h"
 
 using weft::mpi::inactive;
 using weft::mpi::Request;
@@ -141,6 +142,7 @@ std::vector<int> done_indices(int count, const MPI_Request* requests) {
 }  // namespace
 
 extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_handle("MPI_Wait", request); rc != MPI_SUCCESS) return rc;
   if (inactive(*request)) {
     weft::mpi::set_empty_status(status);
@@ -156,6 +158,7 @@ extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
 WEFT_MPI_ALIAS(MPI_Wait);
 
 extern "C" int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_handle("MPI_Test", request); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(MPI_COMM_WORLD, "MPI_Test", "flag", flag); rc != MPI_SUCCESS) {
     return rc;
@@ -176,6 +179,7 @@ WEFT_MPI_ALIAS(MPI_Test);
 
 extern "C" int PMPI_Waitall(int count, MPI_Request array_of_requests[],
                             MPI_Status array_of_statuses[]) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_array("MPI_Waitall", count, array_of_requests); rc != MPI_SUCCESS) return rc;
   weft::mpi::RankState& state = weft::mpi::caller_state();
   const weft::mpi::BlockedCall blocked =
@@ -192,6 +196,7 @@ WEFT_MPI_ALIAS(MPI_Waitall);
 
 extern "C" int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag,
                             MPI_Status array_of_statuses[]) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_array("MPI_Testall", count, array_of_requests); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(MPI_COMM_WORLD, "MPI_Testall", "flag", flag);
       rc != MPI_SUCCESS) {
@@ -211,6 +216,7 @@ WEFT_MPI_ALIAS(MPI_Testall);
 
 extern "C" int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index,
                             MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_array("MPI_Waitany", count, array_of_requests); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(MPI_COMM_WORLD, "MPI_Waitany", "index", index);
       rc != MPI_SUCCESS) {
@@ -238,6 +244,7 @@ WEFT_MPI_ALIAS(MPI_Waitany);
 
 extern "C" int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag,
                             MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_array("MPI_Testany", count, array_of_requests); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(MPI_COMM_WORLD, "MPI_Testany", "index", index);
       rc != MPI_SUCCESS) {
@@ -304,6 +311,7 @@ int some(std::string_view function, bool block, int incount, MPI_Request* reques
 
 extern "C" int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
                              int array_of_indices[], MPI_Status array_of_statuses[]) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return some("MPI_Waitsome", true, incount, array_of_requests, outcount, array_of_indices,
               array_of_statuses);
 }
@@ -311,6 +319,7 @@ WEFT_MPI_ALIAS(MPI_Waitsome);
 
 extern "C" int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount,
                              int array_of_indices[], MPI_Status array_of_statuses[]) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return some("MPI_Testsome", false, incount, array_of_requests, outcount, array_of_indices,
               array_of_statuses);
 }
