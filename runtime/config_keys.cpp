@@ -107,6 +107,14 @@ std::vector<ConfigKey> make_keys() {
                "largest message to a rank of another process sent at once through UCX's shared "
                "memory (the receiver buffers it if no receive is posted); larger ones and "
                "synchronous sends go by UCX's rendezvous, read once a receive matches"),
+      enumeration_key("deadlock.report", {"on", "off"}, "on",
+                      "when every rank waits in MPI and no wait can complete (proven: every "
+                      "thread parked, nothing in flight), print the wait-for graph and end the "
+                      "job with status 86"),
+      integer_key("deadlock.timeout", 0, 100000000, 0,
+                  "seconds without any rank thread waking, parking or exchanging a message "
+                  "after which a process prints the same report marked not proven and ends with "
+                  "status 86; 0 never"),
       enumeration_key("io.mode", {"auto", "poll", "block"}, "auto",
                       "how the I/O manager detects events: poll while a core is idle and block "
                       "in a spare kernel thread when every core is busy, always poll, or always "

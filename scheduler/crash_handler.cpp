@@ -12,7 +12,9 @@
 
 #include "current.h"
 #include "fiber.h"
+#include "scheduler_impl.h"
 #include "virtual_processor.h"
+#include "weft/thread_dump.h"
 
 namespace weft::detail {
 
@@ -128,6 +130,38 @@ void describe_location(Line& line, int signal, const siginfo_t* info, const void
   }
 }
 
+// The other user threads, so that the report of a failing rank shows what the others were doing
+// (rank 1 crashed while ranks 0 and 2 waited in MPI_Recv from it). Reads without locks: the
+// process dies next, and a lock the crashing thread held would never be released.
+void describe_other_threads(const Fiber& crashed) {
+  const Scheduler::Impl* impl = running_scheduler();
+  if (impl == nullptr) return;
+  for (const auto& owned : impl->all_fibers) {
+    const Fiber& fiber = *owned;
+    if (&fiber == &crashed || !fiber.live.load(std::memory_order_relaxed)) continue;
+    Line line;
+    line << "weft:   other ";
+    const int vp = fiber.vp.load(std::memory_order_relaxed);
+    describe_thread(line, fiber, vp);
+    switch (park_state(fiber.park.load(std::memory_order_relaxed))) {
+      case ParkState::parked:
+        line << ": parked";
+        break;
+      case ParkState::running:
+        line << ": running or runnable";
+        break;
+      default:
+        line << ": parking";
+        break;
+    }
+    const auto* note =
+        static_cast<const WaitNoteName*>(fiber.wait_note.load(std::memory_order_relaxed));
+    if (note != nullptr && note->size > 0)
+      line << " in " << std::string_view(note->name, note->size);
+    line.write();
+  }
+}
+
 const char* signal_name(int signal) {
   switch (signal) {
     case SIGSEGV:
@@ -171,6 +205,7 @@ void on_fatal_signal(int signal, siginfo_t* info, void* context) {
       line << " crashed with " << signal_name(signal);
       describe_location(line, signal, info, context);
       line.write();
+      describe_other_threads(*fiber);
     }
   }
   // Die of the original signal: returning re-executes the faulting instruction (or abort()

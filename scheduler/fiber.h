@@ -52,6 +52,11 @@ struct Fiber {
   std::atomic<int> vp{0};
 
   std::atomic<std::uint64_t> park{park_word(0, ParkState::running)};
+  // What the thread waits on, for diagnostics (this_thread::set_wait_note); null when nothing
+  // said. relaxed: readers check the park word around their read (thread_dump.cpp).
+  std::atomic<const void*> wait_note{nullptr};
+  // From spawn until the body has returned: what a thread dump lists (thread_dump.cpp).
+  std::atomic<bool> live{false};
 
   // Run-queue links, owned by the queue the fiber is in (`queue`, null when in none).
   Fiber* next = nullptr;

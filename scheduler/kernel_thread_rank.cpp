@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <threads.h>
 
+#include <atomic>
 #include <new>
 #include <string>
 
@@ -54,6 +55,15 @@ struct Launch {
   int rank;
 };
 
+// Kernel threads that ranks started and that have not ended: they may call MPI at any moment,
+// unseen by the scheduler, so no deadlock is proven while there are any. relaxed: a count.
+std::atomic<int> live_rank_threads{0};
+
+// Counts the calling thread out when it ends, however it ends (return, pthread_exit).
+struct CountedOut {
+  ~CountedOut() { live_rank_threads.fetch_sub(1, std::memory_order_relaxed); }
+};
+
 // The rank a thread started now by the caller belongs to, -1 for none.
 int rank_to_inherit() noexcept {
   return creating_runtime_thread ? -1 : this_thread::rank();
@@ -63,6 +73,8 @@ void* start_pthread(void* context) {
   const Launch<void* (*)(void*)> launch = *static_cast<Launch<void* (*)(void*)>*>(context);
   delete static_cast<Launch<void* (*)(void*)>*>(context);
   inherited_rank = launch.rank;
+  static thread_local CountedOut counted;
+  (void)counted;
   return launch.start(launch.argument);
 }
 
@@ -70,6 +82,8 @@ int start_thrd(void* context) {
   const Launch<thrd_start_t> launch = *static_cast<Launch<thrd_start_t>*>(context);
   delete static_cast<Launch<thrd_start_t>*>(context);
   inherited_rank = launch.rank;
+  static thread_local CountedOut counted;
+  (void)counted;
   return launch.start(launch.argument);
 }
 
@@ -77,6 +91,10 @@ int start_thrd(void* context) {
 
 int kernel_thread_rank() noexcept {
   return inherited_rank;
+}
+
+int live_rank_kernel_threads() noexcept {
+  return live_rank_threads.load(std::memory_order_relaxed);
 }
 
 RuntimeThreadCreation::RuntimeThreadCreation() noexcept : outer_(!creating_runtime_thread) {
@@ -96,8 +114,12 @@ extern "C" int pthread_create(pthread_t* thread, const pthread_attr_t* attr, voi
   if (rank < 0) return real_pthread_create()(thread, attr, start, argument);
   auto* launch = new (std::nothrow) Launch<void* (*)(void*)>{start, argument, rank};
   if (launch == nullptr) return EAGAIN;
+  live_rank_threads.fetch_add(1, std::memory_order_relaxed);
   const int result = real_pthread_create()(thread, attr, &start_pthread, launch);
-  if (result != 0) delete launch;
+  if (result != 0) {
+    live_rank_threads.fetch_sub(1, std::memory_order_relaxed);
+    delete launch;
+  }
   return result;
 }
 
@@ -107,7 +129,11 @@ extern "C" int thrd_create(thrd_t* thread, thrd_start_t start, void* argument) {
   if (rank < 0) return real_thrd_create()(thread, start, argument);
   auto* launch = new (std::nothrow) Launch<thrd_start_t>{start, argument, rank};
   if (launch == nullptr) return thrd_nomem;
+  live_rank_threads.fetch_add(1, std::memory_order_relaxed);
   const int result = real_thrd_create()(thread, &start_thrd, launch);
-  if (result != thrd_success) delete launch;
+  if (result != thrd_success) {
+    live_rank_threads.fetch_sub(1, std::memory_order_relaxed);
+    delete launch;
+  }
   return result;
 }

@@ -7,6 +7,8 @@ namespace weft::detail {
 
 // The calling kernel thread's rank; -1 when its creator had none.
 int kernel_thread_rank() noexcept;
+// Kernel threads started by ranks that have not ended yet.
+int live_rank_kernel_threads() noexcept;
 
 // While it lives, the kernel threads that the calling thread starts belong to no rank: for the
 // runtime's own threads (the I/O manager's spare threads), which a rank's call may start.

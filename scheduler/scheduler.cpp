@@ -192,6 +192,9 @@ detail::Fiber* Scheduler::Impl::new_fiber(const ThreadAttr& attr, std::function<
   fiber->park.store(detail::park_word(epoch + 1, detail::ParkState::running),
                     std::memory_order_relaxed);
   fiber->body = std::move(body);
+  fiber->wait_note.store(nullptr, std::memory_order_relaxed);
+  // release: a thread dump that sees it live sees the fields above.
+  fiber->live.store(true, std::memory_order_release);
   fiber->refs.store(2, std::memory_order_relaxed);
   fiber->done = false;
   fiber->woken = false;
@@ -220,6 +223,7 @@ void Scheduler::Impl::release_fiber_memory(detail::Fiber* fiber) noexcept {
 }
 
 void Scheduler::Impl::thread_ended(detail::Fiber* fiber) noexcept {
+  fiber->live.store(false, std::memory_order_relaxed);
   // Counted out before the joiners wake, so that a joiner never sees its thread still live.
   // shutdown() may see zero now, but it joins this processor before tearing anything down.
   if (live.fetch_sub(1, std::memory_order_acq_rel) == 1) {

@@ -205,6 +205,10 @@ std::optional<int> watch(Children& children, const sigset_t& signals) {
       children.signal_running(SIGSTOP);
       ::kill(::getpid(), SIGSTOP);
       children.signal_running(SIGCONT);  // weftrun was continued
+    } else if (signal == SIGQUIT) {
+      // A running job answers with every user thread's stack (mpi/diagnostics/monitor.h) and
+      // goes on: no kill follows.
+      children.signal_running(signal);
     } else if (signal > 0 && signal != SIGCHLD) {
       children.signal_running(signal);
       if (kill_at == kNever) kill_at = Clock::now() + kKillGrace;

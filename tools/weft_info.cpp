@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "info_pictures.h"
+#include "stack_request.h"
 #include "weft/trace_file.h"
 
 namespace {
@@ -49,6 +50,9 @@ constexpr std::string_view kUsage = R"(usage:
       drawn into OUT: a row per core, the user threads that ran there and their spans
   weft-info io [--pid PID]
       the I/O manager's statistics (io.*) of running weft processes, or of process PID
+  weft-info stacks --pid PID
+      every user thread of the job that process PID (weftrun, or one process of the job) runs:
+      type, rank, state, core, the MPI call it waits in, and its backtrace
   weft-info --help
 
 Topology SPEC: "host" (this machine), "synthetic:<hwloc synthetic description>" such as
@@ -64,7 +68,7 @@ class UsageError : public std::runtime_error {
 };
 
 struct Options {
-  std::string command;  // "", "config", "topology", "placement", "io" or "trace-summary"
+  std::string command;  // "", "config", "topology", "placement", "io", "trace-summary" or "stacks"
   std::string trace_file;
   std::optional<std::string> svg;
   weft::ConfigOverrides overrides;
@@ -99,10 +103,10 @@ Options parse(const std::vector<std::string_view>& arguments) {
       }
       if (!options.command.empty() ||
           (argument != "config" && argument != "topology" && argument != "placement" &&
-           argument != "io" && argument != "trace-summary")) {
+           argument != "io" && argument != "trace-summary" && argument != "stacks")) {
         throw UsageError("'" + std::string(argument) +
-                         "' is not a command; expected config, topology, placement, io or "
-                         "trace-summary");
+                         "' is not a command; expected config, topology, placement, io, "
+                         "trace-summary or stacks");
       }
       options.command = std::string(argument);
       continue;
@@ -171,8 +175,11 @@ Options parse(const std::vector<std::string_view>& arguments) {
                      " only applies to placement; expected 'weft-info placement " +
                      std::string(placement_only.front()) + " ...'");
   }
-  if (options.command != "io" && options.pid) {
-    throw UsageError("--pid only applies to io; expected 'weft-info io --pid PID'");
+  if (options.command != "io" && options.command != "stacks" && options.pid) {
+    throw UsageError("--pid only applies to io and stacks; expected 'weft-info io --pid PID'");
+  }
+  if (options.command == "stacks" && !options.pid && !options.help) {
+    throw UsageError("stacks needs the job's process; expected --pid PID");
   }
   if (options.command == "trace-summary" && options.trace_file.empty() && !options.help) {
     throw UsageError("trace-summary needs a trace file; expected 'weft-info trace-summary FILE'");
@@ -382,6 +389,8 @@ void run(const Options& options) {
       file.close();
       if (!file) throw weft::Error("cannot write " + *options.svg);
     }
+  } else if (options.command == "stacks") {
+    weft::tools::print_stacks(std::cout, *options.pid);
   } else {
     const weft::Topology topology = weft::configured_topology(config);
     std::cout << topology.summary() << "\n\n";

@@ -64,9 +64,12 @@ above the file and the WEFT_* environment variables.
 exit status: the job's (0 when every rank returned 0, else the first non-zero status in rank
 order, or the code given to MPI_Abort); 128+S when the program was killed by signal S (SIGINT
 and SIGTERM sent to weftrun are forwarded to it, followed by SIGKILL after 2 s); 2 for a bad
-option or configuration, or a program not built with weftcc. With -p, when a process fails (a
-non-zero status or a signal) the others are stopped (SIGTERM, then SIGKILL after 0.5 s), the
-failed process and its ranks are named on stderr, and its status is the job's.
+option or configuration, or a program not built with weftcc; 86 when weft proved a deadlock
+(every rank waits in MPI and no wait can complete: the wait-for graph is on stderr; --set
+deadlock.report=off disables it). With -p, when a process fails (a non-zero status or a signal)
+the others are stopped (SIGTERM, then SIGKILL after 0.5 s), the failed process and its ranks are
+named on stderr, and its status is the job's. SIGQUIT sent to weftrun makes every process of the
+job print every user thread's stack on stderr; the job goes on.
 )";
 
 // Input the user can fix: reported with a hint at --help and exit status 2.

@@ -16,6 +16,7 @@
 #include "comm/communicator.h"
 #include "datatype/datatype.h"
 #include "datatype/keep_alive.h"
+#include "diagnostics/blocked_call.h"
 #include "mpi.h"
 #include "op/op.h"
 
@@ -59,9 +60,12 @@ std::string mismatch_reason(const Mismatch& mismatch);
 // The caller's part in one collective call: its comm rank and the meeting of its call number.
 class Call {
  public:
-  explicit Call(Comm* comm)
+  // `function`, a string literal, names the call in stack dumps and the deadlock report.
+  Call(Comm* comm, std::string_view function)
       : rank_(comm->my_rank()),
         size_(comm->size()),
+        blocked_(blocked(comm, function, comm->local_of_caller().collectives)),
+        scope_(blocked_),
         meeting_(comm->meetings.join(comm->local_of_caller().collectives++, size_)) {}
 
   int rank() const { return rank_; }
@@ -90,8 +94,15 @@ class Call {
   const Mismatch* mismatch() const { return static_cast<const Mismatch*>(meeting_->shared.get()); }
 
  private:
+  static BlockedCall blocked(Comm* comm, std::string_view function, std::uint64_t number) {
+    BlockedCall call = blocked_in(BlockedCall::Kind::collective, function, comm, MPI_PROC_NULL, 0);
+    call.collective = number;
+    return call;
+  }
   const int rank_;
   const int size_;
+  const BlockedCall blocked_;
+  const BlockedScope scope_;
   const std::shared_ptr<Meeting> meeting_;
 };
 

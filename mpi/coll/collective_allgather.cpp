@@ -68,7 +68,7 @@ int allgather(const collective::Start& start, MPI_Comm comm, std::string_view fu
           side.recv = recv;
         });
   }
-  Call call(comm);
+  Call call(comm, function);
   const int me = call.rank();
   const int size = call.size();
   const bool in_place = sendbuf == MPI_IN_PLACE;

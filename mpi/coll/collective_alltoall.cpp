@@ -97,7 +97,7 @@ int alltoall(const collective::Start& start, MPI_Comm comm, std::string_view fun
                                     }
                                   });
   }
-  Call call(comm);
+  Call call(comm, function);
   const int me = call.rank();
   const int size = call.size();
   std::unique_ptr<Snapshot> snapshot;

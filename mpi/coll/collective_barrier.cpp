@@ -33,7 +33,7 @@ int barrier_entry(const collective::Start& start, std::string_view function, MPI
   if (!start.blocking()) {
     return nbc::issue<BarrierOp>(comm, function, start, [](BarrierOp&, int) {});
   }
-  collective::Call call(comm);
+  collective::Call call(comm, function);
   call.phase();
   return MPI_SUCCESS;
 }

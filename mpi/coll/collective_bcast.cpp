@@ -78,7 +78,7 @@ int bcast_entry(const collective::Start& start, std::string_view function, void*
     });
   }
 
-  Call call(comm);
+  Call call(comm, function);
   const int size = call.size();
   BcastSide mine;
   mine.data = {buffer, static_cast<std::size_t>(count), datatype};

@@ -79,7 +79,7 @@ int gather(const collective::Start& start, MPI_Comm comm, std::string_view funct
                                   side.in_place = in_place;
                                 });
   }
-  Call call(comm);
+  Call call(comm, function);
   const int me = call.rank();
   const int size = call.size();
   GatherSide mine;

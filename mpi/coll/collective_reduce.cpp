@@ -147,7 +147,7 @@ int reduce_entry(const collective::Start& start, std::string_view function, cons
   if (!start.blocking()) {
     return ireduce<false>(start, comm, function, sendbuf, recvbuf, count, datatype, op, root);
   }
-  Call call(comm);
+  Call call(comm, function);
   const int size = call.size();
   const Contribution mine{sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf,
                           static_cast<std::size_t>(count), datatype};
@@ -209,7 +209,7 @@ int allreduce_entry(const collective::Start& start, std::string_view function, c
   if (!start.blocking()) {
     return ireduce<true>(start, comm, function, sendbuf, recvbuf, count, datatype, op, 0);
   }
-  Call call(comm);
+  Call call(comm, function);
   const int size = call.size();
   const int me = call.rank();
   const Contribution mine{sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf,

@@ -82,7 +82,7 @@ int reduce_scatter(const collective::Start& start, MPI_Comm comm, std::string_vi
         comm, function, start,
         [mine](ReduceScatterOp& reduce, int rank) { reduce.side(rank) = mine; });
   }
-  Call call(comm);
+  Call call(comm, function);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const Contribution mine{in_place ? recvbuf : sendbuf, recvbuf, total, datatype};
   call.publish(&mine);

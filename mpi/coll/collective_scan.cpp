@@ -140,7 +140,7 @@ int scan(const collective::Start& start, const void* sendbuf, void* recvbuf, int
         comm, function, start,
         [mine](ScanOp<kExclusive>& scan, int rank) { scan.side(rank) = mine; });
   }
-  Call call(comm);
+  Call call(comm, function);
   const int me = call.rank();
   const Contribution mine{sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf,
                           static_cast<std::size_t>(count), datatype};

@@ -73,7 +73,7 @@ int scatter(const collective::Start& start, MPI_Comm comm, std::string_view func
                                    side.in_place = in_place;
                                  });
   }
-  Call call(comm);
+  Call call(comm, function);
   const int me = call.rank();
   const int size = call.size();
   ScatterSide mine;

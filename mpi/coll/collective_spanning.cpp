@@ -101,6 +101,10 @@ int run(MPI_Comm comm, std::string_view function, const collective::Start& start
   }
   const std::uint64_t number = comm->local_of_caller().collectives++;
   if (start.blocking()) {
+    BlockedCall blocked =
+        blocked_in(BlockedCall::Kind::collective, function, comm, MPI_PROC_NULL, 0);
+    blocked.collective = number;
+    const BlockedScope scope(blocked);
     const int rc = body(tag_of(number, 0));
     if (rc == MPI_SUCCESS) return rc;
     return raise(comm, function, rc, failure_text(rc));

@@ -3,11 +3,13 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "comm/communicator.h"
+#include "diagnostics/monitor.h"
 #include "init/fatal.h"
 #include "init/world.h"
 #include "spawn/job_files.h"
@@ -115,6 +117,8 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
               " KiB of address space, committed as it is used)");
     }
   }
+  // Watches for deadlocks and answers SIGQUIT with the threads' stacks while the ranks run.
+  std::optional<Monitor> monitor(std::in_place, config, world, transport.get());
   for (Thread& thread : threads) thread.join();
   // The ranks MPI_Comm_spawn started run on after their parents' main returned (MPI-4.1 11.10.4:
   // MPI_Finalize of a parent does not end its children).
@@ -126,6 +130,7 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
     bootstrap->fence();
     if (process == 0) remove_job_files(world.job_key());
   }
+  monitor.reset();
   world.stop_progress();
   scheduler.shutdown();
   world.discard_unreceived();

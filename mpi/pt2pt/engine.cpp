@@ -402,4 +402,14 @@ weft_mpi_message* Engine::wait_for(const Pattern& pattern, bool take, Envelope* 
   }
 }
 
+std::vector<Envelope> Engine::unexpected_envelopes() {
+  std::vector<Envelope> envelopes;
+  lock_.lock();
+  for (const weft_mpi_message* m = unexpected_.front(); m != nullptr; m = m->next) {
+    envelopes.push_back(m->envelope);
+  }
+  lock_.unlock();
+  return envelopes;
+}
+
 }  // namespace weft::mpi

@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "pt2pt/eager.h"
 #include "pt2pt/message.h"
@@ -86,6 +87,10 @@ class alignas(64) Engine {
   std::uint64_t unexpected_length() const {
     return unexpected_length_.load(std::memory_order_relaxed);
   }
+  // The envelopes of the messages waiting for a receive, in arrival order (the deadlock report's
+  // unmatched sends).
+  std::vector<Envelope> unexpected_envelopes();
+
   // By a send of this engine's rank. A load and a store rather than an atomic add, so that the
   // count costs a send nothing: sends made at once by several threads of the rank may lose one.
   void count_sent() { bump(sent_, 1); }

@@ -1,6 +1,7 @@
 // The receive calls, and the send-receive pairs built on them.
 #include <vector>
 
+#include "diagnostics/blocked_call.h"
 #include "errhan/error.h"
 #include "init/world.h"
 #include "pt2pt/p2p.h"
@@ -26,12 +27,20 @@ int receive_blocking(std::string_view function, void* buf, int count, MPI_Dataty
     Request recv;
     weft::mpi::prepare(recv, RequestKind::recv, SendMode::standard, buf, count, datatype, source,
                        tag, comm, caller);
+    const weft::mpi::BlockedCall blocked =
+        weft::mpi::blocked_in(weft::mpi::BlockedCall::Kind::receive, function, comm, source, tag);
+    weft::mpi::BlockedScope scope(blocked);
     state.engine.receive_blocking(recv, state.spin);
     weft::mpi::report_status(status, recv.status);
     rc = recv.status.MPI_ERROR;
     if (rc != MPI_SUCCESS) rc = weft::mpi::raise_status_error(comm, function, recv.status, rc);
   }
-  if (send != nullptr) weft::mpi::wait(send->completion, state.spin);
+  if (send != nullptr && !send->completion.done()) {
+    const weft::mpi::BlockedCall blocked = weft::mpi::blocked_in(
+        weft::mpi::BlockedCall::Kind::send, function, comm, send->peer, send->tag);
+    weft::mpi::BlockedScope scope(blocked);
+    weft::mpi::wait(send->completion, state.spin);
+  }
   return rc;
 }
 

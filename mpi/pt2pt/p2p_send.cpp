@@ -1,4 +1,5 @@
 // The send calls, in their four modes, blocking and not, and the Bsend buffer.
+#include "diagnostics/blocked_call.h"
 #include "errhan/error.h"
 #include "init/world.h"
 #include "pt2pt/p2p.h"
@@ -23,6 +24,10 @@ int blocking_send(std::string_view function, SendMode mode, const void* buf, int
   weft::mpi::prepare(request, weft::mpi::RequestKind::send, mode, buf, count, datatype, dest, tag,
                      comm, caller);
   if (int rc = weft::mpi::start(request, function); rc != MPI_SUCCESS) return rc;
+  if (request.completion.done()) return MPI_SUCCESS;
+  const weft::mpi::BlockedCall blocked =
+      weft::mpi::blocked_in(weft::mpi::BlockedCall::Kind::send, function, comm, dest, tag);
+  weft::mpi::BlockedScope scope(blocked);
   weft::mpi::wait(request.completion, caller.state->spin);
   return MPI_SUCCESS;
 }

@@ -1,5 +1,6 @@
 // Probing for messages, and the matched probes (MPI_Mprobe) whose message is then received by
 // MPI_Mrecv / MPI_Imrecv and by no other receive.
+#include "diagnostics/blocked_call.h"
 #include "errhan/error.h"
 #include "init/world.h"
 #include "pt2pt/p2p.h"
@@ -39,8 +40,15 @@ weft_mpi_message* probe(const weft::mpi::Caller& caller, int source, int tag, MP
   weft::mpi::RankState& state = *caller.state;
   const Pattern pattern{comm->context, source, tag};
   Envelope found;
-  weft_mpi_message* message = block ? state.engine.wait_for(pattern, take, &found, state.spin)
-                                    : state.engine.find(pattern, take, &found);
+  weft_mpi_message* message = nullptr;
+  if (block) {
+    const weft::mpi::BlockedCall blocked = weft::mpi::blocked_in(
+        weft::mpi::BlockedCall::Kind::probe, take ? "MPI_Mprobe" : "MPI_Probe", comm, source, tag);
+    weft::mpi::BlockedScope scope(blocked);
+    message = state.engine.wait_for(pattern, take, &found, state.spin);
+  } else {
+    message = state.engine.find(pattern, take, &found);
+  }
   if (message == nullptr) {
     weft::mpi::after_failed_test();
     return nullptr;

@@ -4,6 +4,7 @@
 
 #include "coll/collective_spanning.h"
 #include "coll/nbc.h"
+#include "diagnostics/blocked_call.h"
 #include "errhan/error.h"
 #include "init/world.h"
 #include "pt2pt/p2p.h"
@@ -147,7 +148,11 @@ extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
     weft::mpi::set_empty_status(status);
     return MPI_SUCCESS;
   }
-  weft::mpi::wait((*request)->completion, weft::mpi::caller_state().spin);
+  if (!(*request)->completion.done()) {
+    const weft::mpi::BlockedCall blocked = weft::mpi::blocked_on_requests("MPI_Wait", request, 1);
+    weft::mpi::BlockedScope scope(blocked);
+    weft::mpi::wait((*request)->completion, weft::mpi::caller_state().spin);
+  }
   return finish_one("MPI_Wait", request, status);
 }
 WEFT_MPI_ALIAS(MPI_Wait);
@@ -177,6 +182,9 @@ extern "C" int PMPI_Waitall(int count, MPI_Request array_of_requests[],
   const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_array("MPI_Waitall", count, array_of_requests); rc != MPI_SUCCESS) return rc;
   weft::mpi::RankState& state = weft::mpi::caller_state();
+  const weft::mpi::BlockedCall blocked =
+      weft::mpi::blocked_on_requests("MPI_Waitall", array_of_requests, count);
+  weft::mpi::BlockedScope scope(blocked);
   for (int i = 0; i < count; ++i) {
     if (!inactive(array_of_requests[i])) {
       weft::mpi::wait(array_of_requests[i]->completion, state.spin);
@@ -226,6 +234,9 @@ extern "C" int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* ind
         return finish_one("MPI_Waitany", &array_of_requests[i], status);
       }
     }
+    const weft::mpi::BlockedCall blocked =
+        weft::mpi::blocked_on_requests("MPI_Waitany", array_of_requests, count);
+    weft::mpi::BlockedScope scope(blocked);
     wait_any(count, array_of_requests);
   }
 }
@@ -281,6 +292,9 @@ int some(std::string_view function, bool block, int incount, MPI_Request* reques
   }
   std::vector<int> completed = done_indices(incount, requests);
   while (block && completed.empty()) {
+    const weft::mpi::BlockedCall blocked =
+        weft::mpi::blocked_on_requests(function, requests, incount);
+    weft::mpi::BlockedScope scope(blocked);
     wait_any(incount, requests);
     completed = done_indices(incount, requests);
   }

@@ -727,6 +727,20 @@ bool Transport::cancel(int dest_world_rank, std::uint64_t key) {
   return answer == 1;
 }
 
+Transport::Traffic Transport::traffic() {
+  Impl& impl = *impl_;
+  Impl::Serialized serialized(impl);
+  Traffic traffic;
+  traffic.sent = impl.next_sequence;
+  traffic.received = impl.expected_sequence;
+  bool held = false;
+  for (const auto& early : impl.early) held = held || !early.empty();
+  // relaxed: read under the lock its changes are made under.
+  traffic.busy = held || !impl.deferred.empty() || !impl.cancels.empty() ||
+                 impl.in_flight.load(std::memory_order_relaxed) != 0;
+  return traffic;
+}
+
 void Transport::discard(void* desc) {
   Impl::Serialized serialized(*impl_);
   ucp_am_data_release(impl_->worker, desc);

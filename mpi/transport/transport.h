@@ -18,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "pt2pt/message.h"
 #include "request/request.h"
@@ -73,6 +74,16 @@ class Transport {
                           std::size_t count, const Datatype& type);
   // Drops a rendezvous message nobody received.
   void discard(void* desc);
+
+  // What the deadlock report's termination detection compares between processes (mpi/diagnostics/):
+  // the messages sent to each process and those taken in from each, in order; `busy` when UCX
+  // still holds operations or arrivals this process has not finished with.
+  struct Traffic {
+    std::vector<std::uint64_t> sent;
+    std::vector<std::uint64_t> received;
+    bool busy = false;
+  };
+  Traffic traffic();
 
  private:
   struct Impl;

@@ -54,8 +54,9 @@ wait_gone() {
 # signal; weftrun must exit with the status and the program's process must be gone.
 signal_check() {
   local signal=$1 mode=$2 want=$3
-  # bash starts background commands with SIGINT ignored, which weftrun would respect.
-  env --default-signal=INT "$bin/weftrun" -n 4 --set scheduler.vps=2 \
+  # bash starts background commands with SIGINT ignored, which weftrun would respect. The job
+  # is a deadlock on purpose: without deadlock.report=off weft would end it first (status 86).
+  env --default-signal=INT "$bin/weftrun" -n 4 --set scheduler.vps=2 --set deadlock.report=off \
     "$programs/weftrun_exit_status" "$mode" > out 2> err &
   local weftrun=$!
   local child=

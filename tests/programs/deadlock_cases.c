@@ -1,0 +1,89 @@
+/* Programs that hang in MPI, and one that only looks as if it might, for the deadlock report's
+ * checks (tests/tools/deadlock_checks.sh). argv[1] picks the case:
+ *   recv_cycle    ranks 0 and 1 each receive from the other first (the rest finish)
+ *   barrier_short every rank but the last enters MPI_Barrier; the last returns
+ *   any_source    rank 0 receives from MPI_ANY_SOURCE, tag 5; nobody sends
+ *   unmatched     like recv_cycle on 2 ranks, rank 1 first sending rank 0 a message of tag 8
+ *   crash         rank 1 crashes (SIGSEGV) while the others wait in MPI_Recv from it
+ *   live          the last rank computes for argv[2] seconds, then sends to rank 0, which waits
+ *                 for it while every other rank waits in a barrier: never a deadlock
+ *   parked        every rank but 0 waits in MPI_Recv from rank 0, which prints "ready" and waits
+ *                 for argv[2] seconds of sleep before sending: for stack dumps */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Keeps the core busy without a single MPI call or system call. */
+static double compute(double seconds) {
+  volatile double x = 0;
+  const double end = now() + seconds;
+  while (now() < end) {
+    for (int i = 0; i < 100000; ++i) x += (double)i * 1e-9;
+  }
+  return x;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, size, value = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char* mode = argc > 1 ? argv[1] : "";
+  if (strcmp(mode, "recv_cycle") == 0) {
+    if (rank < 2) {
+      MPI_Recv(&value, 1, MPI_INT, 1 - rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(&value, 1, MPI_INT, 1 - rank, 7, MPI_COMM_WORLD);
+    }
+  } else if (strcmp(mode, "barrier_short") == 0) {
+    if (rank != size - 1) MPI_Barrier(MPI_COMM_WORLD);
+  } else if (strcmp(mode, "any_source") == 0) {
+    if (rank == 0) MPI_Recv(&value, 1, MPI_INT, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  } else if (strcmp(mode, "unmatched") == 0) {
+    /* Rank 1's tag-8 message stays unreceived: rank 0 waits for tag 7. */
+    if (rank == 1) MPI_Send(&value, 1, MPI_INT, 0, 8, MPI_COMM_WORLD);
+    if (rank < 2) {
+      MPI_Recv(&value, 1, MPI_INT, 1 - rank, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  } else if (strcmp(mode, "crash") == 0) {
+    /* The other ranks wait for rank 1, which crashes. */
+    if (rank == 1) {
+      compute(0.5);
+      *(volatile int*)(size_t)argc = 0;
+    } else {
+      MPI_Recv(&value, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  } else if (strcmp(mode, "live") == 0) {
+    const double seconds = argc > 2 ? atof(argv[2]) : 10.0;
+    if (rank == size - 1) {
+      value = (int)compute(seconds) + 1;
+      MPI_Send(&value, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+    } else if (rank == 0) {
+      MPI_Recv(&value, 1, MPI_INT, size - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) printf("live job done\n");
+  } else if (strcmp(mode, "parked") == 0) {
+    if (rank == 0) {
+      printf("ready\n");
+      fflush(stdout);
+      sleep(argc > 2 ? (unsigned)atoi(argv[2]) : 5);
+      for (int r = 1; r < size; ++r) MPI_Send(&value, 1, MPI_INT, r, 3, MPI_COMM_WORLD);
+    } else {
+      MPI_Recv(&value, 1, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+  } else {
+    fprintf(stderr, "deadlock_cases: unknown case '%s'\n", mode);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  MPI_Finalize();
+  return 0;
+}

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Process-level checks of the deadlock report and the stack dumps, one per ctest
+# (tests/tools/CMakeLists.txt):
+#
+#   deadlock_checks.sh <check> <bin dir> <programs dir> <work dir>
+#
+# The programs are the cases of tests/programs/deadlock_cases.c. Nothing is timed: a check
+# passes or fails on exit statuses and on what the report names; waits are bounded.
+set -uo pipefail
+
+check=$1
+bin=$2
+programs=$3
+work=$4/$1
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" || exit 1
+export TMPDIR=$work
+cases=$programs/deadlock_cases
+deadlock=86
+
+fail() {
+  echo "FAILED $check: $*" >&2
+  for file in out err stacks; do
+    [[ -s $work/$file ]] && { echo "--- $file:"; cat "$work/$file"; } >&2
+  done
+  exit 1
+}
+
+expect_run() { # <status> <command...>
+  local want=$1
+  shift
+  "$@" > out 2> err
+  local got=$?
+  ((got == want)) || fail "'$*' exited with $got; expected $want"
+}
+
+expect_in() { # <file> <fixed string>
+  grep -Fq -- "$2" "$1" || fail "$1 lacks '$2'"
+}
+
+# Waits up to <seconds> for <file> to hold <fixed string>.
+wait_for_text() {
+  local file=$1 text=$2 seconds=$3
+  for ((i = 0; i < seconds * 10; ++i)); do
+    grep -Fq -- "$text" "$file" 2> /dev/null && return 0
+    sleep 0.1
+  done
+  fail "$file did not show '$text' within $seconds s"
+}
+
+run() { # <weftrun options...> <program> <case> [args]: two cores in all, as CI has
+  if [[ " $* " == *" -p "* ]]; then
+    "$bin/weftrun" "$@"
+  else
+    "$bin/weftrun" --set scheduler.vps=2 "$@"
+  fi
+}
+
+case $check in
+  recv_cycle | recv_cycle_p2)
+    if [[ $check == recv_cycle ]]; then procs=(-n 4); else procs=(-n 2 -p 2); fi
+    expect_run $deadlock run "${procs[@]}" "$cases" recv_cycle
+    expect_in err "weft: deadlock: every rank waits in MPI"
+    expect_in err "rank 0: blocked in MPI_Recv(source=1, tag=7, comm=MPI_COMM_WORLD) -> waits for rank 1"
+    expect_in err "rank 1: blocked in MPI_Recv(source=0, tag=7, comm=MPI_COMM_WORLD) -> waits for rank 0"
+    expect_in err "cycle: rank 0 -> rank 1 -> rank 0"
+    expect_in err "unmatched sends: none"
+    if [[ $check == recv_cycle ]]; then expect_in err "rank 2: ended"; fi
+    ;;
+  barrier_short | barrier_short_p2)
+    procs=(-n 4)
+    [[ $check == barrier_short_p2 ]] && procs+=(-p 2)
+    expect_run $deadlock run "${procs[@]}" "$cases" barrier_short
+    for r in 0 1 2; do
+      expect_in err "rank $r: blocked in MPI_Barrier(comm=MPI_COMM_WORLD, collective #0) -> waits for rank 3"
+    done
+    expect_in err "rank 3: ended"
+    expect_in err "missing partner: rank 0 waits in collective #0 for rank 3, which has ended without joining it"
+    ;;
+  any_source | any_source_p2)
+    if [[ $check == any_source ]]; then procs=(-n 3); else procs=(-n 2 -p 2); fi
+    expect_run $deadlock run "${procs[@]}" "$cases" any_source
+    expect_in err "rank 0: blocked in MPI_Recv(source=MPI_ANY_SOURCE, tag=5, comm=MPI_COMM_WORLD)"
+    expect_in err "missing partner: rank 0 receives from MPI_ANY_SOURCE (tag 5 on MPI_COMM_WORLD)"
+    expect_in err "rank 1: ended"
+    ;;
+  unmatched)
+    # Rank 1 sends tag 7 eagerly before its receive: the message waits in rank 0's queue.
+    expect_run $deadlock run -n 2 "$cases" unmatched
+    expect_in err "to rank 0 from rank 1: tag 8, 4 bytes, on MPI_COMM_WORLD"
+    expect_in err "cycle: rank 0 -> rank 1 -> rank 0"
+    ;;
+  report_off)
+    # No report: the job hangs until killed; a timeout then gives one, marked not proven.
+    run -n 2 --set deadlock.report=off "$cases" recv_cycle > out 2> err &
+    job=$!
+    sleep 2
+    kill -0 $job 2> /dev/null || fail "the job ended although deadlock.report=off"
+    kill -TERM $job
+    wait $job
+    grep -q "deadlock" err && fail "a report although deadlock.report=off"
+    expect_run $deadlock run -n 2 --set deadlock.report=off --set deadlock.timeout=1 "$cases" \
+      recv_cycle
+    expect_in err "weft: possible deadlock (NOT PROVEN: no rank thread of process 0 woke"
+    expect_in err "rank 0: blocked in MPI_Recv(source=1, tag=7, comm=MPI_COMM_WORLD)"
+    ;;
+  live | live_p2)
+    # A rank computes for seconds without a single call while every other waits in MPI.
+    if [[ $check == live ]]; then procs=(-n 64); seconds=10; else procs=(-n 8 -p 2); seconds=4; fi
+    expect_run 0 run "${procs[@]}" "$cases" live $seconds
+    expect_in out "live job done"
+    ;;
+  sigquit)
+    # SIGQUIT to weftrun: every thread's stack on stderr, and the job goes on.
+    env --default-signal=QUIT "$bin/weftrun" -n 4 --set scheduler.vps=2 "$cases" parked 4 \
+      > out 2> err &
+    job=$!
+    wait_for_text out ready 60
+    sleep 0.5 # the ranks park in their receives
+    kill -QUIT $job
+    wait_for_text err "weft: stacks of process 0" 30
+    wait $job
+    status=$?
+    ((status == 0)) || fail "the job ended with $status after SIGQUIT; expected 0"
+    expect_in err "(mpi_task, rank 1) parked"
+    expect_in err "waits in MPI_Recv(source=0, tag=3, comm=MPI_COMM_WORLD)"
+    expect_in err "PMPI_Recv"
+    ;;
+  info_stacks | info_stacks_p2)
+    procs=(-n 4)
+    [[ $check == info_stacks_p2 ]] && procs+=(-p 2)
+    run "${procs[@]}" "$cases" parked 6 > out 2> err &
+    job=$!
+    wait_for_text out ready 60
+    sleep 0.5
+    "$bin/weft-info" stacks --pid $job > stacks 2> stacks.err ||
+      fail "weft-info stacks failed: $(cat stacks.err)"
+    wait $job
+    status=$?
+    ((status == 0)) || fail "the job ended with $status; expected 0"
+    for r in 1 2 3; do expect_in stacks "(mpi_task, rank $r) parked"; done
+    expect_in stacks "waits in MPI_Recv(source=0, tag=3, comm=MPI_COMM_WORLD)"
+    expect_in stacks "PMPI_Recv"
+    if [[ $check == info_stacks_p2 ]]; then
+      expect_in stacks "weft: stacks of process 0"
+      expect_in stacks "weft: stacks of process 1"
+    fi
+    ;;
+  crash)
+    expect_run 139 run -n 3 "$cases" crash
+    expect_in err "crashed with SIGSEGV"
+    expect_in err "other thread"
+    expect_in err "rank 0"
+    ;;
+  *)
+    fail "unknown check"
+    ;;
+esac
+echo "PASSED $check"
