@@ -55,6 +55,7 @@ void VirtualProcessor::main() {
       fatal(std::string("virtual processor ") + std::to_string(index_) + ": " + e.what());
     }
   }
+  idle_tsan_fiber_ = sanitizer::current_fiber();
   idle_loop();
   for (Fiber* fiber : fiber_cache_) scheduler_.release_fiber_memory(fiber);
   fiber_cache_.clear();
@@ -333,16 +334,23 @@ void VirtualProcessor::switch_to(Fiber* next, After after) noexcept {
   // run_switch_hooks); the idle loop's switch into a thread runs them here.
   if (prev == nullptr && scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
   SwitchRecord record{prev, after};
+  void* fake_stack = nullptr;
+  sanitizer::start_switch(
+      after == After::exit ? nullptr : &fake_stack,
+      next != nullptr ? sanitizer::StackBounds{next->stack.base, next->stack.size} : idle_stack_,
+      next != nullptr ? next->tsan_fiber : idle_tsan_fiber_);
   const transfer_t from = jump_fcontext(next != nullptr ? next->context : idle_context_, &record);
   // A free thread may resume on another processor: `this` is stale here.
-  current_vp()->finish_switch(from);
+  current_vp()->finish_switch(from, fake_stack);
 }
 
-void VirtualProcessor::finish_switch(transfer_t from) noexcept {
+void VirtualProcessor::finish_switch(transfer_t from, void* fake_stack) noexcept {
+  const sanitizer::StackBounds from_stack = sanitizer::finish_switch(fake_stack);
   const auto* record = static_cast<const SwitchRecord*>(from.data);
   Fiber* fiber = record->from;
   if (fiber == nullptr) {
     idle_context_ = from.fctx;
+    idle_stack_ = from_stack;
     return;
   }
   fiber->context = from.fctx;
