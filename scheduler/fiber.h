@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "context.h"
+#include "sanitizer.h"
 #include "weft/detail/wait_list.h"
 #include "weft/stack_pool.h"
 #include "weft/thread.h"
@@ -39,6 +40,7 @@ inline constexpr ParkState park_state(std::uint64_t word) {
 struct Fiber {
   fcontext_t context = nullptr;
   Stack stack;
+  void* tsan_fiber = nullptr;  // ThreadSanitizer builds only (sanitizer.h)
 
   std::uint64_t id = 0;
   ThreadType type = ThreadType::user;

@@ -40,7 +40,7 @@ std::size_t page_rounded(std::size_t bytes) {
 
 void fiber_entry(detail::transfer_t from) noexcept {
   detail::VirtualProcessor* vp = detail::current_vp();
-  vp->finish_switch(from);
+  vp->finish_switch(from, nullptr);
   detail::Fiber* self = vp->current();
   try {
     self->body();
@@ -198,6 +198,8 @@ detail::Fiber* Scheduler::Impl::new_fiber(const ThreadAttr& attr, std::function<
   fiber->refs.store(2, std::memory_order_relaxed);
   fiber->done = false;
   fiber->woken = false;
+  detail::sanitizer::forget_stack(fiber->stack.base, fiber->stack.size);
+  fiber->tsan_fiber = detail::sanitizer::create_fiber();
   fiber->context = detail::make_fcontext(fiber->stack.top(), fiber->stack.size, &fiber_entry);
   live.fetch_add(1, std::memory_order_relaxed);
   return fiber;
@@ -235,6 +237,9 @@ void Scheduler::Impl::thread_ended(detail::Fiber* fiber) noexcept {
   detail::WaiterChain joiners = fiber->joiners.take_all();
   fiber->joiners.lock.unlock();
   joiners.deliver();
+  // The thread's context is gone: this runs on the context that its last switch went to.
+  detail::sanitizer::destroy_fiber(fiber->tsan_fiber);
+  fiber->tsan_fiber = nullptr;
   release_fiber(fiber);
 }
 

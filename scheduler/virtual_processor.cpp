@@ -58,6 +58,7 @@ void VirtualProcessor::main() {
       fatal(std::string("virtual processor ") + std::to_string(index_) + ": " + e.what());
     }
   }
+  idle_tsan_fiber_ = sanitizer::current_fiber();
   idle_loop();
   for (Fiber* fiber : fiber_cache_) scheduler_.release_fiber_memory(fiber);
   fiber_cache_.clear();
@@ -350,9 +351,14 @@ void VirtualProcessor::switch_to(Fiber* next, After after) noexcept {
   if (trace::enabled()) [[unlikely]]
     trace_switch(prev, after, next);
   SwitchRecord record{prev, after};
+  void* fake_stack = nullptr;
+  sanitizer::start_switch(
+      after == After::exit ? nullptr : &fake_stack,
+      next != nullptr ? sanitizer::StackBounds{next->stack.base, next->stack.size} : idle_stack_,
+      next != nullptr ? next->tsan_fiber : idle_tsan_fiber_);
   const transfer_t from = jump_fcontext(next != nullptr ? next->context : idle_context_, &record);
   // A free thread may resume on another processor: `this` is stale here.
-  current_vp()->finish_switch(from);
+  current_vp()->finish_switch(from, fake_stack);
 }
 
 void VirtualProcessor::trace_switch(Fiber* prev, After after, Fiber* next) noexcept {
@@ -370,11 +376,13 @@ void VirtualProcessor::trace_switch(Fiber* prev, After after, Fiber* next) noexc
                        info);
 }
 
-void VirtualProcessor::finish_switch(transfer_t from) noexcept {
+void VirtualProcessor::finish_switch(transfer_t from, void* fake_stack) noexcept {
+  const sanitizer::StackBounds from_stack = sanitizer::finish_switch(fake_stack);
   const auto* record = static_cast<const SwitchRecord*>(from.data);
   Fiber* fiber = record->from;
   if (fiber == nullptr) {
     idle_context_ = from.fctx;
+    idle_stack_ = from_stack;
     return;
   }
   fiber->context = from.fctx;

@@ -83,8 +83,9 @@ class VirtualProcessor {
   bool has_local_work() const noexcept;
 
   // Completes a switch on the thread that was switched to: saves the switched-out context and
-  // does what the switch left to do (requeue, park, release an ended thread).
-  void finish_switch(transfer_t from) noexcept;
+  // does what the switch left to do (requeue, park, release an ended thread). `fake_stack` is
+  // what the switched-to context's sanitizer::start_switch saved (null for a new thread).
+  void finish_switch(transfer_t from, void* fake_stack) noexcept;
 
   Fiber* cached_fiber() noexcept;
   bool cache_fiber(Fiber* fiber) noexcept;
@@ -145,6 +146,9 @@ class VirtualProcessor {
 
   Fiber* current_ = nullptr;
   fcontext_t idle_context_ = nullptr;
+  // The idle loop's stack and TSan fiber, for the sanitizer builds' switch annotations.
+  sanitizer::StackBounds idle_stack_;
+  void* idle_tsan_fiber_ = nullptr;
   std::uint32_t bypassed_[kPriorityLevels] = {};
   unsigned rotation_ = 0;
   std::uint64_t picks_ = 0;
