@@ -46,6 +46,8 @@ options:
   --placement POLICY       how ranks are placed on cores: scatter, numa or compact (placement.tasks)
   --progress POLICY        where progress threads run: none, colocated, numa or dedicated
                            (placement.progress)
+  --stopped-limit S        with -p, a process that stays stopped (SIGSTOP) for S seconds fails the
+                           job, as its peers cannot go on without it (default 30; 0: never)
   --config FILE            a TOML configuration file (instead of $WEFT_CONFIG)
   --set key=value          any configuration key below; repeatable
   --oversubscribe          accepted and ignored, as Open MPI's mpirun spells it: ranks are user
@@ -73,6 +75,7 @@ class UsageError : public std::runtime_error {
 struct Options {
   weft::tools::LaunchSettings launch;
   int processes = 1;
+  std::chrono::milliseconds stopped_limit = weft::tools::kStoppedLimit;
   std::vector<std::string> command;  // program and its arguments
   bool help = false;
 };
@@ -123,6 +126,15 @@ Options parse(const std::vector<std::string_view>& arguments) {
       settings.emplace_back("placement.tasks", std::string(value()));
     } else if (name == "--progress") {
       settings.emplace_back("placement.progress", std::string(value()));
+    } else if (name == "--stopped-limit") {
+      const std::string_view text = value();
+      int seconds = -1;
+      auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+      if (error != std::errc() || end != text.data() + text.size() || seconds < 0) {
+        throw UsageError("--stopped-limit '" + std::string(text) +
+                         "' is not valid; expected a number of seconds, 0 for no limit");
+      }
+      options.stopped_limit = std::chrono::seconds(seconds);
     } else if (name == "--config") {
       options.launch.config_file = std::string(value());
     } else if (name == "--set") {
@@ -211,6 +223,13 @@ int status_of(const weft::tools::JobOutcomes& outcomes, const weft::RankLayout& 
     const weft::tools::JobOutcome& outcome = outcomes.processes[failed];
     const std::string who = process_name(layout, failed, name);
     const char* others = processes > 1 ? "; the other processes were stopped" : "";
+    if (outcome.stopped_by != 0) {
+      std::fprintf(stderr,
+                   "weftrun: %s stayed stopped by signal %d (%s) past --stopped-limit; the other "
+                   "processes cannot go on without it, so the job was ended\n",
+                   who.c_str(), outcome.stopped_by, ::strsignal(outcome.stopped_by));
+      return 128 + outcome.stopped_by;
+    }
     if (outcome.signaled) {
       std::fprintf(stderr, "weftrun: %s was killed by signal %d (%s)%s\n", who.c_str(),
                    outcome.code, ::strsignal(outcome.code), others);
@@ -271,7 +290,8 @@ int run_processes(const Options& options, const weft::Config& config, const std:
     launch.launch.settings.emplace_back("scheduler.cores", cores[process]);
     launches.push_back(std::move(launch));
   }
-  return status_of(weft::tools::run_job_processes(path, options.command, std::move(launches)),
+  return status_of(weft::tools::run_job_processes(path, options.command, std::move(launches),
+                                                  options.stopped_limit),
                    layout, name);
 }
 

@@ -75,8 +75,8 @@ extern "C" int PMPI_Finalize(void) {
   if (int rc = check_initialized("MPI_Finalize"); rc != MPI_SUCCESS) return rc;
   // MPI-4.1 11.2.2: first of all, MPI_COMM_SELF is freed as if by MPI_Comm_free: its delete
   // callbacks run, last set first, while the rank still counts as initialized.
-  if (int rc = weft::mpi::delete_attributes(weft::mpi::caller_self_comm(),
-                                                "MPI_Finalize"); rc != MPI_SUCCESS) {
+  if (int rc = weft::mpi::delete_attributes(weft::mpi::caller_self_comm(), "MPI_Finalize");
+      rc != MPI_SUCCESS) {
     return rc;
   }
   RankState& state = weft::mpi::caller_state();
@@ -121,9 +121,9 @@ extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
     where = comm->local_of_caller().name;
     if (where.empty()) where = "an unnamed communicator";
   }
-  weft::mpi::end_job("MPI_Abort called by rank " + std::to_string(rank) + " on " + where +
-                         " with code " + std::to_string(errorcode),
-                     errorcode);
+  weft::mpi::end_job_deliberately("MPI_Abort called by rank " + std::to_string(rank) + " on " +
+                                      where + " with code " + std::to_string(errorcode),
+                                  errorcode);
 }
 WEFT_MPI_ALIAS(MPI_Abort);
 

@@ -2,12 +2,15 @@
 // configuration (with weftrun's settings when weftrun started it), tells weftrun it is a weft
 // program, and runs the job: every rank calls main with its own argv; in a privatized build each
 // rank runs its own copy of the program, constructors, main and finalizers in its own thread.
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -46,12 +49,15 @@ class RankArguments {
   std::vector<char*> pointers_;
 };
 
+// The pipe stays open: a deliberate end is told on it later (weft::mpi::report_deliberate_end_to).
+// Programs this one starts do not inherit it.
 void acknowledge(int fd) {
   if (fd < 0) return;
   // weftrun reads the pipe only once this process has ended; a failed write shows there as a
   // program that did not acknowledge.
   [[maybe_unused]] const ssize_t wrote = ::write(fd, &weft::tools::kAcknowledgement, 1);
-  ::close(fd);
+  ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  weft::mpi::report_deliberate_end_to(fd);
 }
 
 std::size_t count_lines(const char* path) {
@@ -194,13 +200,25 @@ int run(int argc, char** argv, MainFunction shared_main) {
       bootstrap.get());
 }
 
+// Output lost to a full disk or a file size limit must not end as a success (as coreutils'
+// close_stdout): the ranks' printf calls failed silently, and only the stream's error flag, or
+// the last flush, still knows.
+int check_standard_output(const std::string& program, int status) {
+  errno = 0;
+  if (std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return status;
+  const int error = errno;
+  std::fprintf(stderr, "%s: writing standard output failed%s%s; the output is incomplete\n",
+               program.c_str(), error != 0 ? ": " : "", error != 0 ? std::strerror(error) : "");
+  return status == 0 ? 1 : status;
+}
+
 }  // namespace
 
 extern "C" int weft_loader_main(int argc, char** argv, char** /*envp*/,
                                 weft_main_function shared_main) {
   const std::string program = argc > 0 && argv[0] != nullptr ? argv[0] : "weft program";
   try {
-    return run(argc, argv, shared_main);
+    return check_standard_output(program, run(argc, argv, shared_main));
   } catch (const weft::Error& error) {
     std::fprintf(stderr, "%s: %s\n", program.c_str(), error.what());
     return 2;
