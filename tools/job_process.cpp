@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "weft/error.h"
+#include "weft/io.h"
 #include "weft/mpi_job.h"
 
 namespace weft::tools {
@@ -119,6 +120,7 @@ class Children {
       if (child.pid > 0) {
         ::kill(-child.pid, SIGKILL);
         ::kill(child.pid, SIGKILL);
+        io::remove_stats_of_ended_process(child.pid);
         int status = 0;
         while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
         }
@@ -330,6 +332,8 @@ JobOutcomes run_job_processes(const std::string& path, const std::vector<std::st
   JobOutcomes outcomes;
   outcomes.failed = watch(children, signals, stopped_limit);
   for (Child& child : children.list) {
+    // While it is a zombie: its pid, which names the file, is not reused yet.
+    io::remove_stats_of_ended_process(child.pid);
     int status = 0;
     while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
     }
