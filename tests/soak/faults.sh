@@ -17,7 +17,10 @@ soak_dir=$3
 work=$4/$1
 
 if [[ $(id -u) -eq 0 && -z ${FAULTS_PRIVATE_SHM:-} ]]; then
-  exec unshare --mount --propagation private env FAULTS_PRIVATE_SHM=1 bash "$0" "$@"
+  namespaces=(--mount --propagation private)
+  # tcp_cut cuts every TCP connection of its own network namespace, where only the job has any.
+  [[ $check == tcp_cut ]] && namespaces+=(--net)
+  exec unshare "${namespaces[@]}" env FAULTS_PRIVATE_SHM=1 bash "$0" "$@"
 fi
 if [[ -n ${FAULTS_PRIVATE_SHM:-} ]]; then
   mount -t tmpfs -o size=4g weft-faults-shm /dev/shm || { echo "cannot mount a private /dev/shm" >&2; exit 1; }
@@ -176,6 +179,20 @@ case $check in
     expect_end 2
     umount /proc/sys/vm/max_map_count
     expect_in err "more than vm.max_map_count = 1200"
+    expect_clean ;;
+  tcp_cut)
+    # Between nodes, simulated: UCX on TCP over the loopback of a network namespace of the test's
+    # own; mid-job every established connection is reset (ss -K). The job must end naming the
+    # failed transfer, not hang.
+    [[ -n ${FAULTS_PRIVATE_SHM:-} ]] || skip "needs root for a network namespace of its own"
+    command -v ss > /dev/null || skip "needs ss (iproute2)"
+    ip link set lo up || fail "cannot bring up the namespace's loopback"
+    export UCX_TLS=tcp,self
+    start_soak
+    ss -K -tn state established > /dev/null || skip "ss -K cannot close sockets (CONFIG_INET_DIAG_DESTROY)"
+    expect_end 1
+    expect_in err "^weft: .*(UCX .*failed: |was lost: UCX: )"
+    expect_in err "^weftrun: process [01] \\(ranks [0-9]+-[0-9]+\\) of '.*soak' exited with status 1"
     expect_clean ;;
   *)
     fail "unknown check" ;;
