@@ -4,6 +4,7 @@
 // rank runs its own copy of the program, constructors, main and finalizers in its own thread.
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "launch_protocol.h"
 #include "program_image.h"
 #include "weft/bootstrap.h"
+#include "weft/cpu_list.h"
 #include "weft/error.h"
 #include "weft/mpi_job.h"
 #include "weft_loader.h"
@@ -152,13 +154,40 @@ class SpawnLoaderInstallation {
   std::shared_ptr<SpawnLoader> loader_;
 };
 
+// The cores a PMIx launcher (srun --mpi=pmix, mpirun) bound this process to, when they are not all
+// of the machine's: the process's share of the node, as weftrun -p gives each process its
+// scheduler.cores. Empty without PMIx or without a binding.
+std::string launcher_binding() {
+  if (std::getenv("PMIX_RANK") == nullptr) return {};
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return {};
+  if (CPU_COUNT(&set) >= ::sysconf(_SC_NPROCESSORS_ONLN)) return {};
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return weft::format_cpu_list(cpus);
+}
+
+// The process's configuration; under a PMIx launcher that bound it, restricted to its cores unless
+// scheduler.cores says otherwise (without that, every process of a node ran on all its cores:
+// srun --cpu-bind=cores put two processes on cores 0 and 1, and both ran their ranks on core 0).
+weft::Config launch_config(weft::tools::LaunchSettings& launch) {
+  const std::vector<std::string> environment = weft::tools::process_environment();
+  weft::Config config = weft::tools::load_launch_config(launch, environment);
+  const std::string bound = launcher_binding();
+  if (bound.empty() || !config.get_string("scheduler.cores").empty()) return config;
+  launch.settings.emplace_back("scheduler.cores", bound);
+  return weft::tools::load_launch_config(launch, environment);
+}
+
 int run(int argc, char** argv, MainFunction shared_main) {
   // Removes weftrun's variables: the ranks' environ and the programs they start do not see them.
-  const weft::tools::LaunchSettings launch = weft::tools::take_launch_settings();
+  weft::tools::LaunchSettings launch = weft::tools::take_launch_settings();
   // First: whatever fails next is reported by this program, not as a program foreign to weft.
   acknowledge(launch.ack_fd);
-  const weft::Config config =
-      weft::tools::load_launch_config(launch, weft::tools::process_environment());
+  const weft::Config config = launch_config(launch);
   // Before the ranks exist: a process of a job of several learns which ranks are its own.
   const std::unique_ptr<weft::Bootstrap> bootstrap =
       weft::connect_bootstrap(static_cast<int>(config.get_int("mpi.ranks")));
