@@ -79,8 +79,8 @@ struct Child {
   int ack_read = -1;  // read end of its acknowledgement pipe
   bool ended = false;
   siginfo_t end{};  // how it ended, once it has
-  // What it wrote on the pipe, read once it has ended: kAcknowledgement, then kDeliberateEnd and
-  // its status if it ended the job on purpose.
+  // What it wrote on the pipe so far (read when it ended, or when a peer failed): kAcknowledgement,
+  // then kDeliberateEnd and its status if it ends the job on purpose.
   std::string reports;
   bool acknowledged = false;
   bool deliberate = false;
