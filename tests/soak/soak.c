@@ -383,6 +383,7 @@ int main(int argc, char** argv) {
   long sent_total = 0, rounds = 0;
   unsigned long long bytes_total = 0;
   const double start = now();
+  double last_report = start;  // progress is printed every minute
   int stop = 0;
   for (long round = 0; !stop; ++round) {
     MPI_Comm comm = traffic[round % 2];
@@ -519,8 +520,9 @@ int main(int argc, char** argv) {
     bytes_total += totals[0];
     rounds = round + 1;
     stop = sent_total >= messages || totals[2] > 0;
-    if (!quiet && rank == 0 && rounds % 500 == 0) {
-      printf("soak: round %ld, %ld messages, %.1f s\n", rounds, sent_total, now() - start);
+    if (!quiet && rank == 0 && now() - last_report >= 60) {
+      last_report = now();
+      printf("soak: round %ld, %ld messages, %.1f s\n", rounds, sent_total, last_report - start);
       fflush(stdout);
     }
   }
