@@ -243,4 +243,8 @@ std::vector<int> processes_with_stats() {
   return pids;
 }
 
+void remove_stats_of_ended_process(int pid) {
+  if (pid > 0) ::shm_unlink(detail::shm_name(pid).c_str());
+}
+
 }  // namespace weft::io

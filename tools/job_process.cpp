@@ -14,6 +14,8 @@
 #include <utility>
 
 #include "weft/error.h"
+#include "weft/io.h"
+#include "weft/mpi_job.h"
 
 namespace weft::tools {
 
@@ -72,18 +74,35 @@ sigset_t watched_signals() {
   ::_exit(127);
 }
 
-bool read_acknowledgement(int fd) {
-  char byte = 0;
-  ::fcntl(fd, F_SETFL, O_NONBLOCK);
-  return ::read(fd, &byte, 1) == 1 && byte == kAcknowledgement;
-}
-
 struct Child {
   pid_t pid = -1;
   int ack_read = -1;  // read end of its acknowledgement pipe
   bool ended = false;
   siginfo_t end{};  // how it ended, once it has
+  // What it wrote on the pipe so far (read when it ended, or when a peer failed): kAcknowledgement,
+  // then kDeliberateEnd and its status if it ends the job on purpose.
+  std::string reports;
+  bool acknowledged = false;
+  bool deliberate = false;
+  // Since when a signal (stop_signal) has kept it stopped, kNever while it runs.
+  std::chrono::steady_clock::time_point stopped_since =
+      std::chrono::steady_clock::time_point::max();
+  int stop_signal = 0;
+  bool ended_stopped = false;  // weftrun ended the job because it stayed stopped
 };
+
+// Reads what the child wrote on its pipe so far, without waiting (a process it started may hold
+// the write end after it ended).
+void read_reports(Child& child) {
+  ::fcntl(child.ack_read, F_SETFL, O_NONBLOCK);
+  char bytes[8];
+  for (ssize_t got; (got = ::read(child.ack_read, bytes, sizeof bytes)) > 0;) {
+    child.reports.append(bytes, static_cast<std::size_t>(got));
+  }
+  child.acknowledged = !child.reports.empty() && child.reports[0] == kAcknowledgement;
+  child.deliberate =
+      child.acknowledged && child.reports.size() >= 2 && child.reports[1] == mpi::kDeliberateEnd;
+}
 
 bool failed(const siginfo_t& end) {
   return end.si_code != CLD_EXITED || end.si_status != 0;
@@ -101,6 +120,7 @@ class Children {
       if (child.pid > 0) {
         ::kill(-child.pid, SIGKILL);
         ::kill(child.pid, SIGKILL);
+        io::remove_stats_of_ended_process(child.pid);
         int status = 0;
         while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
         }
@@ -136,60 +156,104 @@ bool child_ended(pid_t child, siginfo_t& end) {
   return true;
 }
 
-// A child stopped by SIGTTIN or SIGTTOU read or wrote the terminal from its background group: it
-// would wait forever.
-bool stopped_on_terminal(pid_t child) {
-  siginfo_t info{};
-  return ::waitid(P_PID, static_cast<id_t>(child), &info, WSTOPPED | WNOHANG) == 0 &&
-         info.si_pid == child && (info.si_status == SIGTTIN || info.si_status == SIGTTOU);
-}
-
 using Clock = std::chrono::steady_clock;
 
 // When the running children get SIGKILL; kNever while no deadline is set.
 constexpr Clock::time_point kNever = Clock::time_point::max();
 
+// Notes whether a running child was stopped or continued since the last look. One stopped by
+// SIGTTIN or SIGTTOU read or wrote the terminal from its background group: it would wait forever,
+// and is ended at once.
+void note_stops(Child& child) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(child.pid), &info, WSTOPPED | WCONTINUED | WNOHANG) != 0 ||
+      info.si_pid != child.pid) {
+    return;
+  }
+  if (info.si_code == CLD_CONTINUED) {
+    child.stopped_since = kNever;
+  } else if (info.si_code == CLD_STOPPED) {
+    if (info.si_status == SIGTTIN || info.si_status == SIGTTOU) {
+      std::fprintf(stderr,
+                   "weftrun: the program stopped on terminal input or output; it runs in its own "
+                   "process group, so redirect its standard input. Ending it.\n");
+      ::kill(-child.pid, SIGKILL);
+    } else if (child.stopped_since == kNever) {
+      child.stopped_since = Clock::now();
+      child.stop_signal = info.si_status;
+    }
+  }
+}
+
 // Notes the children that ended since the last look. The first that failed is `failed`; the
 // others still running are then sent SIGTERM, and SIGKILL at `kill_at`. Among failures seen at
-// the same look, one ended by a signal is named first: a process killed or crashed did not end
-// because of a peer, whereas one that exited non-zero may have reported a peer's departure.
+// the same look, one that said it ends the job on purpose (a rank's exit status, MPI_Abort) is
+// named first, then one ended by a signal: a process killed or crashed did not end because of a
+// peer, whereas one that exited non-zero otherwise may have reported a peer's departure.
+// A process of several that stays stopped longer than `stopped_limit` (zero: no limit) is a peer
+// that no longer answers: the others would wait for it forever, so it fails the job.
 void collect_ended(Children& children, std::optional<int>& failed_process,
-                   Clock::time_point& kill_at) {
+                   Clock::time_point& kill_at, std::chrono::milliseconds stopped_limit) {
+  std::optional<int> deliberate;
   std::optional<int> exited_non_zero;
   std::optional<int> signaled;
   for (std::size_t i = 0; i < children.list.size(); ++i) {
     Child& child = children.list[i];
     if (child.ended) continue;
     if (!child_ended(child.pid, child.end)) {
-      if (stopped_on_terminal(child.pid)) {
-        std::fprintf(stderr,
-                     "weftrun: the program stopped on terminal input or output; it runs in its own "
-                     "process group, so redirect its standard input. Ending it.\n");
+      note_stops(child);
+      if (stopped_limit.count() > 0 && children.list.size() > 1 && !failed_process && !signaled &&
+          child.stopped_since != kNever && Clock::now() - child.stopped_since >= stopped_limit) {
+        child.ended_stopped = true;
+        signaled = static_cast<int>(i);
         ::kill(-child.pid, SIGKILL);
       }
       continue;
     }
     child.ended = true;
     ::kill(-child.pid, SIGKILL);  // what the process left behind in its group
-    std::optional<int>& kind = child.end.si_code == CLD_EXITED ? exited_non_zero : signaled;
+    read_reports(child);
+    std::optional<int>& kind = child.end.si_code != CLD_EXITED ? signaled
+                               : child.deliberate              ? deliberate
+                                                               : exited_non_zero;
     if (failed(child.end) && !kind) kind = static_cast<int>(i);
   }
-  if (failed_process || (!signaled && !exited_non_zero)) return;
-  failed_process = signaled ? signaled : exited_non_zero;
+  if (failed_process || (!deliberate && !signaled && !exited_non_zero)) return;
+  // A process ends the job on purpose by telling weftrun, then exiting: its peers may fail
+  // because it went before it is seen ended, but never before it told.
+  for (std::size_t i = 0; i < children.list.size() && !deliberate; ++i) {
+    Child& child = children.list[i];
+    if (child.ended) continue;
+    read_reports(child);
+    if (child.deliberate) deliberate = static_cast<int>(i);
+  }
+  failed_process = deliberate ? deliberate : signaled ? signaled : exited_non_zero;
   if (!children.all_ended()) {
     children.signal_running(SIGTERM);
     kill_at = std::min(kill_at, Clock::now() + kFailureGrace);
   }
 }
 
-std::optional<int> watch(Children& children, const sigset_t& signals) {
+std::optional<int> watch(Children& children, const sigset_t& signals,
+                         std::chrono::milliseconds stopped_limit) {
   std::optional<int> failed_process;
   Clock::time_point kill_at = kNever;
   while (true) {
-    collect_ended(children, failed_process, kill_at);
+    collect_ended(children, failed_process, kill_at, stopped_limit);
     if (children.all_ended()) return failed_process;
     timespec wait = {3600, 0};
-    if (kill_at != kNever) {
+    Clock::time_point look_at = kNever;  // a stopped child's limit
+    for (const Child& child : children.list) {
+      if (!child.ended && child.stopped_since != kNever && stopped_limit.count() > 0) {
+        look_at = std::min(look_at, child.stopped_since + stopped_limit);
+      }
+    }
+    if (look_at != kNever && look_at < kill_at) {
+      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::max(look_at - Clock::now(), Clock::duration::zero()))
+                          .count();
+      wait = {static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
+    } else if (kill_at != kNever) {
       const auto left = kill_at - Clock::now();
       if (left <= Clock::duration::zero()) {
         children.signal_running(SIGKILL);
@@ -205,6 +269,8 @@ std::optional<int> watch(Children& children, const sigset_t& signals) {
       children.signal_running(SIGSTOP);
       ::kill(::getpid(), SIGSTOP);
       children.signal_running(SIGCONT);  // weftrun was continued
+      // Stopped with weftrun, by its user: no peer failed.
+      for (Child& child : children.list) child.stopped_since = kNever;
     } else if (signal == SIGQUIT) {
       // A running job answers with every user thread's stack (mpi/diagnostics/monitor.h) and
       // goes on: no kill follows.
@@ -244,13 +310,17 @@ void start_child(Children& children, const std::string& path,
   if (pid == 0) exec_child(path.c_str(), argv.get(), envp.get(), ack[1], original_mask, parent);
   ::setpgid(pid, pid);  // also here, so that the group exists before any forwarding
   ::close(ack[1]);
-  children.list.push_back({pid, ack[0], false, {}});
+  Child child;
+  child.pid = pid;
+  child.ack_read = ack[0];
+  children.list.push_back(std::move(child));
 }
 
 }  // namespace
 
 JobOutcomes run_job_processes(const std::string& path, const std::vector<std::string>& arguments,
-                              std::vector<ProcessLaunch> launches) {
+                              std::vector<ProcessLaunch> launches,
+                              std::chrono::milliseconds stopped_limit) {
   // An inherited SIG_IGN for SIGCHLD would reap the children behind weftrun's back.
   ::signal(SIGCHLD, SIG_DFL);
   // The watched signals stay blocked in weftrun until it exits: one arriving after the children
@@ -264,14 +334,18 @@ JobOutcomes run_job_processes(const std::string& path, const std::vector<std::st
   }
 
   JobOutcomes outcomes;
-  outcomes.failed = watch(children, signals);
+  outcomes.failed = watch(children, signals, stopped_limit);
   for (Child& child : children.list) {
+    // While it is a zombie: its pid, which names the file, is not reused yet.
+    io::remove_stats_of_ended_process(child.pid);
     int status = 0;
     while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
     }
     child.pid = -1;
+    read_reports(child);
     JobOutcome outcome;
-    outcome.acknowledged = read_acknowledgement(child.ack_read);
+    outcome.acknowledged = child.acknowledged;
+    if (child.ended_stopped) outcome.stopped_by = child.stop_signal;
     if (WIFSIGNALED(status)) {
       outcome.signaled = true;
       outcome.code = WTERMSIG(status);

@@ -19,6 +19,8 @@ struct JobOutcome {
   bool signaled = false;  // ended by a signal (`code` is the signal), else exited with `code`
   int code = 0;
   bool acknowledged = false;  // the program said it is a weft program (see LaunchSettings)
+  // Non-zero when weftrun ended the job because this process stayed stopped by that signal.
+  int stopped_by = 0;
 };
 
 // One process to start: its launch settings and "NAME=value" entries added to its environment.
@@ -37,12 +39,17 @@ struct JobOutcomes {
 inline constexpr std::chrono::seconds kKillGrace{2};
 // Between the SIGTERM and the SIGKILL that stop the other processes of a job after one failed.
 inline constexpr std::chrono::milliseconds kFailureGrace{500};
+// How long a process of several may stay stopped (SIGSTOP) before weftrun fails the job: its
+// peers wait for it and cannot tell it from a process that no longer answers.
+inline constexpr std::chrono::seconds kStoppedLimit{30};
 
 // Runs `path` with `arguments` (argv, argv[0] included) once per entry of `launches`, with the
 // environment of this process, in which each launch's variables replace any inherited
 // WEFT_INTERNAL_* ones. Each launch.ack_fd is set here. Throws weft::Error when a process cannot
-// be started (the ones already started are killed).
+// be started (the ones already started are killed). A process of several that stays stopped for
+// `stopped_limit` (zero: no limit) fails the job, as a process killed by a signal.
 JobOutcomes run_job_processes(const std::string& path, const std::vector<std::string>& arguments,
-                              std::vector<ProcessLaunch> launches);
+                              std::vector<ProcessLaunch> launches,
+                              std::chrono::milliseconds stopped_limit = kStoppedLimit);
 
 }  // namespace weft::tools

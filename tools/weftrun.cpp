@@ -51,6 +51,8 @@ options:
                            (ui.perfetto.dev) or chrome://tracing, FILE.otf2 for an OTF2 archive
                            (Vampir, otf2-print); one file for all the processes of -p;
                            trace.events chooses what is recorded (docs/observability.md)
+  --stopped-limit S        with -p, a process that stays stopped (SIGSTOP) for S seconds fails the
+                           job, as its peers cannot go on without it (default 30; 0: never)
   --config FILE            a TOML configuration file (instead of $WEFT_CONFIG)
   --set key=value          any configuration key below; repeatable
   --oversubscribe          accepted and ignored, as Open MPI's mpirun spells it: ranks are user
@@ -81,6 +83,7 @@ class UsageError : public std::runtime_error {
 struct Options {
   weft::tools::LaunchSettings launch;
   int processes = 1;
+  std::chrono::milliseconds stopped_limit = weft::tools::kStoppedLimit;
   std::vector<std::string> command;  // program and its arguments
   bool help = false;
 };
@@ -133,6 +136,15 @@ Options parse(const std::vector<std::string_view>& arguments) {
       settings.emplace_back("placement.progress", std::string(value()));
     } else if (name == "--trace") {
       settings.emplace_back("trace.file", std::string(value()));
+    } else if (name == "--stopped-limit") {
+      const std::string_view text = value();
+      int seconds = -1;
+      auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+      if (error != std::errc() || end != text.data() + text.size() || seconds < 0) {
+        throw UsageError("--stopped-limit '" + std::string(text) +
+                         "' is not valid; expected a number of seconds, 0 for no limit");
+      }
+      options.stopped_limit = std::chrono::seconds(seconds);
     } else if (name == "--config") {
       options.launch.config_file = std::string(value());
     } else if (name == "--set") {
@@ -221,6 +233,13 @@ int status_of(const weft::tools::JobOutcomes& outcomes, const weft::RankLayout& 
     const weft::tools::JobOutcome& outcome = outcomes.processes[failed];
     const std::string who = process_name(layout, failed, name);
     const char* others = processes > 1 ? "; the other processes were stopped" : "";
+    if (outcome.stopped_by != 0) {
+      std::fprintf(stderr,
+                   "weftrun: %s stayed stopped by signal %d (%s) past --stopped-limit; the other "
+                   "processes cannot go on without it, so the job was ended\n",
+                   who.c_str(), outcome.stopped_by, ::strsignal(outcome.stopped_by));
+      return 128 + outcome.stopped_by;
+    }
     if (outcome.signaled) {
       std::fprintf(stderr, "weftrun: %s was killed by signal %d (%s)%s\n", who.c_str(),
                    outcome.code, ::strsignal(outcome.code), others);
@@ -289,8 +308,10 @@ int run_processes(const Options& options, const weft::Config& config, const std:
     }
     launches.push_back(std::move(launch));
   }
-  const int status = status_of(
-      weft::tools::run_job_processes(path, options.command, std::move(launches)), layout, name);
+  const int status =
+      status_of(weft::tools::run_job_processes(path, options.command, std::move(launches),
+                                               options.stopped_limit),
+                layout, name);
   if (parts) parts->merge();
   return status;
 }

@@ -173,5 +173,9 @@ Stats stats();
 // nothing when it publishes none; and the processes that publish some.
 std::optional<Stats> stats_of_process(int pid);
 std::vector<int> processes_with_stats();
+// Removes the statistics file of process `pid`, which ended without shutting its manager down
+// (killed): its launcher calls it before reaping it, while the pid cannot be reused, so that a
+// killed job leaves nothing in /dev/shm.
+void remove_stats_of_ended_process(int pid);
 
 }  // namespace weft::io

@@ -40,6 +40,14 @@ RankEnd run_rank_main(RankMain main, int argc, char** argv, char** envp);
 // message naming the rank. Otherwise it returns, and the job goes on until every rank has ended.
 void rank_ended(int status);
 
+// The descriptor on which this process tells its launcher that it ends on purpose (a rank's own
+// non-zero exit or one without MPI_Finalize, MPI_Abort), before it goes: kDeliberateEnd then the
+// status as one byte. weftrun passes its acknowledgement pipe (tools/launch_protocol.h) and,
+// among processes found ended at once, names such an end as the job's rather than the failures
+// it caused in its peers (a send to a process that is gone). -1 (the default) tells nobody.
+void report_deliberate_end_to(int fd);
+inline constexpr char kDeliberateEnd = 'D';
+
 // What MPI_Comm_spawn needs from the program loader (tools/loader), which alone knows rank
 // images: `load` prepares one copy of the weft program at `path` for the new world rank `rank`,
 // its MPI_COMM_WORLD and MPI_COMM_SELF bound to the objects `world` and `self` (MPI_Comm values),

@@ -125,9 +125,9 @@ extern "C" int PMPI_Abort(MPI_Comm comm, int errorcode) {
     where = comm->local_of_caller().name;
     if (where.empty()) where = "an unnamed communicator";
   }
-  weft::mpi::end_job("MPI_Abort called by rank " + std::to_string(rank) + " on " + where +
-                         " with code " + std::to_string(errorcode),
-                     errorcode);
+  weft::mpi::end_job_deliberately("MPI_Abort called by rank " + std::to_string(rank) + " on " +
+                                      where + " with code " + std::to_string(errorcode),
+                                  errorcode);
 }
 WEFT_MPI_ALIAS(MPI_Abort);
 

@@ -9,5 +9,9 @@ namespace weft::mpi {
 // Flushes the C streams (what ranks printed so far), writes "weft: <message>" on stderr in one
 // write and ends the process at once with `status` (masked to 1..255; 0 becomes 1).
 [[noreturn]] void end_job(std::string_view message, int status = 1) noexcept;
+// The same for an end the program chose (a rank's exit status, MPI_Abort), told first to the
+// launcher (report_deliberate_end_to), so that the job's status is this one rather than that of a
+// peer which failed because this process went.
+[[noreturn]] void end_job_deliberately(std::string_view message, int status) noexcept;
 
 }  // namespace weft::mpi

@@ -99,13 +99,14 @@ void rank_ended(int status) {
   const int rank = caller_world_rank();
   if (rank < 0 || world() == nullptr) return;
   if (status != 0) {
-    end_job("rank " + std::to_string(rank) + " exited with status " + std::to_string(status) +
-                "; the job ends with it",
-            status);
+    end_job_deliberately("rank " + std::to_string(rank) + " exited with status " +
+                             std::to_string(status) + "; the job ends with it",
+                         status);
   }
   if (caller_state().world_model.load(std::memory_order_acquire) == RankState::Phase::initialized) {
-    end_job("rank " + std::to_string(rank) +
-            " exited without calling MPI_Finalize; the job ends with status 1");
+    end_job_deliberately("rank " + std::to_string(rank) +
+                             " exited without calling MPI_Finalize; the job ends with status 1",
+                         1);
   }
 }
 

@@ -1,8 +1,6 @@
 #include "pt2pt/p2p.h"
 
-#include <chrono>
 #include <string>
-#include <thread>
 
 #include "errhan/error.h"
 #include "init/world.h"
@@ -90,11 +88,9 @@ int deliver(Request& send, std::string_view function, std::size_t eager_limit,
   }
   const std::string failure = w.transport()->send(send, dest, envelope_of(send), queued_key);
   if (failure.empty()) return MPI_SUCCESS;
-  // The other process is most likely gone, and may have ended the job on purpose (a rank's
-  // non-zero exit, MPI_Abort): weftrun gives the job the status of the first process it finds
-  // ended, so this consequence waits a moment before it ends its own (Tools.exit_call with -p 2
-  // ended with 1 instead of the rank's 6 when both were found in one look).
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // The other process is most likely gone. If it ended the job on purpose (a rank's non-zero
+  // exit, MPI_Abort), it told weftrun so first (end_job_deliberately), and weftrun names its end
+  // rather than this consequence.
   return raise(send.comm, function, MPI_ERR_OTHER,
                "the message to rank " + std::to_string(send.peer) + " (world rank " +
                    std::to_string(dest) + ", process " + std::to_string(w.process_of(dest)) +

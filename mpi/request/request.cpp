@@ -24,6 +24,7 @@ void prepare(Request& request, RequestKind kind, SendMode mode, const void* buff
   request.status = MPI_Status{};
   request.queued_key = 0;
   request.spanning_call = {};
+  request.transport_failure = {};
 }
 
 void finish(Request& request) {

@@ -83,6 +83,9 @@ struct alignas(64) weft_mpi_request {
   std::function<void(weft_mpi_request&)> restart;
   // A collective between processes (no instance): the call's name, for its failure's message.
   std::string_view spanning_call;
+  // A send to another process that UCX failed (the peer went, its connection was cut): UCX's
+  // reason, for the failure's message.
+  std::string_view transport_failure;
   // What the operation reads while it runs and its caller made for it: the narrowed count arrays
   // of a large-count form (mpi/api/large_count.h). Released when the request is disposed of.
   std::shared_ptr<void> narrowed_arrays;

@@ -42,12 +42,23 @@ bool done(const Request* request) {
   return !inactive(request) && request->completion.done();
 }
 
+// Why a send to another process failed, when UCX failed it; else empty.
+std::string lost_send(const weft_mpi_request& request) {
+  if (request.transport_failure.empty()) return {};
+  weft::mpi::World& w = *weft::mpi::world();
+  const int dest = request.comm->world_rank(request.peer);
+  return "the message to rank " + std::to_string(request.peer) + " (world rank " +
+         std::to_string(dest) + ", process " + std::to_string(w.process_of(dest)) +
+         ") was lost: UCX: " + std::string(request.transport_failure);
+}
+
 // Collects one completed request and raises its error, if any, on its communicator.
 int finish_one(std::string_view function, MPI_Request* handle, MPI_Status* status) {
   const MPI_Comm comm = (*handle)->comm;
   // A collective's reason lives in its instance, which the collect may release.
   std::shared_ptr<weft::mpi::nbc::Instance> collective = (*handle)->collective;
   const std::string_view spanning_call = (*handle)->spanning_call;
+  const std::string lost = lost_send(**handle);
   MPI_Status local;
   const int rc = weft::mpi::collect(handle, &local);
   weft::mpi::report_status(status, local);
@@ -57,6 +68,7 @@ int finish_one(std::string_view function, MPI_Request* handle, MPI_Status* statu
         comm, function, rc,
         std::string(collective->function()) + ": " + collective->failure(comm->my_rank()));
   }
+  if (!lost.empty()) return weft::mpi::raise(comm, function, rc, lost);
   if (!spanning_call.empty()) {
     return weft::mpi::raise(
         comm, function, rc,
@@ -82,10 +94,12 @@ int finish_many(std::string_view function, MPI_Request* requests, int n, const i
       weft::mpi::set_empty_status(&local);
     } else {
       const MPI_Comm comm = (*handle)->comm;
+      const std::string lost = lost_send(**handle);
       if (weft::mpi::collect(handle, &local) != MPI_SUCCESS) {
         if (failed_comm == MPI_COMM_NULL) failed_comm = comm;
         failures += (failures.empty() ? "request " : ", request ") + std::to_string(i) +
                     " failed with " + std::string(weft::mpi::error_class_name(local.MPI_ERROR));
+        if (!lost.empty()) failures += " (" + lost + ")";
       }
     }
     if (statuses != MPI_STATUSES_IGNORE) statuses[k] = local;

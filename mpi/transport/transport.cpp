@@ -95,6 +95,7 @@ void send_done(void* ucx_request, ucs_status_t status, void* user_data) {
   // the status when the answer comes.
   const bool fine = status == UCS_OK || status == UCS_ERR_CANCELED;
   sent->request->status.MPI_ERROR = fine ? MPI_SUCCESS : MPI_ERR_OTHER;
+  if (!fine) sent->request->transport_failure = ucs_status_string(status);  // a static string
   if (ucx_request != nullptr) {
     ucp_request_free(ucx_request);
     // relaxed: a hint for arm(), which runs under the same lock as this callback.

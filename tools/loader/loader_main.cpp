@@ -2,12 +2,16 @@
 // configuration (with weftrun's settings when weftrun started it), tells weftrun it is a weft
 // program, and runs the job: every rank calls main with its own argv; in a privatized build each
 // rank runs its own copy of the program, constructors, main and finalizers in its own thread.
+#include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -18,6 +22,7 @@
 #include "launch_protocol.h"
 #include "program_image.h"
 #include "weft/bootstrap.h"
+#include "weft/cpu_list.h"
 #include "weft/error.h"
 #include "weft/mpi_job.h"
 #include "weft_loader.h"
@@ -46,12 +51,15 @@ class RankArguments {
   std::vector<char*> pointers_;
 };
 
+// The pipe stays open: a deliberate end is told on it later (weft::mpi::report_deliberate_end_to).
+// Programs this one starts do not inherit it.
 void acknowledge(int fd) {
   if (fd < 0) return;
   // weftrun reads the pipe only once this process has ended; a failed write shows there as a
   // program that did not acknowledge.
   [[maybe_unused]] const ssize_t wrote = ::write(fd, &weft::tools::kAcknowledgement, 1);
-  ::close(fd);
+  ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  weft::mpi::report_deliberate_end_to(fd);
 }
 
 std::size_t count_lines(const char* path) {
@@ -151,13 +159,40 @@ class SpawnLoaderInstallation {
   std::shared_ptr<SpawnLoader> loader_;
 };
 
+// The cores a PMIx launcher (srun --mpi=pmix, mpirun) bound this process to, when they are not all
+// of the machine's: the process's share of the node, as weftrun -p gives each process its
+// scheduler.cores. Empty without PMIx or without a binding.
+std::string launcher_binding() {
+  if (std::getenv("PMIX_RANK") == nullptr) return {};
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return {};
+  if (CPU_COUNT(&set) >= ::sysconf(_SC_NPROCESSORS_ONLN)) return {};
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return weft::format_cpu_list(cpus);
+}
+
+// The process's configuration; under a PMIx launcher that bound it, restricted to its cores unless
+// scheduler.cores says otherwise (without that, every process of a node ran on all its cores:
+// srun --cpu-bind=cores put two processes on cores 0 and 1, and both ran their ranks on core 0).
+weft::Config launch_config(weft::tools::LaunchSettings& launch) {
+  const std::vector<std::string> environment = weft::tools::process_environment();
+  weft::Config config = weft::tools::load_launch_config(launch, environment);
+  const std::string bound = launcher_binding();
+  if (bound.empty() || !config.get_string("scheduler.cores").empty()) return config;
+  launch.settings.emplace_back("scheduler.cores", bound);
+  return weft::tools::load_launch_config(launch, environment);
+}
+
 int run(int argc, char** argv, MainFunction shared_main) {
   // Removes weftrun's variables: the ranks' environ and the programs they start do not see them.
-  const weft::tools::LaunchSettings launch = weft::tools::take_launch_settings();
+  weft::tools::LaunchSettings launch = weft::tools::take_launch_settings();
   // First: whatever fails next is reported by this program, not as a program foreign to weft.
   acknowledge(launch.ack_fd);
-  const weft::Config config =
-      weft::tools::load_launch_config(launch, weft::tools::process_environment());
+  const weft::Config config = launch_config(launch);
   // Before the ranks exist: a process of a job of several learns which ranks are its own.
   const std::unique_ptr<weft::Bootstrap> bootstrap =
       weft::connect_bootstrap(static_cast<int>(config.get_int("mpi.ranks")));
@@ -200,13 +235,25 @@ int run(int argc, char** argv, MainFunction shared_main) {
       bootstrap.get());
 }
 
+// Output lost to a full disk or a file size limit must not end as a success (as coreutils'
+// close_stdout): the ranks' printf calls failed silently, and only the stream's error flag, or
+// the last flush, still knows.
+int check_standard_output(const std::string& program, int status) {
+  errno = 0;
+  if (std::fflush(stdout) == 0 && std::ferror(stdout) == 0) return status;
+  const int error = errno;
+  std::fprintf(stderr, "%s: writing standard output failed%s%s; the output is incomplete\n",
+               program.c_str(), error != 0 ? ": " : "", error != 0 ? std::strerror(error) : "");
+  return status == 0 ? 1 : status;
+}
+
 }  // namespace
 
 extern "C" int weft_loader_main(int argc, char** argv, char** /*envp*/,
                                 weft_main_function shared_main) {
   const std::string program = argc > 0 && argv[0] != nullptr ? argv[0] : "weft program";
   try {
-    return run(argc, argv, shared_main);
+    return check_standard_output(program, run(argc, argv, shared_main));
   } catch (const weft::Error& error) {
     std::fprintf(stderr, "%s: %s\n", program.c_str(), error.what());
     return 2;
