@@ -121,6 +121,7 @@ class Children {
         ::kill(-child.pid, SIGKILL);
         ::kill(child.pid, SIGKILL);
         io::remove_stats_of_ended_process(child.pid);
+        mpi::remove_job_files_of_ended_process(child.pid);
         int status = 0;
         while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
         }
@@ -338,6 +339,7 @@ JobOutcomes run_job_processes(const std::string& path, const std::vector<std::st
   for (Child& child : children.list) {
     // While it is a zombie: its pid, which names the file, is not reused yet.
     io::remove_stats_of_ended_process(child.pid);
+    mpi::remove_job_files_of_ended_process(child.pid);
     int status = 0;
     while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
     }

@@ -46,6 +46,11 @@ void rank_ended(int status);
 // among processes found ended at once, names such an end as the job's rather than the failures
 // it caused in its peers (a send to a process that is gone). -1 (the default) tells nobody.
 void report_deliberate_end_to(int fd);
+
+// Removes what the deadlock monitor of a job of several processes left in $TMPDIR when the job's
+// process 0 was `pid` and its processes ended without cleaning up (killed, or ended by an error
+// that skips destructors). weftrun calls it for every process it reaps.
+void remove_job_files_of_ended_process(int pid);
 inline constexpr char kDeliberateEnd = 'D';
 
 // What MPI_Comm_spawn needs from the program loader (tools/loader), which alone knows rank

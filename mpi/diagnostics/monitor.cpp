@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -22,11 +23,15 @@
 #include "init/world.h"
 #include "request/completion.h"
 #include "transport/transport.h"
+#include "weft/mpi_job.h"
 #include "weft/thread_dump.h"
 
 namespace weft::mpi {
 
 namespace {
+
+// $TMPDIR/weft-deadlock-<job key>: the processes' published states.
+constexpr std::string_view kDirectoryPrefix = "weft-deadlock-";
 
 constexpr int kPeriodMs = 100;
 
@@ -126,7 +131,8 @@ Monitor::Monitor(const Config& config, World& world, Transport* transport)
       timeout_ns_(config.get_int("deadlock.timeout") * 1'000'000'000) {
   if (::pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) wake_pipe_[0] = wake_pipe_[1] = -1;
   if (!world.single_process() && report_) {
-    directory_ = weft::stack_files::directory() + "/weft-deadlock-" + world.job_key();
+    directory_ =
+        weft::stack_files::directory() + "/" + std::string(kDirectoryPrefix) + world.job_key();
     ::mkdir(directory_.c_str(), 0700);
   }
   quit_pipe.store(wake_pipe_[1], std::memory_order_relaxed);
@@ -347,6 +353,18 @@ void Monitor::end_job(const std::string& report, const char* key) {
                                std::to_string(kDeadlockExitStatus) + " (--set " + key +
                                " disables this report)\n");
   std::_Exit(kDeadlockExitStatus);
+}
+
+void remove_job_files_of_ended_process(int pid) {
+  // The job key starts with process 0's pid (init/job.cpp).
+  const std::string prefix = std::string(kDirectoryPrefix) + std::to_string(pid) + "-";
+  std::error_code error;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(weft::stack_files::directory(), error)) {
+    if (entry.path().filename().string().starts_with(prefix)) {
+      std::filesystem::remove_all(entry.path(), error);
+    }
+  }
 }
 
 }  // namespace weft::mpi

@@ -102,7 +102,7 @@ expect_clean() {
 # Starts a soak of 8 ranks in 2 processes in the background (stdout in out, stderr in err) and
 # waits until its traffic runs; `weftrun` is its pid.
 start_soak() {
-  env --default-signal=INT "$bin/weftrun" -n 8 -p 2 "$@" "$soak_dir/soak" --seconds 600 \
+  env --default-signal=INT "$bin/weftrun" -n 8 -p 2 "$@" "$soak_dir/soak" --messages 0 --seconds 600 \
     --max-size 262144 > out 2> err &
   weftrun=$!
   note_job "$weftrun" 2

@@ -519,7 +519,7 @@ int main(int argc, char** argv) {
     sent_total += in_round;
     bytes_total += totals[0];
     rounds = round + 1;
-    stop = sent_total >= messages || totals[2] > 0;
+    stop = (messages > 0 && sent_total >= messages) || totals[2] > 0;
     if (!quiet && rank == 0 && now() - last_report >= 60) {
       last_report = now();
       printf("soak: round %ld, %ld messages, %.1f s\n", rounds, sent_total, last_report - start);
