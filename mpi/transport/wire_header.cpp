@@ -17,6 +17,15 @@ std::variant<WireHeader, std::string> decode_wire_header(const WireArrival& arri
     return "a message between processes names sending process " + std::to_string(header.process) +
            ", which is not in the job";
   }
+  // The receiver copies `bytes` out of what came, so a header announcing more than its data would
+  // have it read past the message.
+  const bool sync_empty = header.bytes == 0 && arrival.data_length == 1;
+  if (arrival.data_length != header.bytes && !sync_empty) {
+    return "a message from process " + std::to_string(header.process) + " announces " +
+           std::to_string(header.bytes) + " bytes of data but carries " +
+           std::to_string(arrival.data_length) + " (" +
+           (arrival.rendezvous ? "rendezvous" : "eager") + ")";
+  }
   return header;
 }
 
