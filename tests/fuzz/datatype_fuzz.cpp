@@ -4,6 +4,7 @@
 // by element. Sizes, bounds and true bounds are compared with MPI_Type_size, _get_extent and
 // _get_true_extent.
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <string>

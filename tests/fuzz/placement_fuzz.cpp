@@ -53,9 +53,8 @@ void check(const CoreLayout& layout, int tasks, int per_task, TaskPolicy policy,
     require(place.cores.front() == place.core, where(place) + ": its own core is not first");
     std::set<int> distinct(place.cores.begin(), place.cores.end());
     require(static_cast<int>(distinct.size()) == per_task, where(place) + ": a core twice");
-    const std::vector<int>& allowed = usable[place.numa];
     for (int core : place.cores) {
-      require(std::find(allowed.begin(), allowed.end(), core) != allowed.end(),
+      require(core >= 0 && core < cores && usable_on[core] == place.numa,
               where(place) + " owns core " + std::to_string(core) + ", not usable on its node");
       ++load[core];
     }
@@ -109,12 +108,18 @@ void check(const CoreLayout& layout, int tasks, int per_task, TaskPolicy policy,
   }
   // numa progress: a task's core only when its node has no core left free.
   if (progress == ProgressPolicy::numa) {
-    for (const TaskPlace& place : places) {
-      if (load[place.progress_core] == 0) continue;
-      for (int core : usable[place.numa]) {
-        require(load[core] > 0, where(place) + ": progress on an owned core while core " +
-                                    std::to_string(core) + " of its node is free");
+    std::map<int, int> free_core;  // by node: one no task owns
+    for (const auto& [node, list] : usable) {
+      for (int core : list) {
+        if (load[core] == 0) free_core.emplace(node, core);
       }
+    }
+    for (const TaskPlace& place : places) {
+      const auto free = free_core.find(place.numa);
+      require(load[place.progress_core] == 0 || free == free_core.end(),
+              where(place) + ": progress on an owned core while core " +
+                  std::to_string(free == free_core.end() ? -1 : free->second) +
+                  " of its node is free");
     }
   }
 }
