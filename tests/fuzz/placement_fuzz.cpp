@@ -39,8 +39,11 @@ void check(const CoreLayout& layout, int tasks, int per_task, TaskPolicy policy,
     }
   }
   std::int64_t slots = 0;
-  for (const auto& [node, list] : usable)
+  std::vector<int> usable_on(cores, -1);  // a core's node when tasks may own it, else -1
+  for (const auto& [node, list] : usable) {
     slots += static_cast<std::int64_t>(list.size()) / per_task;
+    for (int core : list) usable_on[core] = node;
+  }
 
   std::vector<int> load(cores);
   std::map<int, int> tasks_of_node;
