@@ -89,7 +89,7 @@ bool combine(const std::vector<Piece>& pieces, bool pad, Model& out) {
   for (const Piece& piece : pieces) {
     if (piece.count == 0) continue;
     const Model& old = *piece.type;
-    out.alignment = std::max(out.alignment, old.alignment);
+    if (!old.map.empty()) out.alignment = std::max(out.alignment, old.alignment);
     out.explicit_bounds = out.explicit_bounds || old.explicit_bounds;
     for (MPI_Aint k = 0; k < piece.count; ++k) {
       const MPI_Aint base = piece.displacement + k * old.extent();

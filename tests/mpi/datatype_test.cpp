@@ -290,6 +290,21 @@ TEST(Constructors, StructPadsTheExtentToTheAlignment) {
   }
 }
 
+// Found by datatype_fuzz (corpus/datatype_fuzz/regress_empty_member_alignment): an empty type
+// built from ints padded a struct that holds it to the alignment of int, though no int is in the
+// struct's type map.
+TEST(Constructors, StructPadsToTheAlignmentOfItsTypeMapOnly) {
+  MPI_Datatype empty = MPI_DATATYPE_NULL, t = MPI_DATATYPE_NULL;
+  ASSERT_EQ(PMPI_Type_contiguous(0, MPI_DOUBLE, &empty), MPI_SUCCESS);
+  const int lengths[] = {1, 3};
+  const MPI_Aint displacements[] = {0, 0};
+  const MPI_Datatype types[] = {MPI_SHORT, empty};
+  ASSERT_EQ(PMPI_Type_create_struct(2, lengths, displacements, types, &t), MPI_SUCCESS);
+  expect_bounds(t, {2, 0, 2, 0, 2});
+  PMPI_Type_free(&t);
+  PMPI_Type_free(&empty);
+}
+
 TEST(Constructors, ResizedBoundsAreKeptByStruct) {
   MPI_Datatype resized = MPI_DATATYPE_NULL;
   ASSERT_EQ(PMPI_Type_create_resized(MPI_INT, -4, 12, &resized), MPI_SUCCESS);
