@@ -151,6 +151,8 @@ MPI_Datatype build(const std::vector<Piece>& pieces, Padding padding, Contents c
   if (repetition.count == 0) {
     parts->blocks.clear();
     period_size = 0;
+    // No copy of the old type, so none of the bounds it set either: the new type is empty.
+    layout->explicit_bounds = false;
   } else if (repetition.count > 1) {
     if (!bounds.empty()) bounds.cover(bounds.low, bounds.high, repetition.count, repetition.stride);
     if (!data.empty()) data.cover(data.low, data.high, repetition.count, repetition.stride);
