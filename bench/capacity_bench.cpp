@@ -1,10 +1,13 @@
 // Two capacity checks, run as benchmarks: they print their figures and assert nothing (timing
 // assertions have no place on a shared machine; bench/run shows the lines side by side).
 //
-//   CHECK live_threads <n> ok <seconds> s, peak RSS <MiB> MiB
-//     n threads with their default stacks are alive at once (all spawned, none released), then
-//     released and joined. Stacks are committed page by page, so the resident set stays far
-//     below n times the stack size.
+//   CHECK live_threads <n> ok <seconds> s, peak RSS <MiB> MiB, <KiB> KiB per thread, page tables
+//   <MiB> MiB, <m> mappings
+//     n threads (100 000, or the program's argument: bench/run scale gives 1 000 000) with their
+//     default stacks are alive at once (all spawned, none released), then released and joined.
+//     Stacks are committed page by page, so the resident set stays far below n times the stack
+//     size; they are carved from slabs, so the mappings (lines of /proc/self/maps while all are
+//     alive) stay far below n.
 //   CHECK idle_cpu <percent> %
 //     process CPU time while one thread sleeps 2 s and the runtime has nothing else to do, as a
 //     share of one core: an idle runtime must not spin. Measured on the fresh runtime, and again
@@ -15,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <string>
@@ -29,7 +33,7 @@
 
 namespace {
 
-constexpr int kLiveThreads = 100'000;
+constexpr int kDefaultLiveThreads = 100'000;
 constexpr std::chrono::seconds kIdleSleep{2};
 
 using Clock = std::chrono::steady_clock;
@@ -59,18 +63,26 @@ double process_cpu_seconds() {
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
+std::size_t count_mappings() {
+  std::ifstream maps("/proc/self/maps");
+  std::size_t lines = 0;
+  for (std::string line; std::getline(maps, line);) ++lines;
+  return lines;
+}
+
 // False when the threads did not fit.
-bool check_live_threads(const weft::Scheduler& scheduler) {
+bool check_live_threads(const weft::Scheduler& scheduler, int count) {
+  const double rss_before = status_mib("VmRSS:");
   const Clock::time_point start = Clock::now();
   weft::Event release;
   std::atomic<int> waiting{0};
   std::vector<weft::Thread> threads;
-  threads.reserve(kLiveThreads);
+  threads.reserve(count);
   // A spawn that fails (out of memory or mappings) ends the spawning, not the check: the threads
   // already there must still be released and joined.
   std::string failure;
   try {
-    for (int i = 0; i < kLiveThreads; ++i) {
+    for (int i = 0; i < count; ++i) {
       threads.push_back(weft::spawn([&] {
         waiting.fetch_add(1, std::memory_order_relaxed);
         release.wait();
@@ -85,11 +97,14 @@ bool check_live_threads(const weft::Scheduler& scheduler) {
   }
   const std::size_t live = scheduler.live_threads();
   const double spawned_s = seconds_since(start);
+  const double rss_live = status_mib("VmRSS:");
+  const double page_tables = status_mib("VmPTE:");
+  const std::size_t mappings = count_mappings();
   release.set();
   for (weft::Thread& thread : threads) thread.join();
   if (!failure.empty()) {
     std::printf("CHECK live_threads %d failed after %d threads, %.2f s, peak RSS %.0f MiB: %s\n",
-                kLiveThreads, spawned, seconds_since(start), status_mib("VmHWM:"), failure.c_str());
+                count, spawned, seconds_since(start), status_mib("VmHWM:"), failure.c_str());
     std::fflush(stdout);
     return false;
   }
@@ -97,8 +112,11 @@ bool check_live_threads(const weft::Scheduler& scheduler) {
       "live threads: %zu alive at once after %.2f s, all joined after %.2f s, resident then "
       "%.0f MiB\n",
       live, spawned_s, seconds_since(start), status_mib("VmRSS:"));
-  std::printf("CHECK live_threads %d ok %.2f s, peak RSS %.0f MiB\n", kLiveThreads,
-              seconds_since(start), status_mib("VmHWM:"));
+  std::printf(
+      "CHECK live_threads %d ok %.2f s, peak RSS %.0f MiB, %.1f KiB per thread, page tables %.0f "
+      "MiB, %zu mappings\n",
+      count, seconds_since(start), status_mib("VmHWM:"), (rss_live - rss_before) * 1024 / count,
+      page_tables, mappings);
   std::fflush(stdout);
   return true;
 }
@@ -116,7 +134,12 @@ void check_idle_cpu(const std::string& name) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const int live_threads = argc > 1 ? std::atoi(argv[1]) : kDefaultLiveThreads;
+  if (live_threads <= 0) {
+    std::fprintf(stderr, "usage: capacity_bench [live threads, default %d]\n", kDefaultLiveThreads);
+    return 2;
+  }
   // One virtual processor per core: the whole machine, as an application would run it.
   weft::ConfigOverrides overrides;
   overrides.settings = {{"scheduler.vps", "0"}};
@@ -125,7 +148,7 @@ int main() {
               scheduler.num_vps(), scheduler.config().stack_size(weft::ThreadType::user) / 1024);
   std::fflush(stdout);
   check_idle_cpu("");
-  const bool fit = check_live_threads(scheduler);
+  const bool fit = check_live_threads(scheduler, live_threads);
   check_idle_cpu("_after_live_threads");
   scheduler.shutdown();
   return fit ? 0 : 1;

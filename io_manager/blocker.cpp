@@ -12,6 +12,7 @@
 #include "libc.h"
 #include "manager.h"
 #include "timer_heap.h"
+#include "weft/trace.h"
 
 namespace weft::io::detail {
 
@@ -34,6 +35,7 @@ void Manager::interrupt_locked(SignalBits blocked, std::int64_t now_ns) noexcept
 }
 
 void Manager::blocker_main() noexcept {
+  trace::name_this_kernel_thread("io blocker");
   std::vector<pollfd> fds;
   for (;;) {
     lock_.lock();
@@ -100,7 +102,10 @@ void Manager::blocker_main() noexcept {
     const timespec period{timer_poll_ns_ / 1'000'000'000, timer_poll_ns_ % 1'000'000'000};
     const timespec zero{0, 0};
     const timespec* timeout = busy ? &zero : in_flight ? &period : nullptr;
+    const bool traced = !busy && trace::enabled(trace::Category::io);
+    if (traced) trace::detail::begin(trace::Category::io, "io block", fds.size());
     const int ready = libc::ppoll(fds.data(), fds.size(), timeout, masked ? &mask : nullptr);
+    if (traced) trace::detail::end(trace::Category::io, "io block");
     const bool caught = ready < 0 && errno == EINTR;
     if (!busy) counters_->blocks.fetch_add(1, std::memory_order_relaxed);
     if (caught && masked) {

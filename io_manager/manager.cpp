@@ -15,6 +15,8 @@
 #include "weft/error.h"
 #include "weft/placement.h"
 #include "weft/sync.h"
+#include "weft/this_thread.h"
+#include "weft/trace.h"
 
 namespace weft::io::detail {
 
@@ -287,6 +289,12 @@ std::uint64_t Manager::add_source(SourceSpec spec) {
   if (!blockable || mode_ == Mode::poll) ensure_timer();
   if (blockable && mode_ != Mode::poll) ensure_blocker();
   auto entry = std::make_unique<SourceEntry>();
+  for (int vp : spec.near_vps) {
+    if (vp < 0 || vp >= scheduler_.num_vps()) continue;  // a core this process does not run
+    if (entry->near.empty())
+      entry->near.assign(static_cast<std::size_t>(scheduler_.num_vps()), false);
+    entry->near[static_cast<std::size_t>(vp)] = true;
+  }
   entry->spec = std::move(spec);
   entry->armed = to_block;
   lock_.lock();
@@ -325,6 +333,15 @@ void Manager::remove_source(std::uint64_t id) {
 
 void Manager::sweep_removed() noexcept {
   std::erase_if(sources_, [](const auto& entry) { return entry->removed; });
+}
+
+bool may_poll(const SourceEntry& source, int vp, std::int64_t now_ns) noexcept {
+  // A far core steps in after this long: a rank waiting for the source polls it itself, so this
+  // only bounds how long work in flight waits while the near cores compute.
+  constexpr std::int64_t kFarPollNs = 50'000;
+  if (source.near.empty() || vp < 0) return true;
+  if (static_cast<std::size_t>(vp) < source.near.size() && source.near[vp]) return true;
+  return now_ns - source.polled_ns >= kFarPollNs;
 }
 
 bool Manager::call(SourceEntry& source, const std::function<bool()>& callback) noexcept {
@@ -392,10 +409,13 @@ bool Manager::poll_round(bool busy_core) noexcept {
     }
   }
   round_groups_.clear();
+  const int vp = busy_core ? -1 : this_thread::vp();
   // Callbacks may flag sources (removal), never add or erase them: indices stay valid.
   for (std::size_t i = 0; i < sources_.size(); ++i) {
     SourceEntry& source = *sources_[i];
     if (source.removed || (!everything && source.spec.fd >= 0)) continue;
+    if (!may_poll(source, vp, now)) continue;
+    source.polled_ns = now;
     checked = true;
     bool found = false;
     if (Group* group = source.spec.group.get()) {
@@ -414,11 +434,15 @@ bool Manager::poll_round(bool busy_core) noexcept {
   }
   sweep_removed();
   if (newly_armed) {
+    trace::instant(trace::Category::io, "io hand-off to the blocker");
     counters_->handoffs.fetch_add(1, std::memory_order_relaxed);
     wake_blocker_locked();
   }
   lock_.unlock();
-  if (checked) counters_->polls.fetch_add(1, std::memory_order_relaxed);
+  if (checked) {
+    trace::instant(trace::Category::io, "io poll", progress ? 1 : 0);
+    counters_->polls.fetch_add(1, std::memory_order_relaxed);
+  }
   return progress;
 }
 
@@ -448,6 +472,8 @@ bool Manager::any_source_busy() noexcept {
   if (!lock_.try_lock()) return true;
   CallbackScope scope;
   bool busy = false;
+  // Far cores too stay awake for a busy source (SourceSpec::near_vps): they poll it when the near
+  // ones do not.
   for (auto& source : sources_) {
     if (!source->removed && source->spec.busy && call(*source, source->spec.busy)) {
       busy = true;
@@ -498,6 +524,7 @@ void Manager::hand_off(bool waits) noexcept {
   }
   unarmed_sources_.store(0, std::memory_order_relaxed);
   if (moved) {
+    trace::instant(trace::Category::io, "io hand-off to the blocker");
     counters_->handoffs.fetch_add(1, std::memory_order_relaxed);
     wake_blocker_locked();
   }

@@ -64,7 +64,13 @@ struct SourceEntry {
   bool armed = false;
   std::uint64_t generation = 0;
   std::size_t slot = 0;
+  std::vector<bool> near;      // spec.near_vps by virtual processor; empty for all
+  std::int64_t polled_ns = 0;  // last round that polled it
 };
+
+// Whether virtual processor `vp` (-1: a busy core's scheduling point or a thread that is not a
+// virtual processor) polls `source` in this round (SourceSpec::near_vps).
+bool may_poll(const SourceEntry& source, int vp, std::int64_t now_ns) noexcept;
 
 // Marks the calling kernel thread as running the manager's callbacks (it holds the lock): the
 // interposed calls a callback makes go straight to the C library, and a removal only flags.

@@ -2,6 +2,7 @@
 #include "team.h"
 #include "thread_state.h"
 #include "weft/this_thread.h"
+#include "weft/trace.h"
 
 namespace weft::omp {
 
@@ -19,6 +20,7 @@ bool TeamBarrier::try_complete(std::uint64_t generation) {
 }
 
 void TeamBarrier::wait(ThreadState& self) {
+  const trace::Span span(trace::Category::omp, "barrier");
   // Read before arriving: the barrier cannot complete (and move on) before this thread arrives.
   const std::uint64_t generation = generation_.load(std::memory_order_acquire);
   // acq_rel: publishes this thread's writes to whoever completes the barrier.

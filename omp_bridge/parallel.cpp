@@ -4,6 +4,7 @@
 
 #include "pool.h"
 #include "team.h"
+#include "weft/trace.h"
 
 namespace weft::omp {
 
@@ -70,8 +71,13 @@ void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned fl
   // The master's implicit task in the new team; its task in the outer team stays as it was.
   Task implicit;
   enter_team(self, team, 0, implicit);
-  fn(data);
-  master_join(self, team);
+  {
+    const trace::Span span(trace::Category::omp, "parallel region",
+                           static_cast<std::uint64_t>(size));
+    fn(data);
+    const trace::Span join(trace::Category::omp, "join");
+    master_join(self, team);
+  }
   if (team.pool != nullptr) team.pool->keep_spin_budget(team.signal.budget_ns());
   self.context = saved;
   if (!reserved) release_threads(self, size);

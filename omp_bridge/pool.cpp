@@ -10,6 +10,7 @@
 #include "weft/scheduler.h"
 #include "weft/sync.h"
 #include "weft/this_thread.h"
+#include "weft/trace.h"
 
 namespace weft::omp {
 
@@ -35,7 +36,10 @@ void Worker::run() {
     pool->wake(2 * num + 1);
     pool->wake(2 * num + 2);
     enter_team(state, current, num, state.implicit);
+    const trace::Span span(trace::Category::omp, "parallel region",
+                           static_cast<std::uint64_t>(num));
     current.fn(current.data);
+    const trace::Span join(trace::Category::omp, "join");
     worker_join(state, current);
   }
   // The worker's own hot pools (nested regions) end with it, innermost first.

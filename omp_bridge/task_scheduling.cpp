@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "weft/error.h"
+#include "weft/trace.h"
 
 namespace weft::omp {
 
@@ -84,7 +85,10 @@ void execute(ThreadState& self, Task& task) {
   // task, so the thread gets its values back after the task.
   const Icvs icv = self.icv();
   // A task of a cancelled taskgroup that has not started is discarded.
-  if (task.copies_constructed || !taskgroup_cancelled(task.counted_in)) task.fn(task.data);
+  if (task.copies_constructed || !taskgroup_cancelled(task.counted_in)) {
+    const trace::Span span(trace::Category::omp, "task");
+    task.fn(task.data);
+  }
   // A task on the stack (undeferred) must outlive its children, which point at it.
   if (task.allocation_align == 0) {
     wait_running_tasks(self, &task, [&] { return task.refs.load(std::memory_order_acquire) == 1; });

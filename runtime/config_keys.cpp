@@ -131,14 +131,29 @@ std::vector<ConfigKey> make_keys() {
       integer_key("io.threads", 0, 4096, 0,
                   "io threads that poll from their cores' scheduling points, placed like "
                   "progress threads (placement.progress)"),
+      string_key("trace.file", {}, "",
+                 "record a trace of the job into this file (weftrun --trace): Perfetto / Chrome "
+                 "JSON or an OTF2 archive, by the name's suffix or trace.format; empty for none"),
+      enumeration_key("trace.format", {"auto", "json", "otf2", "raw"}, "auto",
+                      "the trace file's format: by trace.file's suffix, Perfetto / Chrome JSON, "
+                      "OTF2, or one process's raw events (what weftrun merges into one trace)"),
+      string_key("trace.events", {}, "all",
+                 "what a trace records, all or a comma-separated list: thread switches and "
+                 "wake-ups (sched), MPI calls (mpi), "
+                 "OpenMP regions, barriers and tasks (omp), nonblocking collective pieces (nbc), "
+                 "I/O manager polls, blocks and hand-offs (io), messages (message)"),
+      size_key("trace.buffer", 64 * kKiB, 64 * kGiB, "256M",
+               "events a trace keeps per kernel thread, in bytes (32 per event); past it the "
+               "oldest are overwritten and counted, so the trace holds the job's end"),
       integer_key("priority.progress_boost", kMinPriority, kMaxPriority, 6,
                   "priority of a progress thread while it holds work"),
       boolean_key("stack.guard", true,
                   "put a guard page below each stack so that an overflow faults where it happens"),
       integer_key("stack.cache", 0, 1000000, 256, "free stacks kept per NUMA node and size"),
       integer_key("stack.max_guarded", 0, 10000000, 0,
-                  "stacks with a guard page at most, beyond which stacks get a canary; 0 to "
-                  "derive it from vm.max_map_count"),
+                  "stacks with a guard page at most, beyond which stacks get a canary; 0: all "
+                  "where the kernel has guard regions (Linux 6.13), else derived from "
+                  "vm.max_map_count"),
   };
   for (ThreadType type : kThreadTypes) {
     const std::string name(to_string(type));

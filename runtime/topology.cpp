@@ -7,11 +7,13 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <sstream>
 #include <utility>
 
+#include "nic_discovery.h"
 #include "weft/cpu_list.h"
 #include "weft/error.h"
 
@@ -194,6 +196,8 @@ struct Topology::Impl {
   DistanceMatrix distances;
   bool distances_from_hwloc = false;
   std::string cpu_model;
+  mutable std::once_flag nics_read;
+  mutable std::vector<Nic> nics;
 };
 
 Topology Topology::load(std::string_view spec) {
@@ -314,6 +318,42 @@ std::vector<int> Topology::numa_by_distance(int node) const {
     return distance(node, a) < distance(node, b);
   });
   return order;
+}
+
+const std::vector<Topology::Nic>& Topology::nics() const {
+  const Impl& impl = *impl_;
+  std::call_once(impl.nics_read, [&impl] {
+    // A synthetic description has no devices to read.
+    if (impl.spec.starts_with(kSyntheticPrefix)) return;
+    TopologyHandle handle = make_handle();
+    select_source(handle.get(), impl.spec);
+    impl.nics = detail::read_nics(handle.get(), impl.numa_os_index);
+  });
+  return impl.nics;
+}
+
+bool Topology::bind_current_thread_memory(const std::vector<int>& numa) const {
+  if (!impl_->this_machine) return false;
+  hwloc_topology_t topology = impl_->handle.get();
+  std::unique_ptr<hwloc_bitmap_s, void (*)(hwloc_bitmap_t)> nodes(hwloc_bitmap_alloc(),
+                                                                  hwloc_bitmap_free);
+  int result = 0;
+  if (numa.empty()) {
+    hwloc_bitmap_copy(nodes.get(), hwloc_topology_get_topology_nodeset(topology));
+    result = hwloc_set_membind(topology, nodes.get(), HWLOC_MEMBIND_DEFAULT,
+                               HWLOC_MEMBIND_THREAD | HWLOC_MEMBIND_BYNODESET);
+  } else {
+    for (int node : numa) hwloc_bitmap_set(nodes.get(), static_cast<unsigned>(numa_os_index(node)));
+    result = hwloc_set_membind(topology, nodes.get(), HWLOC_MEMBIND_BIND,
+                               HWLOC_MEMBIND_THREAD | HWLOC_MEMBIND_BYNODESET);
+  }
+  if (result != 0) {
+    throw Error(
+        "Topology::bind_current_thread_memory: hwloc could not bind the calling thread's "
+        "memory to NUMA nodes " +
+        format_cpu_list(numa) + " (" + std::strerror(errno) + ")");
+  }
+  return true;
 }
 
 bool Topology::bind_current_thread(int core_index) const {

@@ -4,6 +4,7 @@
 #include "fiber.h"
 #include "scheduler_impl.h"
 #include "virtual_processor.h"
+#include "weft/trace.h"
 
 namespace weft::detail {
 
@@ -39,6 +40,10 @@ bool unpark(Fiber* fiber, std::uint64_t epoch) noexcept {
         if (fiber->park.compare_exchange_weak(word, park_word(epoch, ParkState::running),
                                               std::memory_order_acq_rel)) {
           fiber->woken = true;
+          if (trace::enabled()) [[unlikely]] {
+            const Fiber* waker = current_fiber();
+            trace::wake(waker != nullptr ? waker->id : 0, fiber->id);
+          }
           running_scheduler()->make_runnable(fiber);
           return true;
         }

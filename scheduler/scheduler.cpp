@@ -13,6 +13,7 @@
 #include "thread_storage.h"
 #include "weft/error.h"
 #include "weft/placement.h"
+#include "weft/trace_file.h"
 
 namespace weft {
 
@@ -91,6 +92,7 @@ Scheduler::Impl::Impl(const Config& cfg)
   spin_ns = config.get_int("scheduler.spin_us") * 1000;
   idle_spin_ns = config.get_int("scheduler.idle_spin_us") * 1000;
 
+  trace::start(trace::settings_of(config));
   const int count = virtual_processor_count(config, topology);
   for (int n = 0; n < topology.num_numa_nodes(); ++n) {
     nodes.push_back(std::make_unique<detail::NumaNode>());
@@ -239,19 +241,22 @@ void Scheduler::Impl::make_runnable(detail::Fiber* fiber) noexcept {
       return;
     case Placement::Kind::numa: {
       detail::NumaNode& node = *nodes[fiber->placement.index];
-      const std::size_t queued = node.queue.push_back(fiber);
-      detail::VirtualProcessor* here = detail::current_vp();
-      // Same rule as free threads, within the node: a processor of the node that queues one
-      // thread runs it itself; surplus, or work from elsewhere, wakes a sleeping one.
-      if (here == nullptr || &here->node() != &node || queued >= 2) wake_idle(node.index, true);
+      node.queue.push_back(fiber);
+      // Same rule as free threads, within the node: no processor of the node searching, one of
+      // them sleeping, wakes it (a processor of the node that queues work may not yield soon).
+      wake_idle(node.index, true);
       return;
     }
     case Placement::Kind::free: {
       detail::VirtualProcessor& vp = *vps[fiber->vp.load(std::memory_order_relaxed)];
       const std::size_t queued = vp.shared().push_back(fiber);
-      if (&vp != detail::current_vp()) vp.notify();
-      // Surplus work: a sleeping processor may steal it while this one is busy.
-      if (queued >= 2) wake_idle(vp.numa(), false);
+      const bool woke_owner = &vp != detail::current_vp() && vp.wake_if_sleeping();
+      // Go's rule: ready work while no processor is searching wakes a sleeping one (wake_idle
+      // returns at once when one searches), unless the queue's owner was just woken for it. The
+      // owner may be busy with a thread that does not yield for a long time (the caller, or a
+      // computation), and the lone thread queued behind it would wait that long while cores
+      // sleep. Surplus work wakes one more even then.
+      if (queued >= 2 || !woke_owner) wake_idle(vp.numa(), false);
       return;
     }
   }
@@ -331,6 +336,7 @@ void Scheduler::shutdown() {
   while (!impl_->services.empty()) impl_->services.pop_back();
   for (const auto& vp : impl_->vps) vp->notify();
   for (const auto& vp : impl_->vps) vp->join();
+  trace::stop_and_write();
   running_impl.store(nullptr, std::memory_order_release);
   running.store(nullptr);
   impl_.reset();

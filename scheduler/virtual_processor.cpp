@@ -12,6 +12,7 @@
 #include "futex.h"
 #include "scheduler_impl.h"
 #include "weft/error.h"
+#include "weft/trace_file.h"
 
 namespace weft::detail {
 
@@ -36,6 +37,7 @@ VirtualProcessor::VirtualProcessor(Scheduler::Impl& scheduler, int index, int co
 
 void VirtualProcessor::start(std::vector<VirtualProcessor*> victims) {
   victims_ = std::move(victims);
+  lone_.assign(victims_.size(), {});
   thread_ = std::thread([this] { main(); });
 }
 
@@ -45,6 +47,7 @@ void VirtualProcessor::join() {
 
 void VirtualProcessor::main() {
   set_current_vp(this);
+  trace::attach_virtual_processor(index_, scheduler_.topology.core(core_).os_index, numa());
   AlternateSignalStack alternate_stack;
   // Without this the kernel may defer a sleeping processor's wake-up by its default 50 us slack.
   ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
@@ -77,7 +80,7 @@ void VirtualProcessor::idle_loop() {
   for (;;) {
     Fiber* next = pick(0);
     if (next == nullptr && !housekeeping(true)) {
-      next = steal();
+      next = steal(steady_now_ns());
       if (next != nullptr) steals_.fetch_add(1, std::memory_order_relaxed);
     }
     if (next != nullptr) {
@@ -257,9 +260,21 @@ Fiber* VirtualProcessor::pop_at(int level) noexcept {
   return nullptr;
 }
 
-Fiber* VirtualProcessor::steal() noexcept {
-  for (VirtualProcessor* victim : victims_) {
-    if (victim->shared_.size_hint() == 0) continue;
+Fiber* VirtualProcessor::steal(std::int64_t now_ns) noexcept {
+  for (std::size_t i = 0; i < victims_.size(); ++i) {
+    VirtualProcessor* victim = victims_[i];
+    const std::size_t queued = victim->shared_.size_hint();
+    if (queued == 0) continue;
+    if (queued == 1 && !victim->is_sleeping()) {
+      // relaxed: an approximate count; a stale one only delays the theft by one grace period.
+      const std::uint64_t switches = victim->switches_.load(std::memory_order_relaxed);
+      LoneSighting& seen = lone_[i];
+      if (seen.since_ns < 0 || seen.owner_switches != switches) {
+        seen = {switches, now_ns};
+        continue;
+      }
+      if (now_ns - seen.since_ns < kLoneGraceNs) continue;
+    }
     Fiber* fiber = victim->shared_.pop();
     if (fiber == nullptr) continue;
     // More left there: let another sleeping processor help (it stops at the first searcher).
@@ -332,10 +347,27 @@ void VirtualProcessor::switch_to(Fiber* next, After after) noexcept {
   // A user thread's scheduling points ran the hooks before choosing `next` (see
   // run_switch_hooks); the idle loop's switch into a thread runs them here.
   if (prev == nullptr && scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
+  if (trace::enabled()) [[unlikely]]
+    trace_switch(prev, after, next);
   SwitchRecord record{prev, after};
   const transfer_t from = jump_fcontext(next != nullptr ? next->context : idle_context_, &record);
   // A free thread may resume on another processor: `this` is stale here.
   current_vp()->finish_switch(from);
+}
+
+void VirtualProcessor::trace_switch(Fiber* prev, After after, Fiber* next) noexcept {
+  const trace::SwitchReason reason = after == After::park   ? trace::SwitchReason::park
+                                     : after == After::exit ? trace::SwitchReason::exit
+                                     : prev == nullptr      ? trace::SwitchReason::start
+                                                            : trace::SwitchReason::yield;
+  trace::ThreadInfo info;
+  if (next != nullptr) {
+    info.type = static_cast<std::uint8_t>(next->type);
+    info.rank = next->rank;
+    info.priority = static_cast<std::int8_t>(next->priority.load(std::memory_order_relaxed));
+  }
+  trace::thread_switch(prev != nullptr ? prev->id : 0, reason, next != nullptr ? next->id : 0,
+                       info);
 }
 
 void VirtualProcessor::finish_switch(transfer_t from) noexcept {

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -17,6 +19,9 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "info_pictures.h"
+#include "weft/trace_file.h"
 
 namespace {
 
@@ -26,13 +31,22 @@ constexpr std::string_view kUsage = R"(usage:
   weft-info config [--config FILE] [--set key=value ...]
       the effective configuration: every key, its value and where the value comes from
   weft-info topology [--topology SPEC]
-      packages, NUMA nodes, cores and processing units, and the distances between nodes
+      packages, NUMA nodes, cores and processing units, the distances between nodes, and the
+      network interfaces with the NUMA node near which a job's UCX traffic is handled
+      (UCX_NET_DEVICES narrows the interfaces weighed, as it narrows UCX's)
   weft-info placement --tasks N [--cores-per-task C] [--policy scatter|numa|compact]
                       [--progress none|colocated|numa|dedicated] [--topology SPEC] [--json]
+                      [--svg FILE]
       the cores of N tasks of C cores each and the cores of their progress threads; --policy,
       --progress, --cores-per-task and --topology default to the configuration keys
       placement.tasks, placement.progress, placement.cores_per_task and topology. With --json the
-      output is a JSON list: [{"task": 0, "core": 0, "numa": 0, "progress_core": 1}, ...]
+      output is a JSON list: [{"task": 0, "core": 0, "numa": 0, "progress_core": 1}, ...].
+      With --svg the machine (packages, NUMA nodes, cores) is drawn into FILE with each rank,
+      OpenMP worker (cores past a rank's first) and progress thread on its core
+  weft-info trace-summary FILE [--svg OUT]
+      per-core utilization and each rank's time in MPI (running, and waiting parked) from a
+      trace that weftrun --trace wrote (FILE.json or FILE.otf2); with --svg the trace is also
+      drawn into OUT: a row per core, the user threads that ran there and their spans
   weft-info io [--pid PID]
       the I/O manager's statistics (io.*) of running weft processes, or of process PID
   weft-info --help
@@ -50,7 +64,9 @@ class UsageError : public std::runtime_error {
 };
 
 struct Options {
-  std::string command;  // "", "config", "topology", "placement" or "io"
+  std::string command;  // "", "config", "topology", "placement", "io" or "trace-summary"
+  std::string trace_file;
+  std::optional<std::string> svg;
   weft::ConfigOverrides overrides;
   std::optional<int> tasks;
   std::optional<int> cores_per_task;
@@ -77,10 +93,16 @@ Options parse(const std::vector<std::string_view>& arguments) {
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     std::string_view argument = arguments[i];
     if (!argument.starts_with("-")) {
-      if (!options.command.empty() || (argument != "config" && argument != "topology" &&
-                                       argument != "placement" && argument != "io")) {
+      if (options.command == "trace-summary" && options.trace_file.empty()) {
+        options.trace_file = std::string(argument);
+        continue;
+      }
+      if (!options.command.empty() ||
+          (argument != "config" && argument != "topology" && argument != "placement" &&
+           argument != "io" && argument != "trace-summary")) {
         throw UsageError("'" + std::string(argument) +
-                         "' is not a command; expected config, topology, placement or io");
+                         "' is not a command; expected config, topology, placement, io or "
+                         "trace-summary");
       }
       options.command = std::string(argument);
       continue;
@@ -104,6 +126,9 @@ Options parse(const std::vector<std::string_view>& arguments) {
     } else if (name == "--json") {
       options.json = true;
       placement_only.push_back(name);
+    } else if (name == "--svg") {
+      options.svg = std::string(value());
+      if (options.command != "trace-summary") placement_only.push_back(name);
     } else if (name == "--topology") {
       options.overrides.settings.emplace_back("topology", std::string(value()));
     } else if (name == "--config") {
@@ -149,6 +174,9 @@ Options parse(const std::vector<std::string_view>& arguments) {
   if (options.command != "io" && options.pid) {
     throw UsageError("--pid only applies to io; expected 'weft-info io --pid PID'");
   }
+  if (options.command == "trace-summary" && options.trace_file.empty() && !options.help) {
+    throw UsageError("trace-summary needs a trace file; expected 'weft-info trace-summary FILE'");
+  }
   if (options.command == "placement" && !options.tasks && !options.help) {
     throw UsageError("placement needs the number of tasks; expected --tasks N");
   }
@@ -186,6 +214,39 @@ void print_table(std::ostream& out, const std::vector<std::vector<std::string>>&
   }
 }
 
+// The interfaces and where communication goes (notes/seeds.md, 004; weft/placement.h).
+void print_nics(std::ostream& out, const weft::Topology& topology) {
+  const std::vector<weft::Topology::Nic>& nics = topology.nics();
+  out << '\n';
+  if (!nics.empty()) {
+    std::vector<std::vector<std::string>> rows = {{"interface", "kind", "numa", "link GB/s"}};
+    for (const weft::Topology::Nic& nic : nics) {
+      std::ostringstream link;
+      link << nic.link_gbytes_per_s;
+      rows.push_back({nic.name,
+                      nic.kind == weft::Topology::Nic::Kind::openfabrics ? "RDMA" : "network",
+                      !nic.numa.empty()     ? ranges(nic.numa)
+                      : nic.numa_os.empty() ? "unknown"
+                                            : "os " + ranges(nic.numa_os) + " (not here)",
+                      nic.link_gbytes_per_s > 0 ? link.str() : "unknown"});
+    }
+    print_table(out, rows);
+  }
+  const char* devices = std::getenv("UCX_NET_DEVICES");
+  const weft::NicPlacement placement =
+      weft::place_near_nics(nics, devices != nullptr ? devices : "");
+  out << "Traffic between hosts: " << placement.reason;
+  if (!placement.numa.empty()) {
+    std::vector<int> cores;
+    for (int node : placement.numa) {
+      for (int core : topology.cores_of_numa(node)) cores.push_back(core);
+    }
+    out << "; the UCX worker is polled from cores " << ranges(cores)
+        << " and made with its memory there";
+  }
+  out << '\n';
+}
+
 void print_topology(std::ostream& out, const weft::Topology& topology) {
   out << topology.summary() << "\n\n";
   std::vector<std::vector<std::string>> rows = {{"core", "os index", "numa", "pus"}};
@@ -194,6 +255,7 @@ void print_topology(std::ostream& out, const weft::Topology& topology) {
                     std::to_string(core.numa), ranges(core.pus)});
   }
   print_table(out, rows);
+  print_nics(out, topology);
 }
 
 void print_vps(std::ostream& out, const weft::Topology& topology, const weft::Config& config) {
@@ -241,6 +303,17 @@ void print_placement(std::ostream& out, const Options& options, const weft::Conf
                                  : static_cast<int>(config.get_int("placement.cores_per_task"));
   const std::vector<weft::TaskPlace> places = weft::place_tasks(
       weft::CoreLayout::of(topology), *options.tasks, cores_per_task, task_policy, progress_policy);
+  if (options.svg) {
+    std::ofstream file(*options.svg, std::ios::trunc);
+    if (!file) throw weft::Error("cannot create " + *options.svg);
+    weft::tools::write_placement_svg(
+        file, topology, places,
+        std::to_string(*options.tasks) + " ranks of " + std::to_string(cores_per_task) +
+            " cores on '" + topology.spec() + "', " + std::string(weft::to_string(task_policy)) +
+            " placement, progress " + std::string(weft::to_string(progress_policy)));
+    file.close();
+    if (!file) throw weft::Error("cannot write " + *options.svg);
+  }
   if (options.json) {
     out << '[';
     for (const weft::TaskPlace& place : places) {
@@ -300,6 +373,15 @@ void run(const Options& options) {
     print_placement(std::cout, options, config);
   } else if (options.command == "io") {
     print_io_stats(std::cout, options);
+  } else if (options.command == "trace-summary") {
+    weft::tools::print_trace_summary(std::cout, options.trace_file);
+    if (options.svg) {
+      std::ofstream file(*options.svg, std::ios::trunc);
+      if (!file) throw weft::Error("cannot create " + *options.svg);
+      weft::trace::write_timeline_svg(options.trace_file, file);
+      file.close();
+      if (!file) throw weft::Error("cannot write " + *options.svg);
+    }
   } else {
     const weft::Topology topology = weft::configured_topology(config);
     std::cout << topology.summary() << "\n\n";

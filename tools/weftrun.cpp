@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "elf_section.h"
 #include "job_process.h"
 #include "launch_protocol.h"
+#include "trace_parts.h"
 #include "weft/bootstrap.h"
 #include "weft/bootstrap_server.h"
 #include "weft/config.h"
@@ -47,6 +49,10 @@ options:
   --placement POLICY       how ranks are placed on cores: scatter, numa or compact (placement.tasks)
   --progress POLICY        where progress threads run: none, colocated, numa or dedicated
                            (placement.progress)
+  --trace FILE             record a trace of the job (trace.file): FILE.json for Perfetto
+                           (ui.perfetto.dev) or chrome://tracing, FILE.otf2 for an OTF2 archive
+                           (Vampir, otf2-print); one file for all the processes of -p;
+                           trace.events chooses what is recorded (docs/observability.md)
   --config FILE            a TOML configuration file (instead of $WEFT_CONFIG)
   --set key=value          any configuration key below; repeatable
   --oversubscribe          accepted and ignored, as Open MPI's mpirun spells it: ranks are user
@@ -190,14 +196,24 @@ int run_processes(const Options& options, const weft::Config& config, const std:
                      std::to_string(fewest) + ", or 0 for one per core");
   }
   const weft::BootstrapServer server(processes);
+  // A trace: each process writes its raw part, merged into the one trace file once all have ended.
+  const weft::trace::Settings trace = weft::trace::settings_of(config);
+  std::optional<weft::tools::TraceParts> parts;
+  if (!trace.file.empty()) parts.emplace(trace, processes);
   std::vector<weft::tools::ProcessLaunch> launches;
   for (int process = 0; process < processes; ++process) {
     weft::tools::ProcessLaunch launch{options.launch, server.environment(process)};
     launch.launch.settings.emplace_back("scheduler.cores", cores[process]);
+    if (parts) {
+      launch.launch.settings.emplace_back("trace.file", parts->part(process));
+      launch.launch.settings.emplace_back("trace.format", "raw");
+    }
     launches.push_back(std::move(launch));
   }
-  return status_of(weft::tools::run_job_processes(path, options.command, std::move(launches)),
-                   layout, name);
+  const int status = status_of(
+      weft::tools::run_job_processes(path, options.command, std::move(launches)), layout, name);
+  if (parts) parts->merge();
+  return status;
 }
 
 }  // namespace
@@ -214,6 +230,7 @@ int main(int argc, char** argv) {
     // anything runs.
     const weft::Config config =
         weft::tools::load_launch_config(options.launch, weft::tools::process_environment());
+    weft::trace::settings_of(config);  // refuses a trace file it could not write
     const std::string& name = options.command.front();
     const std::string path = resolve_program(name);
     check_weft_program(path, name);

@@ -56,6 +56,8 @@ WeftrunOptions parse_weftrun_options(const std::vector<std::string_view>& argume
       settings.emplace_back("placement.tasks", std::string(value()));
     } else if (name == "--progress") {
       settings.emplace_back("placement.progress", std::string(value()));
+    } else if (name == "--trace") {
+      settings.emplace_back("trace.file", std::string(value()));
     } else if (name == "--config") {
       options.launch.config_file = std::string(value());
     } else if (name == "--set") {

@@ -58,6 +58,11 @@ struct SourceSpec {
   std::shared_ptr<Group> group;
   // The source does not need reactivity: wait for it by blocking even when cores are idle.
   bool low_reactivity = false;
+  // The virtual processors whose idle time polls the source; empty for all. A transport's worker
+  // is best polled near its network interface (notes/seeds.md, 004). Another idle virtual
+  // processor still polls a source none of these has polled for a while, so that cores busy with
+  // computation there do not stall it.
+  std::vector<int> near_vps;
 };
 
 // A registered event source; unregisters itself when destroyed. After remove() (or the

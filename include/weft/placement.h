@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-namespace weft {
+#include "weft/topology.h"
 
-class Topology;
+namespace weft {
 
 enum class TaskPolicy { scatter, numa, compact };
 enum class ProgressPolicy { none, colocated, numa, dedicated };
@@ -46,6 +46,23 @@ std::vector<TaskPlace> place_tasks(const CoreLayout& layout, int tasks, int core
                                    TaskPolicy task_policy, ProgressPolicy progress_policy);
 
 class Config;
+
+// Where a process's communication goes (notes/seeds.md, 004): the polling of its transport's
+// worker, and the memory the transport allocates, belong on the NUMA nodes nearest the network
+// interfaces the transport uses, since that is where the interfaces deposit incoming data.
+struct NicPlacement {
+  std::vector<int> numa;          // logical NUMA nodes chosen; empty: no binding
+  std::vector<std::string> nics;  // the interfaces weighed
+  std::string reason;             // one line, for weft-info and the logs
+};
+
+// Chooses from `nics` (Topology::nics) for a transport restricted to `devices`, a list in the
+// form of UCX_NET_DEVICES ("mlx5_0:1,eth0"; "" or "all" for every interface). RDMA interfaces
+// (OpenFabrics) are weighed alone when there are some, as UCX prefers them; each interface weighs
+// its PCI link bandwidth (1 when unknown), shared among the nodes it is attached to. The heaviest
+// nodes are chosen, all of them on a tie (several rails). No interface with a known node of this
+// topology gives no binding.
+NicPlacement place_near_nics(const std::vector<Topology::Nic>& nics, std::string_view devices);
 
 // How many virtual processors run: scheduler.vps, or one per core when it is 0. Virtual processor
 // i runs on core i. Throws weft::Error, naming the key, its value and source, when the topology

@@ -19,6 +19,20 @@ class Topology {
     std::vector<int> pus;  // operating-system indices of its processing units
   };
 
+  // A network interface: one of hwloc's network or OpenFabrics operating-system devices.
+  struct Nic {
+    enum class Kind { network, openfabrics };
+    std::string name;  // as the system names it: "eth0", "mlx5_0"
+    Kind kind;
+    // Operating-system indices of the NUMA nodes it is attached to; empty when the machine does
+    // not say (the device hangs below the whole machine of a host with several nodes).
+    std::vector<int> numa_os;
+    // The same nodes as logical indices of this topology, leaving out those it lacks (a topology
+    // restricted to some cpus keeps only their nodes).
+    std::vector<int> numa;
+    double link_gbytes_per_s;  // of its PCI link; 0 when unknown
+  };
+
   // "" or "host": this machine. "synthetic:<hwloc synthetic description>", for instance
   // "synthetic:pack:2 [numa] core:4 pu:1". "xml:<path>" for an exported hwloc topology.
   // Throws weft::Error naming the spec and what is expected when it cannot be loaded.
@@ -44,6 +58,12 @@ class Topology {
   // Operating-system index of a NUMA node, as mbind and libnuma name it.
   int numa_os_index(int node) const;
 
+  // The machine's network interfaces, read at the first call: reading I/O devices doubles hwloc's
+  // discovery time (25 ms more on a small machine), which only processes that talk to other
+  // hosts, and weft-info, need. From an XML topology, the devices it holds; none for a synthetic
+  // one.
+  const std::vector<Nic>& nics() const;
+
   // Relative distance between two NUMA nodes, 10 meaning local (ACPI SLIT convention). Taken
   // from hwloc when the machine reports distances, else 10 on the node and 20 elsewhere.
   int distance(int numa_a, int numa_b) const;
@@ -53,6 +73,11 @@ class Topology {
   // Binds the calling kernel thread to the processing units of `core`. Returns false, doing
   // nothing, when the topology is not this machine's; throws weft::Error if hwloc refuses.
   bool bind_current_thread(int core) const;
+
+  // Binds the memory the calling kernel thread allocates from now on to the NUMA nodes `numa`
+  // (logical indices), or back to the system's default policy when `numa` is empty. Returns false,
+  // doing nothing, when the topology is not this machine's; throws weft::Error if hwloc refuses.
+  bool bind_current_thread_memory(const std::vector<int>& numa) const;
 
   // One human-readable paragraph: packages, NUMA nodes, cores and PUs.
   std::string summary() const;

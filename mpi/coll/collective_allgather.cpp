@@ -8,6 +8,7 @@
 #include "coll/nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 using namespace weft::mpi;
 using collective::Block;
@@ -130,6 +131,7 @@ int allgather_entry(const collective::Start& start, std::string_view function, c
 
 extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allgather_entry(collective::Start{}, "MPI_Allgather", sendbuf, sendcount, sendtype,
                          recvbuf, recvcount, recvtype, comm);
 }
@@ -138,6 +140,7 @@ WEFT_MPI_ALIAS(MPI_Allgather);
 extern "C" int PMPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                                MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allgather_entry(
       collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}),
       "MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -147,6 +150,7 @@ WEFT_MPI_ALIAS(MPI_Iallgather);
 extern "C" int PMPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                    void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                    MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allgather_entry(
       collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
       "MPI_Allgather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -190,6 +194,7 @@ int allgatherv_entry(const collective::Start& start, std::string_view function, 
 extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                void* recvbuf, const int recvcounts[], const int displs[],
                                MPI_Datatype recvtype, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allgatherv_entry(collective::Start{}, "MPI_Allgatherv", sendbuf, sendcount, sendtype,
                           recvbuf, recvcounts, displs, recvtype, comm);
 }
@@ -198,6 +203,7 @@ WEFT_MPI_ALIAS(MPI_Allgatherv);
 extern "C" int PMPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                 void* recvbuf, const int recvcounts[], const int displs[],
                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allgatherv_entry(
       collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}),
       "MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
@@ -208,6 +214,7 @@ extern "C" int PMPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Data
                                     void* recvbuf, const int recvcounts[], const int displs[],
                                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
                                     MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allgatherv_entry(
       collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
       "MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,

@@ -12,6 +12,7 @@
 #include "coll/nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 using namespace weft::mpi;
 using collective::Block;
@@ -171,6 +172,7 @@ int alltoall_entry(const collective::Start& start, std::string_view function, co
 
 extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoall_entry(collective::Start{}, "MPI_Alltoall", sendbuf, sendcount, sendtype, recvbuf,
                         recvcount, recvtype, comm);
 }
@@ -179,6 +181,7 @@ WEFT_MPI_ALIAS(MPI_Alltoall);
 extern "C" int PMPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                               void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                               MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoall_entry(
       collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}), "MPI_Ialltoall",
       sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
@@ -188,6 +191,7 @@ WEFT_MPI_ALIAS(MPI_Ialltoall);
 extern "C" int PMPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                   void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                   MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoall_entry(collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
                         "MPI_Alltoall_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
                         recvtype, comm);
@@ -239,6 +243,7 @@ int alltoallv_entry(const collective::Start& start, std::string_view function, c
 extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                               MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                               const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoallv_entry(collective::Start{}, "MPI_Alltoallv", sendbuf, sendcounts, sdispls,
                          sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
@@ -248,6 +253,7 @@ extern "C" int PMPI_Ialltoallv(const void* sendbuf, const int sendcounts[], cons
                                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoallv_entry(
       collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}),
       "MPI_Ialltoallv", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -259,6 +265,7 @@ extern "C" int PMPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], 
                                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                    MPI_Info, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoallv_entry(
       collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
       "MPI_Alltoallv_init", sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
@@ -306,6 +313,7 @@ int alltoallw_entry(const collective::Start& start, std::string_view function, c
 extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                               const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoallw_entry(collective::Start{}, "MPI_Alltoallw", sendbuf, sendcounts, sdispls,
                          sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
@@ -316,6 +324,7 @@ extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], cons
                                const int recvcounts[], const int rdispls[],
                                const MPI_Datatype recvtypes[], MPI_Comm comm,
                                MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoallw_entry(collective::Start::nonblocking(request), "MPI_Ialltoallw", sendbuf,
                          sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                          comm);
@@ -327,6 +336,7 @@ extern "C" int PMPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], 
                                    const int recvcounts[], const int rdispls[],
                                    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info,
                                    MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoallw_entry(collective::Start::persistent(request), "MPI_Alltoallw_init", sendbuf,
                          sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                          comm);

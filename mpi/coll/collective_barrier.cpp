@@ -6,6 +6,7 @@
 #include "coll/nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 using namespace weft::mpi;
 
@@ -40,16 +41,19 @@ int barrier_entry(const collective::Start& start, std::string_view function, MPI
 }  // namespace
 
 extern "C" int PMPI_Barrier(MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return barrier_entry(collective::Start{}, "MPI_Barrier", comm);
 }
 WEFT_MPI_ALIAS(MPI_Barrier);
 
 extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return barrier_entry(collective::Start::nonblocking(request), "MPI_Ibarrier", comm);
 }
 WEFT_MPI_ALIAS(MPI_Ibarrier);
 
 extern "C" int PMPI_Barrier_init(MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return barrier_entry(collective::Start::persistent(request), "MPI_Barrier_init", comm);
 }
 WEFT_MPI_ALIAS(MPI_Barrier_init);

@@ -9,6 +9,7 @@
 #include "coll/nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 using namespace weft::mpi;
 using collective::Block;
@@ -105,12 +106,14 @@ int bcast_entry(const collective::Start& start, std::string_view function, void*
 }  // namespace
 
 extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return bcast_entry(collective::Start{}, "MPI_Bcast", buffer, count, datatype, root, comm);
 }
 WEFT_MPI_ALIAS(MPI_Bcast);
 
 extern "C" int PMPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                            MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return bcast_entry(
       collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, MPI_OP_NULL}),
       "MPI_Ibcast", buffer, count, datatype, root, comm);
@@ -119,6 +122,7 @@ WEFT_MPI_ALIAS(MPI_Ibcast);
 
 extern "C" int PMPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root,
                                MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return bcast_entry(
       collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, MPI_OP_NULL}),
       "MPI_Bcast_init", buffer, count, datatype, root, comm);

@@ -9,6 +9,7 @@
 #include "coll/nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 using namespace weft::mpi;
 using collective::Block;
@@ -166,6 +167,7 @@ int gather_entry(const collective::Start& start, std::string_view function, cons
 
 extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                            int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return gather_entry(collective::Start{}, "MPI_Gather", sendbuf, sendcount, sendtype, recvbuf,
                       recvcount, recvtype, root, comm);
 }
@@ -174,6 +176,7 @@ WEFT_MPI_ALIAS(MPI_Gather);
 extern "C" int PMPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                             MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return gather_entry(collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}),
                       "MPI_Igather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       root, comm);
@@ -183,6 +186,7 @@ WEFT_MPI_ALIAS(MPI_Igather);
 extern "C" int PMPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                 void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                 MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return gather_entry(collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
                       "MPI_Gather_init", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                       root, comm);
@@ -237,6 +241,7 @@ int gatherv_entry(const collective::Start& start, std::string_view function, con
 extern "C" int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, const int recvcounts[], const int displs[],
                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return gatherv_entry(collective::Start{}, "MPI_Gatherv", sendbuf, sendcount, sendtype, recvbuf,
                        recvcounts, displs, recvtype, root, comm);
 }
@@ -245,6 +250,7 @@ WEFT_MPI_ALIAS(MPI_Gatherv);
 extern "C" int PMPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return gatherv_entry(collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}),
                        "MPI_Igatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                        recvtype, root, comm);
@@ -255,6 +261,7 @@ extern "C" int PMPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
                                  void* recvbuf, const int recvcounts[], const int displs[],
                                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info,
                                  MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return gatherv_entry(collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
                        "MPI_Gatherv_init", sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                        displs, recvtype, root, comm);

@@ -13,6 +13,7 @@
 #include "coll/nbc_reduction.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 using namespace weft::mpi;
 using collective::Call;
@@ -164,6 +165,7 @@ int reduce_entry(const collective::Start& start, std::string_view function, cons
 
 extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, int root, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return reduce_entry(collective::Start{}, "MPI_Reduce", sendbuf, recvbuf, count, datatype, op,
                       root, comm);
 }
@@ -171,6 +173,7 @@ WEFT_MPI_ALIAS(MPI_Reduce);
 
 extern "C" int PMPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return reduce_entry(collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, op}),
                       "MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm);
 }
@@ -179,6 +182,7 @@ WEFT_MPI_ALIAS(MPI_Ireduce);
 extern "C" int PMPI_Reduce_init(const void* sendbuf, void* recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info,
                                 MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return reduce_entry(collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, op}),
                       "MPI_Reduce_init", sendbuf, recvbuf, count, datatype, op, root, comm);
 }
@@ -222,6 +226,7 @@ int allreduce_entry(const collective::Start& start, std::string_view function, c
 
 extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allreduce_entry(collective::Start{}, "MPI_Allreduce", sendbuf, recvbuf, count, datatype,
                          op, comm);
 }
@@ -229,6 +234,7 @@ WEFT_MPI_ALIAS(MPI_Allreduce);
 
 extern "C" int PMPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allreduce_entry(
       collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, op}),
       "MPI_Iallreduce", sendbuf, recvbuf, count, datatype, op, comm);
@@ -238,6 +244,7 @@ WEFT_MPI_ALIAS(MPI_Iallreduce);
 extern "C" int PMPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
                                    MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allreduce_entry(
       collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, op}),
       "MPI_Allreduce_init", sendbuf, recvbuf, count, datatype, op, comm);

@@ -12,6 +12,7 @@
 #include "coll/nbc_reduction.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 using namespace weft::mpi;
 using collective::Call;
@@ -147,6 +148,7 @@ int reduce_scatter_block_entry(const collective::Start& start, std::string_view 
 
 extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return reduce_scatter_block_entry(collective::Start{}, "MPI_Reduce_scatter_block", sendbuf,
                                     recvbuf, recvcount, datatype, op, comm);
 }
@@ -155,6 +157,7 @@ WEFT_MPI_ALIAS(MPI_Reduce_scatter_block);
 extern "C" int PMPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                           MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return reduce_scatter_block_entry(
       collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, op}),
       "MPI_Ireduce_scatter_block", sendbuf, recvbuf, recvcount, datatype, op, comm);
@@ -164,6 +167,7 @@ WEFT_MPI_ALIAS(MPI_Ireduce_scatter_block);
 extern "C" int PMPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
                                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                               MPI_Info, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return reduce_scatter_block_entry(
       collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, op}),
       "MPI_Reduce_scatter_block_init", sendbuf, recvbuf, recvcount, datatype, op, comm);
@@ -214,6 +218,7 @@ int reduce_scatter_entry(const collective::Start& start, std::string_view functi
 
 extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return reduce_scatter_entry(collective::Start{}, "MPI_Reduce_scatter", sendbuf, recvbuf,
                               recvcounts, datatype, op, comm);
 }
@@ -222,6 +227,7 @@ WEFT_MPI_ALIAS(MPI_Reduce_scatter);
 extern "C" int PMPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                     MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return reduce_scatter_entry(
       collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, op}),
       "MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, datatype, op, comm);
@@ -231,6 +237,7 @@ WEFT_MPI_ALIAS(MPI_Ireduce_scatter);
 extern "C" int PMPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
                                         MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return reduce_scatter_entry(
       collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, op}),
       "MPI_Reduce_scatter_init", sendbuf, recvbuf, recvcounts, datatype, op, comm);

@@ -13,6 +13,7 @@
 #include "coll/nbc_reduction.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 using namespace weft::mpi;
 using collective::Call;
@@ -155,12 +156,14 @@ int scan(const collective::Start& start, const void* sendbuf, void* recvbuf, int
 
 extern "C" int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return scan<false>(collective::Start{}, sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan");
 }
 WEFT_MPI_ALIAS(MPI_Scan);
 
 extern "C" int PMPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return scan<false>(collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, op}),
                      sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iscan");
 }
@@ -168,6 +171,7 @@ WEFT_MPI_ALIAS(MPI_Iscan);
 
 extern "C" int PMPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return scan<false>(collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, op}),
                      sendbuf, recvbuf, count, datatype, op, comm, "MPI_Scan_init");
 }
@@ -175,12 +179,14 @@ WEFT_MPI_ALIAS(MPI_Scan_init);
 
 extern "C" int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                            MPI_Op op, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return scan<true>(collective::Start{}, sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan");
 }
 WEFT_MPI_ALIAS(MPI_Exscan);
 
 extern "C" int PMPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype,
                             MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return scan<true>(collective::Start::nonblocking(request, {{datatype, MPI_DATATYPE_NULL}, op}),
                     sendbuf, recvbuf, count, datatype, op, comm, "MPI_Iexscan");
 }
@@ -189,6 +195,7 @@ WEFT_MPI_ALIAS(MPI_Iexscan);
 extern "C" int PMPI_Exscan_init(const void* sendbuf, void* recvbuf, int count,
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info,
                                 MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return scan<true>(collective::Start::persistent(request, {{datatype, MPI_DATATYPE_NULL}, op}),
                     sendbuf, recvbuf, count, datatype, op, comm, "MPI_Exscan_init");
 }

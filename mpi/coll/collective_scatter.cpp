@@ -9,6 +9,7 @@
 #include "coll/nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 using namespace weft::mpi;
 using collective::Block;
@@ -163,6 +164,7 @@ int scatter_entry(const collective::Start& start, std::string_view function, con
 extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                             void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                             MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return scatter_entry(collective::Start{}, "MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf,
                        recvcount, recvtype, root, comm);
 }
@@ -171,6 +173,7 @@ WEFT_MPI_ALIAS(MPI_Scatter);
 extern "C" int PMPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                              MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return scatter_entry(collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}),
                        "MPI_Iscatter", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                        root, comm);
@@ -180,6 +183,7 @@ WEFT_MPI_ALIAS(MPI_Iscatter);
 extern "C" int PMPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                  MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return scatter_entry(collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
                        "MPI_Scatter_init", sendbuf, sendcount, sendtype, recvbuf, recvcount,
                        recvtype, root, comm);
@@ -234,6 +238,7 @@ int scatterv_entry(const collective::Start& start, std::string_view function, co
 extern "C" int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                              MPI_Datatype sendtype, void* recvbuf, int recvcount,
                              MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return scatterv_entry(collective::Start{}, "MPI_Scatterv", sendbuf, sendcounts, displs, sendtype,
                         recvbuf, recvcount, recvtype, root, comm);
 }
@@ -243,6 +248,7 @@ extern "C" int PMPI_Iscatterv(const void* sendbuf, const int sendcounts[], const
                               MPI_Datatype sendtype, void* recvbuf, int recvcount,
                               MPI_Datatype recvtype, int root, MPI_Comm comm,
                               MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return scatterv_entry(
       collective::Start::nonblocking(request, {{sendtype, recvtype}, MPI_OP_NULL}), "MPI_Iscatterv",
       sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -253,6 +259,7 @@ extern "C" int PMPI_Scatterv_init(const void* sendbuf, const int sendcounts[], c
                                   MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info,
                                   MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return scatterv_entry(collective::Start::persistent(request, {{sendtype, recvtype}, MPI_OP_NULL}),
                         "MPI_Scatterv_init", sendbuf, sendcounts, displs, sendtype, recvbuf,
                         recvcount, recvtype, root, comm);

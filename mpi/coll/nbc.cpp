@@ -5,6 +5,7 @@
 #include "errhan/error.h"
 #include "init/world.h"
 #include "pt2pt/p2p.h"
+#include "weft/trace.h"
 
 namespace weft::mpi::nbc {
 
@@ -44,6 +45,7 @@ void Instance::start_work() {
         inline_work ? nullptr
                     : job.progress_of(members_[static_cast<std::size_t>(home(i))].world_rank);
     if (thread == nullptr) {
+      const trace::Span span(trace::Category::nbc, "nbc piece", static_cast<std::uint64_t>(i));
       run(i);
       piece_done();
       continue;
@@ -59,6 +61,8 @@ void Instance::start_work() {
 
 void Instance::run_posted(ProgressTask* task) {
   Piece* piece = static_cast<Piece*>(task);
+  const trace::Span span(trace::Category::nbc, "nbc piece (progress thread)",
+                         static_cast<std::uint64_t>(piece->index));
   piece->instance->run(piece->index);
   piece->instance->piece_done();
 }

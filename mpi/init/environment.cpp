@@ -14,6 +14,7 @@
 #include "init/world.h"
 #include "util/profiling.h"
 #include "weft/this_thread.h"
+#include "weft/trace.h"
 
 using weft::mpi::check_initialized;
 using weft::mpi::RankState;
@@ -59,12 +60,14 @@ int copy_name(std::string_view text, char* out, int* length, std::size_t capacit
 }  // namespace
 
 extern "C" int PMPI_Init(int*, char***) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return initialize("MPI_Init", MPI_THREAD_MULTIPLE);
 }
 WEFT_MPI_ALIAS(MPI_Init);
 
 // Every level is provided: ranks are threads of one runtime whose MPI is thread-safe throughout.
 extern "C" int PMPI_Init_thread(int*, char***, int, int* provided) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   const int rc = initialize("MPI_Init_thread", MPI_THREAD_MULTIPLE);
   if (provided != nullptr) *provided = MPI_THREAD_MULTIPLE;
   return rc;
@@ -72,11 +75,12 @@ extern "C" int PMPI_Init_thread(int*, char***, int, int* provided) {
 WEFT_MPI_ALIAS(MPI_Init_thread);
 
 extern "C" int PMPI_Finalize(void) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_initialized("MPI_Finalize"); rc != MPI_SUCCESS) return rc;
   // MPI-4.1 11.2.2: first of all, MPI_COMM_SELF is freed as if by MPI_Comm_free: its delete
   // callbacks run, last set first, while the rank still counts as initialized.
-  if (int rc = weft::mpi::delete_attributes(weft::mpi::caller_self_comm(),
-                                                "MPI_Finalize"); rc != MPI_SUCCESS) {
+  if (int rc = weft::mpi::delete_attributes(weft::mpi::caller_self_comm(), "MPI_Finalize");
+      rc != MPI_SUCCESS) {
     return rc;
   }
   RankState& state = weft::mpi::caller_state();

@@ -8,10 +8,12 @@
 #include <vector>
 
 #include "comm/communicator.h"
+#include "init/fatal.h"
 #include "init/world.h"
 #include "spawn/job_files.h"
 #include "transport/transport.h"
 #include "weft/bootstrap.h"
+#include "weft/error.h"
 #include "weft/mpi_job.h"
 #include "weft/placement.h"
 #include "weft/scheduler.h"
@@ -99,8 +101,19 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
     attr.placement =
         Placement::pinned(places[static_cast<std::size_t>(r)].core % scheduler.num_vps());
     attr.rank = first + r;
-    threads.push_back(
-        spawn(attr, [&rank_main, &statuses, r, first] { statuses[r] = rank_main(first + r); }));
+    try {
+      threads.push_back(
+          spawn(attr, [&rank_main, &statuses, r, first] { statuses[r] = rank_main(first + r); }));
+    } catch (const Error& error) {
+      // The ranks started wait for this one in their first collective: the job cannot go on.
+      std::string_view reason = error.what();
+      if (reason.starts_with("weft: ")) reason.remove_prefix(6);
+      end_job("cannot start rank " + std::to_string(first + r) + " of the " +
+              std::to_string(ranks) + " of this process: " + std::string(reason) +
+              " (each rank's stack reserves stack.mpi_task = " +
+              std::to_string(config.get_size("stack.mpi_task") >> 10) +
+              " KiB of address space, committed as it is used)");
+    }
   }
   for (Thread& thread : threads) thread.join();
   // The ranks MPI_Comm_spawn started run on after their parents' main returned (MPI-4.1 11.10.4:

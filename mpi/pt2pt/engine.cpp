@@ -5,6 +5,7 @@
 #include <string>
 
 #include "init/fatal.h"
+#include "weft/trace.h"
 
 namespace weft::mpi {
 
@@ -26,6 +27,21 @@ void release_rendezvous(weft_mpi_message& message) {
 }
 
 const PayloadOps kRendezvousOps = {&deliver_rendezvous, &release_rendezvous, nullptr};
+
+}  // namespace
+
+namespace {
+
+// A queued message's flow id in a trace: from remote_message_key for a message from another
+// process, else from the message's address, which no other queued message shares.
+std::uint64_t flow_id(const weft_mpi_message* message, std::uint64_t sender_key) {
+  constexpr std::uint64_t kRemote = std::uint64_t{1} << 44;
+  if (sender_key >= kRemote) {
+    return trace::remote_message_id(static_cast<int>((sender_key >> 44) - 1), trace::process(),
+                                    sender_key & (kRemote - 1));
+  }
+  return trace::local_message_id(message);
+}
 
 }  // namespace
 
@@ -144,6 +160,8 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
   route(
       envelope,
       [&] {
+        if (trace::enabled(trace::Category::message)) [[unlikely]]
+          trace::message_delivered(send.peer, envelope.source);
         fill_slot(send.buffer, count, *send.datatype);
         sent();
       },
@@ -153,6 +171,8 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
                                       : copy(send.buffer, count, *send.datatype, recv.buffer,
                                              static_cast<std::size_t>(recv.count), *recv.datatype);
         set_received_status(recv, envelope, moved);
+        if (trace::enabled(trace::Category::message)) [[unlikely]]
+          trace::message_delivered(send.peer, envelope.source);
         finish(recv);
         sent();
       },
@@ -163,6 +183,8 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
           weft_mpi_message* copy = eager_.make(envelope, send.buffer, count, *send.datatype);
           copy->sender_key = ++eager_keys_;
           if (queued_key != nullptr) *queued_key = copy->sender_key;
+          if (trace::enabled(trace::Category::message)) [[unlikely]]
+            trace::message_sent(flow_id(copy, copy->sender_key), send.peer);
           enqueue(copy);
           lock_.unlock();
           sent();
@@ -173,6 +195,8 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
         send.rendezvous.request = &send;
         send.rendezvous.sender_key = ++eager_keys_;
         if (queued_key != nullptr) *queued_key = send.rendezvous.sender_key;
+        if (trace::enabled(trace::Category::message)) [[unlikely]]
+          trace::message_sent(flow_id(&send.rendezvous, send.rendezvous.sender_key), send.peer);
         enqueue(&send.rendezvous);
         lock_.unlock();
       });
@@ -180,13 +204,20 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
 
 void Engine::arrive_eager(const Envelope& envelope, const void* data, std::uint64_t key) {
   route(
-      envelope, [&] { fill_slot(data, envelope.bytes, weft_mpi_byte); },
+      envelope,
+      [&] {
+        if (trace::enabled(trace::Category::message)) [[unlikely]]
+          trace::message_matched(flow_id(nullptr, key), envelope.source);
+        fill_slot(data, envelope.bytes, weft_mpi_byte);
+      },
       [&](Request& recv) {
         const std::size_t moved = envelope.bytes == 0
                                       ? 0
                                       : copy(data, envelope.bytes, weft_mpi_byte, recv.buffer,
                                              static_cast<std::size_t>(recv.count), *recv.datatype);
         set_received_status(recv, envelope, moved);
+        if (trace::enabled(trace::Category::message)) [[unlikely]]
+          trace::message_matched(flow_id(nullptr, key), envelope.source);
         finish(recv);
       },
       [&] {
@@ -199,10 +230,16 @@ void Engine::arrive_eager(const Envelope& envelope, const void* data, std::uint6
 
 void Engine::arrive(weft_mpi_message& message) {
   const Envelope envelope = message.envelope;
+  const std::uint64_t key = message.sender_key;
+  auto traced = [&] {
+    if (trace::enabled(trace::Category::message)) [[unlikely]]
+      trace::message_matched(flow_id(nullptr, key), envelope.source);
+  };
   route(
       envelope,
       [&] {
         lock_.unlock();
+        traced();
         // A message that fits the line is read from it, like a local one.
         const bool inline_data = envelope.bytes <= kSlotInlineBytes;
         message.ops->deliver_later(
@@ -214,6 +251,7 @@ void Engine::arrive(weft_mpi_message& message) {
             });
       },
       [&](Request& recv) {
+        traced();
         message.ops->deliver_later(message, recv.buffer, static_cast<std::size_t>(recv.count),
                                    *recv.datatype, [&message, &recv, envelope](std::size_t moved) {
                                      message.release();
@@ -286,6 +324,8 @@ void Engine::receive_blocking(Request& recv, SpinBudget& budget) {
 
 void Engine::receive(Request& recv, weft_mpi_message& message) {
   const Envelope envelope = message.envelope;  // the message is gone after release()
+  if (trace::enabled(trace::Category::message)) [[unlikely]]
+    trace::message_matched(flow_id(&message, message.sender_key), envelope.source);
   const std::size_t moved =
       message.deliver(recv.buffer, static_cast<std::size_t>(recv.count), *recv.datatype);
   message.release();

@@ -13,6 +13,7 @@
 #include "pt2pt/p2p.h"
 #include "request/helper_thread.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 namespace weft::mpi {
 namespace {
@@ -102,6 +103,7 @@ int isendrecv(std::string_view function, const void* sendbuf, int sendcount, MPI
 extern "C" int PMPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                               int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                               int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return weft::mpi::isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                               recvcount, recvtype, source, recvtag, comm, request, false);
 }
@@ -110,6 +112,7 @@ WEFT_MPI_ALIAS(MPI_Isendrecv);
 extern "C" int PMPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
                                       int sendtag, int source, int recvtag, MPI_Comm comm,
                                       MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return weft::mpi::isendrecv("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, buf,
                               count, datatype, source, recvtag, comm, request, true);
 }

@@ -5,6 +5,7 @@
 #include "init/world.h"
 #include "pt2pt/p2p.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 using weft::mpi::Request;
 using weft::mpi::RequestKind;
@@ -38,6 +39,7 @@ int receive_blocking(std::string_view function, void* buf, int count, MPI_Dataty
 
 extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                          MPI_Comm comm, MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   weft::mpi::Caller caller;
   if (int rc = weft::mpi::check_recv("MPI_Recv", buf, count, datatype, source, tag, comm, &caller);
       rc != MPI_SUCCESS) {
@@ -50,6 +52,7 @@ WEFT_MPI_ALIAS(MPI_Recv);
 
 extern "C" int PMPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                           MPI_Comm comm, MPI_Request* handle) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   weft::mpi::Caller caller;
   if (int rc = weft::mpi::check_recv("MPI_Irecv", buf, count, datatype, source, tag, comm, &caller);
       rc != MPI_SUCCESS) {
@@ -74,6 +77,7 @@ WEFT_MPI_ALIAS(MPI_Irecv);
 extern "C" int PMPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                              int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                              int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   constexpr std::string_view kFunction = "MPI_Sendrecv";
   weft::mpi::Caller caller;
   if (int rc = weft::mpi::check_send(kFunction, sendbuf, sendcount, sendtype, dest, sendtag, comm,
@@ -103,6 +107,7 @@ WEFT_MPI_ALIAS(MPI_Sendrecv);
 extern "C" int PMPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
                                      int sendtag, int source, int recvtag, MPI_Comm comm,
                                      MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   constexpr std::string_view kFunction = "MPI_Sendrecv_replace";
   weft::mpi::Caller caller;
   if (int rc = weft::mpi::check_send(kFunction, buf, count, datatype, dest, sendtag, comm, &caller);

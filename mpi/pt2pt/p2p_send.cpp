@@ -3,6 +3,7 @@
 #include "init/world.h"
 #include "pt2pt/p2p.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 using weft::mpi::caller_state;
 using weft::mpi::Request;
@@ -53,12 +54,14 @@ int nonblocking_send(std::string_view function, SendMode mode, const void* buf, 
 
 extern "C" int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                          MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return blocking_send("MPI_Send", SendMode::standard, buf, count, datatype, dest, tag, comm);
 }
 WEFT_MPI_ALIAS(MPI_Send);
 
 extern "C" int PMPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return blocking_send("MPI_Ssend", SendMode::sync, buf, count, datatype, dest, tag, comm);
 }
 WEFT_MPI_ALIAS(MPI_Ssend);
@@ -66,18 +69,21 @@ WEFT_MPI_ALIAS(MPI_Ssend);
 // Ready mode is a promise the receive is posted; a standard send honours it as well.
 extern "C" int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return blocking_send("MPI_Rsend", SendMode::ready, buf, count, datatype, dest, tag, comm);
 }
 WEFT_MPI_ALIAS(MPI_Rsend);
 
 extern "C" int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return blocking_send("MPI_Bsend", SendMode::buffered, buf, count, datatype, dest, tag, comm);
 }
 WEFT_MPI_ALIAS(MPI_Bsend);
 
 extern "C" int PMPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                           MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return nonblocking_send("MPI_Isend", SendMode::standard, buf, count, datatype, dest, tag, comm,
                           request);
 }
@@ -85,6 +91,7 @@ WEFT_MPI_ALIAS(MPI_Isend);
 
 extern "C" int PMPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                            MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return nonblocking_send("MPI_Issend", SendMode::sync, buf, count, datatype, dest, tag, comm,
                           request);
 }
@@ -92,6 +99,7 @@ WEFT_MPI_ALIAS(MPI_Issend);
 
 extern "C" int PMPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                            MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return nonblocking_send("MPI_Irsend", SendMode::ready, buf, count, datatype, dest, tag, comm,
                           request);
 }
@@ -99,12 +107,14 @@ WEFT_MPI_ALIAS(MPI_Irsend);
 
 extern "C" int PMPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                            MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return nonblocking_send("MPI_Ibsend", SendMode::buffered, buf, count, datatype, dest, tag, comm,
                           request);
 }
 WEFT_MPI_ALIAS(MPI_Ibsend);
 
 extern "C" int PMPI_Buffer_attach(void* buffer, int size) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   constexpr std::string_view kFunction = "MPI_Buffer_attach";
   if (int rc = weft::mpi::check_initialized(kFunction); rc != MPI_SUCCESS) return rc;
   if (size < 0) {
@@ -126,6 +136,7 @@ WEFT_MPI_ALIAS(MPI_Buffer_attach);
 
 // Waits until the buffered messages have been received (MPI-3.1 3.6.1).
 extern "C" int PMPI_Buffer_detach(void* buffer_addr, int* size) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   constexpr std::string_view kFunction = "MPI_Buffer_detach";
   if (int rc = weft::mpi::check_initialized(kFunction); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(MPI_COMM_WORLD, kFunction, "buffer_addr", buffer_addr);

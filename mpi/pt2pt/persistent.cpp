@@ -3,6 +3,7 @@
 #include "init/world.h"
 #include "pt2pt/p2p.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 using weft::mpi::Request;
 using weft::mpi::RequestKind;
@@ -58,6 +59,7 @@ int start_one(std::string_view function, Request* request) {
 
 extern "C" int PMPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                               MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return make("MPI_Send_init", RequestKind::send, SendMode::standard, buf, count, datatype, dest,
               tag, comm, request);
 }
@@ -65,6 +67,7 @@ WEFT_MPI_ALIAS(MPI_Send_init);
 
 extern "C" int PMPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                                MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return make("MPI_Ssend_init", RequestKind::send, SendMode::sync, buf, count, datatype, dest, tag,
               comm, request);
 }
@@ -72,6 +75,7 @@ WEFT_MPI_ALIAS(MPI_Ssend_init);
 
 extern "C" int PMPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                                MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return make("MPI_Rsend_init", RequestKind::send, SendMode::ready, buf, count, datatype, dest, tag,
               comm, request);
 }
@@ -79,6 +83,7 @@ WEFT_MPI_ALIAS(MPI_Rsend_init);
 
 extern "C" int PMPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag,
                                MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return make("MPI_Bsend_init", RequestKind::send, SendMode::buffered, buf, count, datatype, dest,
               tag, comm, request);
 }
@@ -86,12 +91,14 @@ WEFT_MPI_ALIAS(MPI_Bsend_init);
 
 extern "C" int PMPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                               MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return make("MPI_Recv_init", RequestKind::recv, SendMode::standard, buf, count, datatype, source,
               tag, comm, request);
 }
 WEFT_MPI_ALIAS(MPI_Recv_init);
 
 extern "C" int PMPI_Start(MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = weft::mpi::check_initialized("MPI_Start"); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(MPI_COMM_WORLD, "MPI_Start", "request", request);
       rc != MPI_SUCCESS) {
@@ -102,6 +109,7 @@ extern "C" int PMPI_Start(MPI_Request* request) {
 WEFT_MPI_ALIAS(MPI_Start);
 
 extern "C" int PMPI_Startall(int count, MPI_Request array_of_requests[]) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = weft::mpi::check_initialized("MPI_Startall"); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_count(MPI_COMM_WORLD, "MPI_Startall", "count", count);
       rc != MPI_SUCCESS) {

@@ -5,6 +5,7 @@
 #include "pt2pt/p2p.h"
 #include "util/profiling.h"
 #include "weft/this_thread.h"
+#include "weft/trace.h"
 
 weft_mpi_message weft_mpi_message_no_proc;
 
@@ -86,6 +87,7 @@ void receive_matched(Request& request, void* buf, int count, MPI_Datatype dataty
 }  // namespace
 
 extern "C" int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   weft::mpi::Caller caller;
   if (int rc = check_probe("MPI_Probe", source, tag, comm, &caller); rc != MPI_SUCCESS) return rc;
   if (source == MPI_PROC_NULL) {
@@ -98,6 +100,7 @@ extern "C" int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status
 WEFT_MPI_ALIAS(MPI_Probe);
 
 extern "C" int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   weft::mpi::Caller caller;
   if (int rc = check_probe("MPI_Iprobe", source, tag, comm, &caller); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(comm, "MPI_Iprobe", "flag", flag); rc != MPI_SUCCESS) {
@@ -115,6 +118,7 @@ WEFT_MPI_ALIAS(MPI_Iprobe);
 
 extern "C" int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message,
                            MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   weft::mpi::Caller caller;
   if (int rc = check_probe("MPI_Mprobe", source, tag, comm, &caller); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(comm, "MPI_Mprobe", "message", message); rc != MPI_SUCCESS) {
@@ -132,6 +136,7 @@ WEFT_MPI_ALIAS(MPI_Mprobe);
 
 extern "C" int PMPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
                             MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   weft::mpi::Caller caller;
   if (int rc = check_probe("MPI_Improbe", source, tag, comm, &caller); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(comm, "MPI_Improbe", "flag", flag); rc != MPI_SUCCESS) {
@@ -155,6 +160,7 @@ WEFT_MPI_ALIAS(MPI_Improbe);
 
 extern "C" int PMPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
                           MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_matched("MPI_Mrecv", buf, count, datatype, message); rc != MPI_SUCCESS) {
     return rc;
   }
@@ -169,6 +175,7 @@ WEFT_MPI_ALIAS(MPI_Mrecv);
 
 extern "C" int PMPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
                            MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_matched("MPI_Imrecv", buf, count, datatype, message); rc != MPI_SUCCESS) {
     return rc;
   }

@@ -9,6 +9,7 @@
 #include "pt2pt/p2p.h"
 #include "util/profiling.h"
 #include "weft/this_thread.h"
+#include "weft/trace.h"
 
 using weft::mpi::inactive;
 using weft::mpi::Request;
@@ -140,6 +141,7 @@ std::vector<int> done_indices(int count, const MPI_Request* requests) {
 }  // namespace
 
 extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_handle("MPI_Wait", request); rc != MPI_SUCCESS) return rc;
   if (inactive(*request)) {
     weft::mpi::set_empty_status(status);
@@ -151,6 +153,7 @@ extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
 WEFT_MPI_ALIAS(MPI_Wait);
 
 extern "C" int PMPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_handle("MPI_Test", request); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(MPI_COMM_WORLD, "MPI_Test", "flag", flag); rc != MPI_SUCCESS) {
     return rc;
@@ -171,6 +174,7 @@ WEFT_MPI_ALIAS(MPI_Test);
 
 extern "C" int PMPI_Waitall(int count, MPI_Request array_of_requests[],
                             MPI_Status array_of_statuses[]) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_array("MPI_Waitall", count, array_of_requests); rc != MPI_SUCCESS) return rc;
   weft::mpi::RankState& state = weft::mpi::caller_state();
   for (int i = 0; i < count; ++i) {
@@ -184,6 +188,7 @@ WEFT_MPI_ALIAS(MPI_Waitall);
 
 extern "C" int PMPI_Testall(int count, MPI_Request array_of_requests[], int* flag,
                             MPI_Status array_of_statuses[]) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_array("MPI_Testall", count, array_of_requests); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(MPI_COMM_WORLD, "MPI_Testall", "flag", flag);
       rc != MPI_SUCCESS) {
@@ -203,6 +208,7 @@ WEFT_MPI_ALIAS(MPI_Testall);
 
 extern "C" int PMPI_Waitany(int count, MPI_Request array_of_requests[], int* index,
                             MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_array("MPI_Waitany", count, array_of_requests); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(MPI_COMM_WORLD, "MPI_Waitany", "index", index);
       rc != MPI_SUCCESS) {
@@ -227,6 +233,7 @@ WEFT_MPI_ALIAS(MPI_Waitany);
 
 extern "C" int PMPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* flag,
                             MPI_Status* status) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_array("MPI_Testany", count, array_of_requests); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::check_out(MPI_COMM_WORLD, "MPI_Testany", "index", index);
       rc != MPI_SUCCESS) {
@@ -290,6 +297,7 @@ int some(std::string_view function, bool block, int incount, MPI_Request* reques
 
 extern "C" int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
                              int array_of_indices[], MPI_Status array_of_statuses[]) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return some("MPI_Waitsome", true, incount, array_of_requests, outcount, array_of_indices,
               array_of_statuses);
 }
@@ -297,6 +305,7 @@ WEFT_MPI_ALIAS(MPI_Waitsome);
 
 extern "C" int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount,
                              int array_of_indices[], MPI_Status array_of_statuses[]) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return some("MPI_Testsome", false, incount, array_of_requests, outcount, array_of_indices,
               array_of_statuses);
 }

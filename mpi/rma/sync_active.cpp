@@ -11,6 +11,7 @@
 #include "rma/epoch.h"
 #include "rma/window_error.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 using weft::mpi::rma::Access;
 using weft::mpi::rma::check_win;
@@ -44,6 +45,7 @@ int ranks_of(Window& win, MPI_Group group, std::string_view function, std::vecto
 }  // namespace
 
 extern "C" int PMPI_Win_fence(int assert, MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_win(win, "MPI_Win_fence"); rc != MPI_SUCCESS) return rc;
   weft::mpi::rma::Epochs& e = win->epochs;
   if (e.access == Access::pscw || e.exposed || e.locked_targets > 0 || e.lock_all) {
@@ -62,6 +64,7 @@ extern "C" int PMPI_Win_fence(int assert, MPI_Win win) {
 WEFT_MPI_ALIAS(MPI_Win_fence);
 
 extern "C" int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   (void)assert;  // the assertions only allow shortcuts weft's post does not need
   if (int rc = check_win(win, "MPI_Win_post"); rc != MPI_SUCCESS) return rc;
   weft::mpi::rma::Epochs& e = win->epochs;
@@ -84,6 +87,7 @@ extern "C" int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
 WEFT_MPI_ALIAS(MPI_Win_post);
 
 extern "C" int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_win(win, "MPI_Win_start"); rc != MPI_SUCCESS) return rc;
   weft::mpi::rma::Epochs& e = win->epochs;
   if (e.access == Access::pscw) {
@@ -109,6 +113,7 @@ extern "C" int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
 WEFT_MPI_ALIAS(MPI_Win_start);
 
 extern "C" int PMPI_Win_complete(MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_win(win, "MPI_Win_complete"); rc != MPI_SUCCESS) return rc;
   weft::mpi::rma::Epochs& e = win->epochs;
   if (e.access != Access::pscw) {
@@ -158,11 +163,13 @@ int close_exposure(MPI_Win win, std::string_view function, bool block, int* flag
 }  // namespace
 
 extern "C" int PMPI_Win_wait(MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return close_exposure(win, "MPI_Win_wait", true, nullptr);
 }
 WEFT_MPI_ALIAS(MPI_Win_wait);
 
 extern "C" int PMPI_Win_test(MPI_Win win, int* flag) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (flag == nullptr) {
     if (int rc = check_win(win, "MPI_Win_test"); rc != MPI_SUCCESS) return rc;
     return raise(win, "MPI_Win_test", MPI_ERR_ARG, "flag = NULL, expected where to store it");

@@ -10,6 +10,7 @@
 #include "rma/window_error.h"
 #include "util/profiling.h"
 #include "weft/this_thread.h"
+#include "weft/trace.h"
 
 using weft::mpi::rma::Access;
 using weft::mpi::rma::check_win;
@@ -93,6 +94,7 @@ void settle(Window& win) {
 }  // namespace
 
 extern "C" int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_win(win, "MPI_Win_lock"); rc != MPI_SUCCESS) return rc;
   if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED) {
     return raise(win, "MPI_Win_lock", MPI_ERR_LOCKTYPE,
@@ -122,6 +124,7 @@ extern "C" int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
 WEFT_MPI_ALIAS(MPI_Win_lock);
 
 extern "C" int PMPI_Win_unlock(int rank, MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_win(win, "MPI_Win_unlock"); rc != MPI_SUCCESS) return rc;
   if (int rc = check_target(*win, rank, "MPI_Win_unlock"); rc != MPI_SUCCESS) return rc;
   if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
@@ -140,6 +143,7 @@ extern "C" int PMPI_Win_unlock(int rank, MPI_Win win) {
 WEFT_MPI_ALIAS(MPI_Win_unlock);
 
 extern "C" int PMPI_Win_lock_all(int assert, MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_win(win, "MPI_Win_lock_all"); rc != MPI_SUCCESS) return rc;
   weft::mpi::rma::Epochs& e = win->epochs;
   if (e.lock_all || e.locked_targets > 0 || e.access == Access::pscw) {
@@ -157,6 +161,7 @@ extern "C" int PMPI_Win_lock_all(int assert, MPI_Win win) {
 WEFT_MPI_ALIAS(MPI_Win_lock_all);
 
 extern "C" int PMPI_Win_unlock_all(MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_win(win, "MPI_Win_unlock_all"); rc != MPI_SUCCESS) return rc;
   weft::mpi::rma::Epochs& e = win->epochs;
   if (!e.lock_all) {
@@ -173,6 +178,7 @@ extern "C" int PMPI_Win_unlock_all(MPI_Win win) {
 WEFT_MPI_ALIAS(MPI_Win_unlock_all);
 
 extern "C" int PMPI_Win_flush(int rank, MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_win(win, "MPI_Win_flush"); rc != MPI_SUCCESS) return rc;
   if (int rc = check_locked(*win, rank, "MPI_Win_flush"); rc != MPI_SUCCESS) return rc;
   settle(*win);
@@ -181,6 +187,7 @@ extern "C" int PMPI_Win_flush(int rank, MPI_Win win) {
 WEFT_MPI_ALIAS(MPI_Win_flush);
 
 extern "C" int PMPI_Win_flush_local(int rank, MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_win(win, "MPI_Win_flush_local"); rc != MPI_SUCCESS) return rc;
   if (int rc = check_locked(*win, rank, "MPI_Win_flush_local"); rc != MPI_SUCCESS) return rc;
   settle(*win);
@@ -189,6 +196,7 @@ extern "C" int PMPI_Win_flush_local(int rank, MPI_Win win) {
 WEFT_MPI_ALIAS(MPI_Win_flush_local);
 
 extern "C" int PMPI_Win_flush_all(MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_win(win, "MPI_Win_flush_all"); rc != MPI_SUCCESS) return rc;
   if (int rc = check_any_lock(*win, "MPI_Win_flush_all"); rc != MPI_SUCCESS) return rc;
   settle(*win);
@@ -197,6 +205,7 @@ extern "C" int PMPI_Win_flush_all(MPI_Win win) {
 WEFT_MPI_ALIAS(MPI_Win_flush_all);
 
 extern "C" int PMPI_Win_flush_local_all(MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_win(win, "MPI_Win_flush_local_all"); rc != MPI_SUCCESS) return rc;
   if (int rc = check_any_lock(*win, "MPI_Win_flush_local_all"); rc != MPI_SUCCESS) return rc;
   settle(*win);
@@ -207,6 +216,7 @@ WEFT_MPI_ALIAS(MPI_Win_flush_local_all);
 // The unified model: public and private copies are one memory; the call orders this rank's
 // loads and stores on its window with those of the other ranks' accesses.
 extern "C" int PMPI_Win_sync(MPI_Win win) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   if (int rc = check_win(win, "MPI_Win_sync"); rc != MPI_SUCCESS) return rc;
   settle(*win);
   return MPI_SUCCESS;

@@ -22,6 +22,7 @@
 #include "errhan/error.h"
 #include "topo/topology.h"
 #include "util/profiling.h"
+#include "weft/trace.h"
 
 namespace {
 
@@ -252,6 +253,7 @@ int alltoallw(const Start& start, std::string_view function, const void* sendbuf
 extern "C" int PMPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                        void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                        MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allgather(Start{}, "MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf,
                    recvcount, recvtype, comm);
 }
@@ -260,6 +262,7 @@ WEFT_MPI_ALIAS(MPI_Neighbor_allgather);
 extern "C" int PMPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                         void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                         MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allgather(Start::nonblocking(request), "MPI_Ineighbor_allgather", sendbuf, sendcount,
                    sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -269,6 +272,7 @@ extern "C" int PMPI_Neighbor_allgather_init(const void* sendbuf, int sendcount,
                                             MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
                                             MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allgather(Start::persistent(request), "MPI_Neighbor_allgather_init", sendbuf, sendcount,
                    sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -277,6 +281,7 @@ WEFT_MPI_ALIAS(MPI_Neighbor_allgather_init);
 extern "C" int PMPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                         void* recvbuf, const int recvcounts[], const int displs[],
                                         MPI_Datatype recvtype, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allgatherv(Start{}, "MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf,
                     recvcounts, displs, recvtype, comm);
 }
@@ -286,6 +291,7 @@ extern "C" int PMPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI
                                          void* recvbuf, const int recvcounts[], const int displs[],
                                          MPI_Datatype recvtype, MPI_Comm comm,
                                          MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allgatherv(Start::nonblocking(request), "MPI_Ineighbor_allgatherv", sendbuf, sendcount,
                     sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
@@ -296,6 +302,7 @@ extern "C" int PMPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount,
                                              const int recvcounts[], const int displs[],
                                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
                                              MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return allgatherv(Start::persistent(request), "MPI_Neighbor_allgatherv_init", sendbuf, sendcount,
                     sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
@@ -304,6 +311,7 @@ WEFT_MPI_ALIAS(MPI_Neighbor_allgatherv_init);
 extern "C" int PMPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                       void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                       MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoall(Start{}, "MPI_Neighbor_alltoall", sendbuf, sendcount, sendtype, recvbuf,
                   recvcount, recvtype, comm);
 }
@@ -312,6 +320,7 @@ WEFT_MPI_ALIAS(MPI_Neighbor_alltoall);
 extern "C" int PMPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                        void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                        MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoall(Start::nonblocking(request), "MPI_Ineighbor_alltoall", sendbuf, sendcount,
                   sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -321,6 +330,7 @@ extern "C" int PMPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount,
                                            MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Info,
                                            MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoall(Start::persistent(request), "MPI_Neighbor_alltoall_init", sendbuf, sendcount,
                   sendtype, recvbuf, recvcount, recvtype, comm);
 }
@@ -330,6 +340,7 @@ extern "C" int PMPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts
                                        const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
                                        const int recvcounts[], const int rdispls[],
                                        MPI_Datatype recvtype, MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoallv(Start{}, "MPI_Neighbor_alltoallv", sendbuf, sendcounts, sdispls, sendtype,
                    recvbuf, recvcounts, rdispls, recvtype, comm);
 }
@@ -340,6 +351,7 @@ extern "C" int PMPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcount
                                         const int recvcounts[], const int rdispls[],
                                         MPI_Datatype recvtype, MPI_Comm comm,
                                         MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoallv(Start::nonblocking(request), "MPI_Ineighbor_alltoallv", sendbuf, sendcounts,
                    sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
@@ -350,6 +362,7 @@ extern "C" int PMPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendc
                                             void* recvbuf, const int recvcounts[],
                                             const int rdispls[], MPI_Datatype recvtype,
                                             MPI_Comm comm, MPI_Info, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoallv(Start::persistent(request), "MPI_Neighbor_alltoallv_init", sendbuf, sendcounts,
                    sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
 }
@@ -360,6 +373,7 @@ extern "C" int PMPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts
                                        void* recvbuf, const int recvcounts[],
                                        const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                        MPI_Comm comm) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoallw(Start{}, "MPI_Neighbor_alltoallw", sendbuf, sendcounts, sdispls, sendtypes,
                    recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
@@ -370,6 +384,7 @@ extern "C" int PMPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcount
                                         void* recvbuf, const int recvcounts[],
                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                                         MPI_Comm comm, MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoallw(Start::nonblocking(request), "MPI_Ineighbor_alltoallw", sendbuf, sendcounts,
                    sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }
@@ -381,6 +396,7 @@ extern "C" int PMPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendc
                                             const int recvcounts[], const MPI_Aint rdispls[],
                                             const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info,
                                             MPI_Request* request) {
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
   return alltoallw(Start::persistent(request), "MPI_Neighbor_alltoallw_init", sendbuf, sendcounts,
                    sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
 }

@@ -19,11 +19,13 @@
 #include "init/fatal.h"
 #include "init/world.h"
 #include "request/completion.h"
+#include "transport/nic_affinity.h"
 #include "transport/wire_header.h"
 #include "weft/detail/spin_lock.h"
 #include "weft/error.h"
 #include "weft/io.h"
 #include "weft/this_thread.h"
+#include "weft/trace.h"
 
 namespace weft::mpi {
 
@@ -147,6 +149,7 @@ struct Transport::Impl {
   const std::size_t eager_limit;
   ucp_context_h context = nullptr;
   ucp_worker_h worker = nullptr;
+  NicAffinity nic;
   // By process.
   std::vector<std::string> addresses;
   std::vector<ucp_ep_h> endpoints;  // made on first use
@@ -404,12 +407,18 @@ ucs_status_t Transport::Impl::on_message(void* arg, const void* header_bytes,
 Transport::Transport(World& world, Bootstrap& bootstrap, std::size_t eager_limit)
     : impl_(std::make_unique<Impl>(*this, world, eager_limit)) {
   Impl& impl = *impl_;
+  trace::set_process(world.process());
   const auto processes = static_cast<std::size_t>(world.layout().processes());
   impl.endpoints.assign(processes, nullptr);
   impl.next_sequence.assign(processes, 0);
   impl.expected_sequence.assign(processes, 0);
   impl.early.resize(processes);
 
+  std::optional<NicMemoryScope> near_nic;
+  if (const Scheduler* scheduler = Scheduler::current()) {
+    impl.nic = nic_affinity(*scheduler);
+    near_nic.emplace(scheduler->topology(), impl.nic);
+  }
   ucp_config_t* config = nullptr;
   check("ucp_config_read", ucp_config_read(nullptr, nullptr, &config));
   ucp_params_t params{};
@@ -424,6 +433,7 @@ Transport::Transport(World& world, Bootstrap& bootstrap, std::size_t eager_limit
   worker_params.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
   worker_params.thread_mode = UCS_THREAD_MODE_SERIALIZED;
   check("ucp_worker_create", ucp_worker_create(impl.context, &worker_params, &impl.worker));
+  near_nic.reset();
 
   ucp_am_handler_param_t handler{};
   handler.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
@@ -496,6 +506,7 @@ void Transport::connect(Bootstrap& bootstrap) {
   spec.poll = [this] { return progress(); };
   spec.fd = impl.events;
   spec.events = POLLIN;
+  spec.near_vps = impl.nic.near_vps;
   // relaxed: hints; a poll that finds them stale runs one progress for nothing, or blocks a
   // little later.
   spec.busy = [&impl] {
@@ -609,6 +620,9 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
     }
     header.sequence = impl.next_sequence[static_cast<std::size_t>(process)]++;
     if (queued_key != nullptr) *queued_key = remote_message_key(header.process, header.sequence);
+    if (trace::enabled(trace::Category::message)) [[unlikely]]
+      trace::message_sent(trace::remote_message_id(header.process, process, header.sequence),
+                          header.dest);
     status = ucp_am_send_nbx(ep, kMessageId, &header, sizeof header, data, wire_bytes, &param);
     if (!UCS_PTR_IS_ERR(status) && status != nullptr) {
       impl.went_in_flight();

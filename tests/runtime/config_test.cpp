@@ -110,6 +110,10 @@ TEST(ConfigTest, EveryKeyHasItsDefault) {
       {"stack.progress", "256K"},
       {"stack.user", "256K"},
       {"topology", ""},
+      {"trace.buffer", "256M"},
+      {"trace.events", "all"},
+      {"trace.file", ""},
+      {"trace.format", "auto"},
   };
   Config config;
   std::map<std::string, std::string> actual;

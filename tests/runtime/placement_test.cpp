@@ -394,11 +394,12 @@ struct ProgramRun {
   std::string output;  // stdout and stderr
 };
 
-ProgramRun run_weft_info(const std::string& arguments) {
+// `environment`: assignments put before the command, "UCX_NET_DEVICES=eth0".
+ProgramRun run_weft_info(const std::string& arguments, const std::string& environment = "") {
   const std::string path = weft_info_path();
   EXPECT_FALSE(path.empty()) << "weft-info not found beside the test; build the weft-info target";
   if (path.empty()) return {-1, ""};
-  FILE* pipe = ::popen(("'" + path + "' " + arguments + " 2>&1").c_str(), "r");
+  FILE* pipe = ::popen((environment + " '" + path + "' " + arguments + " 2>&1").c_str(), "r");
   EXPECT_NE(pipe, nullptr);
   if (pipe == nullptr) return {-1, ""};
   std::string output;
@@ -428,6 +429,20 @@ TEST(WeftInfo, PlacementDefaultsComeFromTheConfiguration) {
   EXPECT_EQ(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("{\"task\": 2, \"core\": 2, \"numa\": 0, \"progress_core\": 2}"),
             std::string::npos)
+      << run.output;
+}
+
+// notes/seeds.md, 004: the interfaces of an XML topology and the node traffic is handled near.
+TEST(WeftInfo, TopologyShowsTheInterfacesAndWhereTrafficGoes) {
+  const std::string xml =
+      "--topology xml:" + std::string(WEFT_TEST_TOPOLOGIES) + "/nic-rdma-on-node1.xml";
+  ProgramRun run = run_weft_info("topology " + xml);
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("mlx5_0     RDMA     1     12"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("near NUMA node 1"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("polled from cores 2-3"), std::string::npos) << run.output;
+  run = run_weft_info("topology " + xml, "UCX_NET_DEVICES=eth0");
+  EXPECT_NE(run.output.find("near NUMA node 0, weighing network interface eth0"), std::string::npos)
       << run.output;
 }
 

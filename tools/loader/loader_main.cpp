@@ -62,19 +62,24 @@ std::size_t count_lines(const char* path) {
 }
 
 // Refuses a job whose copies and stacks would exhaust vm.max_map_count before loading anything:
-// the mapping that fails then could be anyone's, far from the cause.
+// the mapping that fails then could be anyone's, far from the cause. Copies share arenas and,
+// where the kernel has guard regions, stacks share slabs: a rank then costs no mapping of its
+// own, and the slabs a few dozen.
 void check_map_count(int ranks, std::size_t mappings_per_copy) {
   std::ifstream file("/proc/sys/vm/max_map_count");
   std::size_t limit = 0;
   if (!(file >> limit)) return;
-  // A rank's stack is two mappings: the stack and its guard page.
-  const std::size_t per_rank = mappings_per_copy + 2;
+  // Without guard regions the stack pool keeps its guarded stacks within the limit by itself
+  // (stack.max_guarded) and gives the others a canary.
+  const std::size_t per_rank = mappings_per_copy;
+  if (per_rank == 0) return;
   const std::size_t needed = count_lines("/proc/self/maps") + per_rank * ranks + kSpareMappings;
   if (needed > limit) {
     throw weft::Error(
         std::to_string(ranks) + " ranks need about " + std::to_string(needed) +
         " memory mappings (" + std::to_string(per_rank) +
-        " per rank: its copy of the program and its stack), more than "
+        " per rank for its copy of the program: this system refuses memory that is both "
+        "writable and executable, so each copy's code is protected on its own), more than "
         "vm.max_map_count = " +
         std::to_string(limit) + "; run at most " +
         std::to_string((limit - std::min(limit, needed - per_rank * ranks)) / per_rank) +
@@ -181,6 +186,7 @@ int run(int argc, char** argv, MainFunction shared_main) {
   const int first = bootstrap != nullptr ? bootstrap->layout().first_rank(bootstrap->process()) : 0;
   const int ranks = bootstrap != nullptr ? bootstrap->layout().ranks_of(bootstrap->process())
                                          : static_cast<int>(config.get_int("mpi.ranks"));
+  image.reserve(static_cast<std::size_t>(ranks), first);
   check_map_count(ranks, image.mappings_per_copy());
   copies.reserve(static_cast<std::size_t>(ranks));
   for (int rank = first; rank < first + ranks; ++rank) copies.push_back(image.load(rank));

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <string_view>
 
+#include "copy_arena.h"
 #include "elf_section.h"
 #include "weft/error.h"
 #include "weft/thread_storage.h"
@@ -69,10 +70,20 @@ std::string map_count_hint() {
   std::ifstream file("/proc/sys/vm/max_map_count");
   long limit = 0;
   if (!(file >> limit)) return {};
-  return " (each rank's copy takes two memory mappings and its stack two more; vm.max_map_count "
-         "is " +
-         std::to_string(limit) + ")";
+  return " (vm.max_map_count is " + std::to_string(limit) + ")";
 }
+
+std::size_t page_size() {
+  return static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// Copies a new arena holds at least (MPI_Comm_spawn's ranks come a few at a time).
+constexpr std::size_t kMinArenaCopies = 64;
+// Up to this many copies an arena keeps W^X: each copy's code is made read-execute on its own, at
+// two mappings per copy (8192 of the default vm.max_map_count of 65530). Beyond, the mappings
+// would cap the ranks of a process, and the arena's code stays writable (docs/architecture.md,
+// Rank images).
+constexpr std::size_t kProtectedCodeCopies = 4096;
 
 std::vector<char> read_range(int fd, const FileRange& range) {
   std::vector<char> bytes(range.size);
@@ -179,25 +190,14 @@ ProgramImage ProgramImage::read(const std::string& path, const std::string& miss
       }
     }
   }
-  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
-  for (const Elf64_Phdr& segment : segments) {
-    if (segment.p_type != PT_LOAD) continue;
-    // A segment is one file mapping, plus an anonymous one for a .bss beyond its last file page.
-    const std::uint64_t file_end = (segment.p_vaddr + segment.p_filesz + page - 1) / page;
-    const std::uint64_t memory_end = (segment.p_vaddr + segment.p_memsz + page - 1) / page;
-    image.mappings_per_copy_ += memory_end > file_end ? 2 : 1;
-  }
   for (const Elf64_Phdr& segment : segments) {
     if (segment.p_type == PT_GNU_RELRO && image.finalizers_.address >= segment.p_vaddr &&
         image.finalizers_.address < segment.p_vaddr + segment.p_memsz) {
       image.finalizers_read_only_ = true;
     }
-    if (segment.p_type == PT_GNU_RELRO) {
-      ++image.mappings_per_copy_;  // mprotect splits a mapping
-      image.relro_ = true;
-    }
   }
   image.find_comm_references(segments);
+  image.segments_ = segments;
   trim_to_loadable(bytes, header, segments);
   return image;
 }
@@ -266,17 +266,92 @@ ProgramImage::Copy ProgramImage::load(int rank) const {
   return load(rank, Binding{});
 }
 
-ProgramImage::Copy ProgramImage::load(int rank, Binding binding) const {
+struct ProgramImage::Template {
+  char* base = nullptr;           // where glibc put the image's address 0
+  std::size_t span = 0;           // bytes from 0 to the end of the last segment, aligned
+  std::size_t alignment = 0;      // of a copy's base: the largest segment alignment
+  std::vector<Elf64_Phdr> loads;  // PT_LOAD segments
+  // Offsets of the relocated words that point into the template: a copy adds its distance.
+  std::vector<std::uint64_t> fixups;
+  std::uint64_t main = 0;      // offset of main
+  std::uint64_t eh_frame = 0;  // offset of PT_GNU_EH_FRAME, 0 when none
+  link_map* map = nullptr;
+  std::vector<void (*)()> finalizers;  // the template's DT_FINI_ARRAY, as relocated
+  std::vector<std::unique_ptr<CopyArena>> arenas;
+};
+
+namespace {
+
+// Calls `visit(offset)` for the place of every dynamic relocation of the image in `bytes`
+// (RELA, PLT and RELR tables), offsets from the image's address 0.
+template <class Visit>
+void for_each_relocated_word(const std::vector<char>& bytes,
+                             const std::vector<Elf64_Phdr>& segments, Visit visit) {
+  auto offset_of = [&](std::uint64_t address) -> std::uint64_t {
+    for (const Elf64_Phdr& segment : segments) {
+      if (segment.p_type == PT_LOAD && address >= segment.p_vaddr &&
+          address < segment.p_vaddr + segment.p_filesz) {
+        return address - segment.p_vaddr + segment.p_offset;
+      }
+    }
+    throw Error("the embedded rank image has a dynamic table outside its segments");
+  };
+  std::uint64_t rela = 0, rela_size = 0, plt = 0, plt_size = 0, relr = 0, relr_size = 0;
+  for (const Elf64_Phdr& segment : segments) {
+    if (segment.p_type != PT_DYNAMIC) continue;
+    for (std::uint64_t at = segment.p_offset; at < segment.p_offset + segment.p_filesz;
+         at += sizeof(Elf64_Dyn)) {
+      const auto entry = read_struct<Elf64_Dyn>(bytes, at);
+      if (entry.d_tag == DT_NULL) break;
+      if (entry.d_tag == DT_REL) throw Error("the embedded rank image has REL relocations");
+      if (entry.d_tag == DT_RELA) rela = entry.d_un.d_ptr;
+      if (entry.d_tag == DT_RELASZ) rela_size = entry.d_un.d_val;
+      if (entry.d_tag == DT_JMPREL) plt = entry.d_un.d_ptr;
+      if (entry.d_tag == DT_PLTRELSZ) plt_size = entry.d_un.d_val;
+      if (entry.d_tag == DT_RELR) relr = entry.d_un.d_ptr;
+      if (entry.d_tag == DT_RELRSZ) relr_size = entry.d_un.d_val;
+    }
+  }
+  for (auto [table, size] : {std::pair{rela, rela_size}, std::pair{plt, plt_size}}) {
+    if (table == 0) continue;
+    const std::uint64_t at = offset_of(table);
+    for (std::uint64_t i = 0; i < size; i += sizeof(Elf64_Rela)) {
+      visit(read_struct<Elf64_Rela>(bytes, at + i).r_offset);
+    }
+  }
+  if (relr != 0) {
+    // An address entry, then bitmaps of the 63 words after it (the ELF gABI's RELR encoding).
+    const std::uint64_t at = offset_of(relr);
+    std::uint64_t where = 0;
+    for (std::uint64_t i = 0; i < relr_size; i += sizeof(std::uint64_t)) {
+      std::uint64_t entry = read_struct<std::uint64_t>(bytes, at + i);
+      if ((entry & 1) == 0) {
+        visit(entry);
+        where = entry + sizeof(std::uint64_t);
+        continue;
+      }
+      for (std::uint64_t word = 0; (entry >>= 1) != 0; ++word) {
+        if ((entry & 1) != 0) visit(where + word * sizeof(std::uint64_t));
+      }
+      where += 63 * sizeof(std::uint64_t);
+    }
+  }
+}
+
+}  // namespace
+
+ProgramImage::Template& ProgramImage::loaded_template(int rank) const {
+  if (template_ != nullptr) return *template_;
+  // The template is loaded for the first copy: its errors are that copy's.
   const std::string who = "rank " + std::to_string(rank);
-  // The kernel names the mapping after it: /proc/self/maps shows whose copy a page belongs to.
-  const std::string name = "weft-" + who;
-  FileDescriptor file(::memfd_create(name.c_str(), MFD_CLOEXEC));
+  FileDescriptor file(::memfd_create("weft-rank-template", MFD_CLOEXEC));
   if (file.get() < 0) throw Error(system_error(who + ": cannot create its copy of the program"));
   for (std::size_t done = 0; done < bytes_.size();) {
     const ssize_t wrote = ::write(file.get(), bytes_.data() + done, bytes_.size() - done);
     if (wrote < 0) throw Error(system_error(who + ": cannot write its copy of the program"));
     done += static_cast<std::size_t>(wrote);
   }
+  // A spawned program's image is loaded from its own file: each needs its own spelling.
   const std::string path = unique_path(loads++, file.get());
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -286,50 +361,123 @@ ProgramImage::Copy ProgramImage::load(int rank, Binding binding) const {
   }
   void* main = ::dlsym(handle, "main");
   if (main == nullptr) {
-    throw Error(who + ": the program's copy has no visible main function (" + dl_error() + ")");
+    throw Error("the program has no visible main function (" + dl_error() + ")");
   }
-  link_map* map = nullptr;
-  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || map == nullptr) {
+  auto loaded = std::make_shared<Template>();
+  if (::dlinfo(handle, RTLD_DI_LINKMAP, &loaded->map) != 0 || loaded->map == nullptr) {
     throw Error(who + ": cannot locate its copy of the program (" + dl_error() + ")");
   }
-  char* base = reinterpret_cast<char*>(map->l_addr);
-  // The copy's __thread variables then belong to each user thread that runs its code (OpenMP
-  // workers and the rank share cores), not to the kernel thread.
+  loaded->base = reinterpret_cast<char*>(loaded->map->l_addr);
+  loaded->main = static_cast<std::uint64_t>(static_cast<char*>(main) - loaded->base);
+  // The copies' __thread variables (one module: the template's) then belong to each user thread
+  // that runs their code (OpenMP workers and the rank share cores), not to the kernel thread.
   std::size_t tls_module = 0;
   if (::dlinfo(handle, RTLD_DI_TLS_MODID, &tls_module) == 0 && tls_module != 0) {
     give_each_thread_own_tls(tls_module);
   }
 
-  // weftcc links -z norelro: the GOT and data stay writable after relocation (another linker's
-  // RELRO pages are opened again).
-  for (const CommReference& reference : comm_references_) {
-    void* object = reference.self ? binding.self : binding.world;
-    if (object == nullptr) continue;
-    if (relro_) {
-      const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
-      const auto begin = reinterpret_cast<std::uintptr_t>(base + reference.offset) & ~(page - 1);
-      if (::mprotect(reinterpret_cast<void*>(begin), page, PROT_READ | PROT_WRITE) != 0) {
-        throw Error(system_error(who + ": cannot bind MPI_COMM_WORLD of its copy"));
-      }
-    }
-    char* target = static_cast<char*>(object) + reference.addend;
-    std::memcpy(base + reference.offset, &target, sizeof target);
-  }
-
-  auto* finalizers = reinterpret_cast<Copy::Finalizer*>(base + finalizers_.address);
+  // glibc runs the template's finalizers at process exit: they must find nothing to do, as its
+  // constructors never ran.
+  auto* finalizers = reinterpret_cast<Copy::Finalizer*>(loaded->base + finalizers_.address);
   if (finalizers_read_only_ && finalizers_.count > 0) {
-    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto page = static_cast<std::uintptr_t>(page_size());
     const auto begin = reinterpret_cast<std::uintptr_t>(finalizers) & ~(page - 1);
     const auto end = reinterpret_cast<std::uintptr_t>(finalizers + finalizers_.count);
     if (::mprotect(reinterpret_cast<void*>(begin), end - begin, PROT_READ | PROT_WRITE) != 0) {
-      throw Error(system_error(who + ": cannot take over the finalizers of its copy"));
+      throw Error(system_error(who + ": cannot take over the finalizers of the program"));
     }
   }
-  std::vector<Copy::Finalizer> saved(finalizers, finalizers + finalizers_.count);
+  loaded->finalizers.assign(finalizers, finalizers + finalizers_.count);
   std::fill(finalizers, finalizers + finalizers_.count, &finalizer_done);
-  return Copy(reinterpret_cast<MainFunction>(main),
+
+  loaded->alignment = page_size();
+  std::uint64_t end = 0;
+  for (const Elf64_Phdr& segment : segments_) {
+    if (segment.p_type == PT_GNU_EH_FRAME) loaded->eh_frame = segment.p_vaddr;
+    if (segment.p_type != PT_LOAD) continue;
+    loaded->loads.push_back(segment);
+    end = std::max(end, segment.p_vaddr + segment.p_memsz);
+    loaded->alignment = std::max<std::size_t>(loaded->alignment, segment.p_align);
+  }
+  loaded->span = (end + loaded->alignment - 1) / loaded->alignment * loaded->alignment;
+  const auto base = reinterpret_cast<std::uintptr_t>(loaded->base);
+  for_each_relocated_word(bytes_, segments_, [&](std::uint64_t offset) {
+    if (offset + sizeof(std::uint64_t) > end) {
+      throw Error("the embedded rank image relocates a word outside its segments");
+    }
+    std::uint64_t value;
+    std::memcpy(&value, loaded->base + offset, sizeof value);
+    if (value >= base && value < base + end) loaded->fixups.push_back(offset);
+  });
+  template_ = std::move(loaded);
+  return *template_;
+}
+
+void ProgramImage::reserve(std::size_t copies, int first_rank) const {
+  Template& loaded = loaded_template(first_rank);
+  try {
+    loaded.arenas.push_back(
+        std::make_unique<CopyArena>(std::max(copies, kMinArenaCopies), loaded.span,
+                                    loaded.alignment, reinterpret_cast<std::uintptr_t>(loaded.base),
+                                    loaded.eh_frame, loaded.map, copies > kProtectedCodeCopies));
+  } catch (const Error& error) {
+    throw Error("rank " + std::to_string(first_rank) + ": " + error.what());
+  }
+}
+
+std::size_t ProgramImage::mappings_per_copy() const {
+  if (template_ == nullptr || template_->arenas.empty()) return 0;
+  return template_->arenas.back()->executable() ? 0 : 2;
+}
+
+ProgramImage::Copy ProgramImage::load(int rank, Binding binding) const {
+  const std::string who = "rank " + std::to_string(rank);
+  Template& loaded = loaded_template(rank);
+  if (loaded.arenas.empty() || loaded.arenas.back()->full()) {
+    reserve(kMinArenaCopies, rank);
+  }
+  CopyArena& arena = *loaded.arenas.back();
+  char* base = arena.take();
+  for (const Elf64_Phdr& segment : loaded.loads) {
+    std::memcpy(base + segment.p_vaddr, loaded.base + segment.p_vaddr, segment.p_filesz);
+  }
+  const std::uint64_t distance = static_cast<std::uint64_t>(base - loaded.base);
+  for (std::uint64_t offset : loaded.fixups) {
+    std::uint64_t value;
+    std::memcpy(&value, base + offset, sizeof value);
+    value += distance;
+    std::memcpy(base + offset, &value, sizeof value);
+  }
+  for (const CommReference& reference : comm_references_) {
+    void* object = reference.self ? binding.self : binding.world;
+    if (object == nullptr) continue;
+    char* target = static_cast<char*>(object) + reference.addend;
+    std::memcpy(base + reference.offset, &target, sizeof target);
+  }
+  if (!arena.executable()) {
+    const std::uint64_t page = page_size();
+    for (const Elf64_Phdr& segment : loaded.loads) {
+      if ((segment.p_flags & PF_X) == 0) continue;
+      const std::uint64_t begin = segment.p_vaddr / page * page;
+      const std::uint64_t end = (segment.p_vaddr + segment.p_memsz + page - 1) / page * page;
+      if (::mprotect(base + begin, end - begin, PROT_READ | PROT_EXEC) != 0) {
+        throw Error(system_error(who + ": cannot protect the code of its copy") +
+                    (errno == ENOMEM ? map_count_hint() : ""));
+      }
+    }
+  }
+  std::vector<Copy::Finalizer> finalizers;
+  finalizers.reserve(loaded.finalizers.size());
+  const auto template_begin = reinterpret_cast<std::uintptr_t>(loaded.base);
+  for (Copy::Finalizer finalizer : loaded.finalizers) {
+    const auto address = reinterpret_cast<std::uintptr_t>(finalizer);
+    finalizers.push_back(address >= template_begin && address < template_begin + loaded.span
+                             ? reinterpret_cast<Copy::Finalizer>(address + distance)
+                             : finalizer);
+  }
+  return Copy(reinterpret_cast<MainFunction>(base + loaded.main),
               reinterpret_cast<Copy::Constructor*>(base + constructors_.address),
-              constructors_.count, std::move(saved));
+              constructors_.count, std::move(finalizers));
 }
 
 void ProgramImage::Copy::construct(int argc, char** argv, char** envp) const {

@@ -2,16 +2,20 @@
 // section .weft_image of the executable. Every rank gets its own copy, so that it has its own
 // global and static variables and runs the constructors and finalizers of its copy.
 //
-// The copies are loaded one after the other by the thread that starts the job, before the ranks
-// run: glibc's dlopen is serial anyway, and handing it from rank to rank across cores cost more
-// than the loading itself. A copy's constructors are held back at load (glibc does not see its
-// DT_INIT_ARRAY) and run in the rank's own thread, before main.
+// glibc loads and relocates the image once, as a template that never runs; each rank's copy is
+// the template's loaded bytes copied into a slot of a large arena (copy_arena.h), with the
+// template's pointers into itself moved to the copy: no dlopen, link map or mapping per copy, so
+// loading is linear in the ranks and 100 000 copies fit under vm.max_map_count. The copies are made
+// one after the other by the thread that starts the job, before the ranks run. A copy's
+// constructors are held back (glibc does not see the template's DT_INIT_ARRAY) and run in the
+// rank's own thread, before main.
 #pragma once
 
 #include <elf.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -37,13 +41,19 @@ class ProgramImage {
     void* self = nullptr;
   };
 
-  // Maps and relocates a private copy for `rank` and finds its main; runs none of its
-  // constructors. Not for concurrent calls. Throws weft::Error naming the rank.
+  // Makes a private copy for `rank` and finds its main; runs none of its constructors. Not for
+  // concurrent calls. Throws weft::Error naming the rank.
   Copy load(int rank, Binding binding) const;
   Copy load(int rank) const;
+  // Room for `copies` more copies in one new arena, before loading them one by one from
+  // `first_rank` on. Throws weft::Error naming that rank when the program cannot be loaded or the
+  // memory cannot be reserved.
+  void reserve(std::size_t copies, int first_rank) const;
 
-  // Memory mappings a loaded copy takes (vm.max_map_count bounds them).
-  std::size_t mappings_per_copy() const { return mappings_per_copy_; }
+  // Memory mappings a loaded copy takes (vm.max_map_count bounds them): none inside an arena,
+  // two where the system refuses memory that is both writable and executable (known once the
+  // first arena is reserved; 0 before).
+  std::size_t mappings_per_copy() const;
 
  private:
   // An array of function pointers in the image, at `address` from a copy's base.
@@ -59,9 +69,13 @@ class ProgramImage {
     bool self = false;         // weft_mpi_comm_self, else weft_mpi_comm_world
   };
 
+  // The image as glibc loaded it once (program_image.cpp); made at the first load.
+  struct Template;
+
   ProgramImage() = default;
   static ProgramImage read(const std::string& path, const std::string& missing);
   void find_comm_references(const std::vector<Elf64_Phdr>& segments);
+  Template& loaded_template(int rank) const;
 
   // The image up to the end of its last loadable segment, without section headers (the dynamic
   // loader needs nothing else, and each rank's copy costs memory) and with its DT_INIT_ARRAY
@@ -70,14 +84,13 @@ class ProgramImage {
   FunctionArray constructors_;         // DT_INIT_ARRAY
   FunctionArray finalizers_;           // DT_FINI_ARRAY
   bool finalizers_read_only_ = false;  // inside the RELRO segment
-  std::size_t mappings_per_copy_ = 0;
-  bool relro_ = false;  // has a PT_GNU_RELRO segment
   std::vector<CommReference> comm_references_;
+  std::vector<Elf64_Phdr> segments_;  // the program headers
+  mutable std::shared_ptr<Template> template_;
 };
 
-// One rank's copy. It stays mapped until the process exits: glibc's dlclose walks every loaded
-// object and unmapping costs TLB shootdowns; unloading 4096 copies one by one took longer than
-// loading them (docs/privatization.md).
+// One rank's copy. It stays mapped until the process exits: an arena is unmapped whole or not at
+// all, and the unwinder may look at a copy's tables as long as a thread runs its code.
 class ProgramImage::Copy {
  public:
   // Runs the copy's constructors (static constructors of C++, constructor functions) in order,

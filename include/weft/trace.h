@@ -1,0 +1,103 @@
+// Recording a trace (weftrun --trace FILE, configuration keys trace.*): what ran on each virtual
+// processor, the spans of MPI calls, OpenMP regions, nonblocking collective pieces and I/O
+// manager work, wake-ups and messages. docs/observability.md shows what comes out.
+//
+// Each kernel thread records into its own buffer (a virtual processor's kernel thread into the
+// buffer of that processor), so recording takes no lock. While no trace is being recorded each
+// call below costs one relaxed load of a global flag and a predictable branch: callers test
+// enabled() inline and call the out-of-line recorder only when it holds.
+//
+// Names are string literals (or other strings that outlive the trace): only their address is
+// recorded; the text is read when the trace is written.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace weft::trace {
+
+// What a span or instant belongs to; trace.events selects the categories recorded.
+enum class Category : std::uint8_t { sched, mpi, omp, nbc, io, message, count };
+
+namespace detail {
+// Bit c set: category c is recorded. Zero while no trace is being recorded.
+extern std::atomic<std::uint32_t> recorded;
+void begin(Category category, const char* name, std::uint64_t arg) noexcept;
+void end(Category category, const char* name) noexcept;
+void instant(Category category, const char* name, std::uint64_t arg) noexcept;
+}  // namespace detail
+
+// relaxed: a recorder that misses the start or the end of a trace by a few events loses nothing
+// that matters, and the flag orders no other memory.
+inline bool enabled() noexcept {
+  return detail::recorded.load(std::memory_order_relaxed) != 0;
+}
+inline bool enabled(Category category) noexcept {
+  return (detail::recorded.load(std::memory_order_relaxed) >> static_cast<int>(category) & 1) != 0;
+}
+
+// A span on the calling thread: MPI_Send, an OpenMP parallel region, a barrier. `arg` is shown
+// with it (a peer rank, a size).
+class Span {
+ public:
+  Span(Category category, const char* name, std::uint64_t arg = 0) noexcept
+      : name_(enabled(category) ? name : nullptr), category_(category) {
+    if (name_ != nullptr) [[unlikely]]
+      detail::begin(category, name, arg);
+  }
+  ~Span() {
+    if (name_ != nullptr) [[unlikely]]
+      detail::end(category_, name_);
+  }
+  Span(const Span&) = delete;
+  Span& operator=(const Span&) = delete;
+
+ private:
+  const char* name_;
+  Category category_;
+};
+
+inline void instant(Category category, const char* name, std::uint64_t arg = 0) noexcept {
+  if (enabled(category)) [[unlikely]]
+    detail::instant(category, name, arg);
+}
+
+// The scheduler's events, recorded by the virtual processor's kernel thread. `info` of a thread:
+// its type (weft::ThreadType), rank (-1 for none) and priority.
+struct ThreadInfo {
+  std::uint8_t type = 0;
+  std::int8_t priority = 0;
+  std::int32_t rank = -1;
+};
+enum class SwitchReason : std::uint8_t { start, yield, park, exit };
+void thread_switch(std::uint64_t from, SwitchReason reason, std::uint64_t to,
+                   ThreadInfo to_info) noexcept;
+// `waker` (0 when no user thread: the idle loop, a timer, another kernel thread) made `woken`
+// runnable.
+void wake(std::uint64_t waker, std::uint64_t woken) noexcept;
+
+// Messages as flows: the sender records the start under an id the receiver also knows, the
+// receiver (or whoever matches the receive) records the end with the same id. `peer` is the
+// receiver's rank at the start, the sender's at the end.
+// The id of the `sequence`th message from process `from` to process `to`, which both compute.
+inline std::uint64_t remote_message_id(int from, int to, std::uint64_t sequence) noexcept {
+  return std::uint64_t{1} << 63 | static_cast<std::uint64_t>(from & 0xfff) << 51 |
+         static_cast<std::uint64_t>(to & 0xfff) << 39 | (sequence & ((std::uint64_t{1} << 39) - 1));
+}
+// This process's index among the job's processes (0 until the transport between processes sets
+// it), for remote_message_id.
+void set_process(int process) noexcept;
+int process() noexcept;
+void message_sent(std::uint64_t id, int peer) noexcept;
+void message_matched(std::uint64_t id, int peer) noexcept;
+// The id of a message queued at `message` (an address no other queued message has), in this
+// process.
+std::uint64_t local_message_id(const void* message) noexcept;
+// A send that met its posted receive: both ends at once (one clock read), under a new id.
+void message_delivered(int receiver, int sender) noexcept;
+
+// Names the calling kernel thread's track for what it records, when it is not a virtual
+// processor (an I/O manager's spare thread, a transport's progress thread): "io spare" ...
+void name_this_kernel_thread(const char* name) noexcept;
+
+}  // namespace weft::trace

@@ -1,0 +1,106 @@
+// A trace session and its files: what the scheduler starts and stops around a job, what weftrun
+// merges the processes' parts of a job with, and what weft-info trace-summary reads back.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "weft/config.h"
+#include "weft/trace.h"
+
+namespace weft::trace {
+
+// json: Chrome / Perfetto trace events; otf2: an OTF2 archive (FILE.otf2 is its anchor file);
+// raw: one process's events as recorded, which weftrun merges into one json or otf2 trace.
+enum class Format { json, otf2, raw };
+
+struct Settings {
+  std::string file;  // empty: no trace
+  Format format = Format::json;
+  std::uint32_t categories = 0;  // bit per Category
+  std::size_t buffer_bytes = 0;  // per kernel thread; past it the oldest events go, counted
+};
+// From trace.file, trace.format (auto: by the file name's suffix), trace.events, trace.buffer.
+// Throws weft::Error naming the key for a value that cannot be used.
+Settings settings_of(const Config& config);
+bool otf2_available() noexcept;
+
+// One recorded event; times are nanoseconds of the recording process's CLOCK_MONOTONIC once the
+// session has stopped.
+enum class EventKind : std::uint8_t { begin, end, instant, thread_switch, wake, sent, matched };
+struct Event {
+  std::uint64_t time = 0;
+  std::uint64_t a = 0;  // begin/end/instant: name (index into strings); switch: from; wake:
+                        // woken; sent/matched: message id
+  std::uint64_t b = 0;  // begin/instant: arg; switch: to; wake: waker
+  std::uint32_t c = 0;  // switch: the rank of `to`; sent/matched: peer rank
+  EventKind kind = EventKind::begin;
+  std::uint8_t category = 0;  // begin/end/instant: Category; switch: SwitchReason
+  std::uint16_t d = 0;        // switch: type | priority << 8 of `to`
+};
+
+struct Location {
+  std::string name;  // "VP 3" or the kernel thread's name
+  int vp = -1;       // -1: a kernel thread that is no virtual processor
+  int core = -1;
+  int numa = -1;
+  std::uint64_t dropped = 0;  // the oldest events, overwritten when the buffer was full
+  std::vector<Event> events;
+};
+
+struct ProcessTrace {
+  int process = 0;
+  int pid = 0;
+  std::string host;
+  std::string boot_id;  // equal boot ids: the processes share CLOCK_MONOTONIC
+  std::int64_t realtime_minus_monotonic = 0;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::vector<std::string> strings;
+  std::vector<Location> locations;
+};
+
+// The session of this process. start() is called before the virtual processors start, stop()
+// after they have ended; each virtual processor names its kernel thread's track when it starts.
+void start(const Settings& settings);
+void attach_virtual_processor(int vp, int core, int numa) noexcept;
+bool active() noexcept;
+// Ends recording and hands over what was recorded.
+ProcessTrace stop();
+// stop(), then writes the file of the settings start() had; a failure is reported on stderr.
+void stop_and_write() noexcept;
+
+// Writes the processes' traces as one file; their clocks are aligned (the same CLOCK_MONOTONIC
+// on one host, each process's realtime offset otherwise). Throws weft::Error.
+void write(const std::vector<ProcessTrace>& processes, const std::string& path, Format format);
+ProcessTrace read_raw(const std::string& path);
+
+// weft-info trace-summary: per-core utilization and the time each rank spent in MPI, read back
+// from a json or otf2 trace.
+struct CoreUse {
+  std::string process_name;
+  std::string track;
+  double busy_s = 0;
+  double utilization = 0;  // busy / the trace's length, in [0, 1]
+};
+struct RankTime {
+  int process = 0;
+  int rank = 0;
+  double run_s = 0;       // first start to last stop of the rank's thread
+  double running_s = 0;   // on a core
+  double mpi_s = 0;       // inside MPI calls, running or parked
+  double mpi_wait_s = 0;  // parked inside MPI calls
+};
+struct Summary {
+  double length_s = 0;
+  std::vector<CoreUse> cores;
+  std::vector<RankTime> ranks;
+};
+Summary summarize(const std::string& path);
+// The trace drawn as SVG: a row per track, user threads' slices and the spans inside them.
+void write_timeline_svg(const std::string& path, std::ostream& out);
+
+}  // namespace weft::trace

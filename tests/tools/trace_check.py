@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Validates what weftrun --trace and weft-info write (tests/tools/trace_checks.sh).
+
+  trace_check.py json FILE PROCESSES KIND...   the JSON parses; B/E slices nest on every track
+                                               and close; each pid 0..PROCESSES-1 has tracks; each
+                                               KIND (a category, or flow:NAME) occurs
+  trace_check.py summary FILE                  weft-info trace-summary's output: utilization in
+                                               [0, 1], each rank's MPI time within its run time
+  trace_check.py svg FILE THREADS              the SVG parses as XML with THREADS thread elements
+  trace_check.py timeline FILE                 the trace's SVG drawing parses and shows ranks and
+                                               MPI calls
+"""
+import json
+import re
+import sys
+import xml.etree.ElementTree as ElementTree
+
+
+def fail(message):
+    print("FAILED: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def check_json(path, processes, kinds):
+    with open(path) as f:
+        trace = json.load(f)
+    events = trace["traceEvents"]
+    stacks = {}
+    last_time = {}
+    seen = set()
+    pids = set()
+    flows = {}
+    for event in events:
+        ph = event["ph"]
+        if ph == "M":
+            continue
+        track = (event["pid"], event["tid"])
+        pids.add(event["pid"])
+        time = float(event["ts"])
+        if time < last_time.get(track, 0.0):
+            fail("track %s goes back in time at %s" % (track, time))
+        last_time[track] = time
+        stack = stacks.setdefault(track, [])
+        if ph == "B":
+            stack.append(event["name"])
+            seen.add(event["cat"])
+            if event["cat"] in ("thread", "mpi"):
+                seen.add(event["name"].split(" ")[0])
+        elif ph == "E":
+            if not stack:
+                fail("track %s ends a slice it never began at %s" % (track, time))
+            stack.pop()
+        elif ph in ("s", "f"):
+            flows.setdefault((event["name"], event["id"]), set()).add(ph)
+            seen.add("flow:" + event["name"])
+        elif ph == "i":
+            seen.add(event["cat"])
+    for track, stack in stacks.items():
+        if stack:
+            fail("track %s leaves %s open" % (track, stack))
+    for key, ends in flows.items():
+        if ends != {"s", "f"}:
+            fail("flow %s has only %s" % (key, ends))
+    if pids != set(range(processes)):
+        fail("pids %s; expected 0..%d" % (sorted(pids), processes - 1))
+    for kind in kinds:
+        if kind not in seen:
+            fail("no %s in %s (saw %s)" % (kind, path, sorted(seen)))
+    print("ok: %d events on %d tracks, %d flows" % (len(events), len(stacks), len(flows)))
+
+
+def check_summary(path):
+    text = open(path).read()
+    utilizations = [float(u) for u in re.findall(r"utilization (\S+)", text)]
+    if not utilizations:
+        fail("no per-core utilization in\n" + text)
+    for u in utilizations:
+        if not 0.0 <= u <= 1.0:
+            fail("utilization %s outside [0, 1]" % u)
+    if max(utilizations) <= 0.0:
+        fail("every core idle:\n" + text)
+    rows = re.findall(r"^\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$", text, re.M)
+    if not rows:
+        fail("no rank rows in\n" + text)
+    for process, rank, run, running, mpi, waiting in rows:
+        run, running, mpi, waiting = map(float, (run, running, mpi, waiting))
+        slack = 1e-6
+        if not (0 <= waiting <= mpi + slack and mpi <= run + slack and running <= run + slack):
+            fail("rank %s of process %s: run %s, on a core %s, in MPI %s, waiting %s" %
+                 (rank, process, run, running, mpi, waiting))
+    print("ok: %d cores, %d ranks" % (len(utilizations), len(rows)))
+
+
+def check_svg(path, threads):
+    root = ElementTree.parse(path).getroot()
+    ns = "{http://www.w3.org/2000/svg}"
+    found = [g for g in root.iter(ns + "g") if g.get("class") == "thread"]
+    if len(found) != threads:
+        fail("%d thread elements in %s; expected %d" % (len(found), path, threads))
+    cores = {g.get("data-core") for g in root.iter(ns + "g") if g.get("class") == "core"}
+    for g in found:
+        if g.get("data-core") not in cores:
+            fail("a thread on core %s, which is not drawn" % g.get("data-core"))
+    print("ok: %d threads on %d cores" % (len(found), len(cores)))
+
+
+def check_timeline(path):
+    root = ElementTree.parse(path).getroot()
+    bars = [r for r in root.iter("{http://www.w3.org/2000/svg}rect") if r.find(
+        "{http://www.w3.org/2000/svg}title") is not None]
+    names = {r.find("{http://www.w3.org/2000/svg}title").text for r in bars}
+    if not any(n.startswith("rank ") for n in names) or not any(n.startswith("MPI_") for n in names):
+        fail("the timeline %s lacks ranks or MPI calls (%s)" % (path, sorted(names)[:10]))
+    print("ok: %d bars" % len(bars))
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == "json":
+        check_json(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
+    elif mode == "summary":
+        check_summary(sys.argv[2])
+    elif mode == "timeline":
+        check_timeline(sys.argv[2])
+    elif mode == "svg":
+        check_svg(sys.argv[2], int(sys.argv[3]))
+    else:
+        fail("unknown mode " + mode)
+
+
+main()

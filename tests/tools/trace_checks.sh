@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Checks of weftrun --trace, weft-info trace-summary and weft-info placement --svg, one per ctest
+# (tests/tools/CMakeLists.txt):
+#
+#   trace_checks.sh <check> <bin dir> <work dir>
+#
+# The job is examples/hybrid.c (bin/hybrid): MPI ranks with OpenMP teams whose threads send to the
+# next rank, and a Reduce. Nothing is timed: the files must parse, nest and hold what was run.
+set -uo pipefail
+
+check=$1
+bin=$2
+work=$3/$1
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" || exit 1
+export OMP_NUM_THREADS=2
+
+fail() {
+  echo "FAILED $check: $*" >&2
+  for file in out err; do
+    [[ -s $work/$file ]] && { echo "--- std$file:"; cat "$work/$file"; } >&2
+  done
+  exit 1
+}
+
+expect_run() { # <status> <command...>
+  local want=$1
+  shift
+  "$@" > out 2> err
+  local got=$?
+  ((got == want)) || fail "'$*' exited with $got; expected $want"
+}
+
+validate() { # <python mode and arguments...>
+  python3 "$here/trace_check.py" "$@" > check.out 2>&1 || { cat check.out >&2; fail "$*"; }
+}
+
+summary() { # <trace file>
+  expect_run 0 "$bin/weft-info" trace-summary "$1" --svg timeline.svg
+  cp out summary.txt
+  validate summary summary.txt
+  validate timeline timeline.svg
+}
+
+needs_otf2() {
+  command -v otf2-print > /dev/null || { echo "SKIPPED: otf2-print missing (otf2-tools)"; exit 0; }
+  if "$bin/weftrun" --trace probe.otf2 -n 1 /bin/true 2>&1 | grep -q "without OTF2"; then
+    echo "SKIPPED: this weft was built without OTF2 (libotf2-trace-dev)"
+    exit 0
+  fi
+}
+
+# otf2-print must read the archive and list what was recorded on every location.
+otf2_validate() { # <archive> <locations at least>
+  otf2-print "$1" > print.txt 2> print.err || { cat print.err >&2; fail "otf2-print $1 failed"; }
+  grep -q "^ENTER" print.txt || fail "otf2-print lists no ENTER"
+  grep -q "^LEAVE" print.txt || fail "otf2-print lists no LEAVE"
+  local enters leaves
+  enters=$(grep -c "^ENTER" print.txt)
+  leaves=$(grep -c "^LEAVE" print.txt)
+  ((enters == leaves)) || fail "$enters ENTER but $leaves LEAVE"
+  grep -q '"rank 0"' print.txt || fail "no region of rank 0"
+  grep -q '"MPI_Reduce"' print.txt || fail "no MPI_Reduce region"
+  grep -q '"parallel region"' print.txt || fail "no OpenMP parallel region"
+  otf2-print -G "$1" > defs.txt 2>&1 || fail "otf2-print -G $1 failed"
+  local locations
+  locations=$(grep -c "^LOCATION " defs.txt)
+  ((locations >= $2)) || fail "$locations locations; expected at least $2"
+}
+
+case $check in
+  json)
+    expect_run 0 "$bin/weftrun" -n 4 -c 2 --set scheduler.vps=2 --trace t.json "$bin/hybrid"
+    grep -q "expected 500000500000" out || fail "the job's result is wrong"
+    validate json t.json 1 thread mpi omp rank MPI_Reduce MPI_Sendrecv flow:message flow:wake
+    summary t.json
+    ;;
+  json_p2)
+    expect_run 0 "$bin/weftrun" -n 4 -p 2 --trace t.json "$bin/hybrid"
+    [[ ! -e t.json.parts ]] || fail "the parts' folder is left behind"
+    validate json t.json 2 thread mpi omp rank MPI_Reduce flow:message
+    summary t.json
+    ;;
+  events)
+    # trace.events=mpi: MPI calls only, no thread slices, OpenMP regions or flows.
+    expect_run 0 "$bin/weftrun" -n 2 --set trace.events=mpi --trace t.json "$bin/hybrid"
+    validate json t.json 1 mpi
+    if grep -q '"cat":"omp"\|"cat":"thread"\|"ph":"s"' t.json; then
+      fail "trace.events=mpi recorded more than MPI calls"
+    fi
+    ;;
+  otf2)
+    needs_otf2
+    expect_run 0 "$bin/weftrun" -n 4 -c 2 --set scheduler.vps=2 --trace t.otf2 "$bin/hybrid"
+    otf2_validate t.otf2 2
+    summary t.otf2
+    ;;
+  otf2_p2)
+    needs_otf2
+    expect_run 0 "$bin/weftrun" -n 4 -p 2 --trace t.otf2 "$bin/hybrid"
+    otf2_validate t.otf2 2
+    grep -q "process 1" defs.txt || fail "no location group of process 1"
+    summary t.otf2
+    ;;
+  bad_file)
+    expect_run 2 "$bin/weftrun" -n 2 --trace t.txt "$bin/hybrid"
+    grep -q "trace.file 't.txt' names no format" err || fail "no message naming the trace file"
+    expect_run 2 "$bin/weftrun" -n 2 --set trace.events=mpi,nothing --trace t.json "$bin/hybrid"
+    grep -q "trace.events" err || fail "no message naming trace.events"
+    expect_run 2 "$bin/weft-info" trace-summary missing.json
+    grep -q "missing.json" err || fail "no message naming the missing trace"
+    ;;
+  svg)
+    # 4 ranks of 2 cores (a worker each) with a progress thread each, on two NUMA nodes of two
+    # packages: 4 + 4 + 4 thread elements.
+    expect_run 0 "$bin/weft-info" placement --tasks 4 --cores-per-task 2 --progress numa \
+      --topology "synthetic:pack:2 [numa] core:8 pu:1" --svg p.svg
+    validate svg p.svg 12
+    grep -q 'class="package"' p.svg || fail "no package drawn"
+    expect_run 0 "$bin/weft-info" placement --tasks 3 --progress none \
+      --topology "synthetic:pack:1 [numa] core:4 pu:1" --svg q.svg
+    validate svg q.svg 3
+    ;;
+  *)
+    fail "unknown check"
+    ;;
+esac
+echo "PASSED $check"
