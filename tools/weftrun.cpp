@@ -7,12 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,8 +25,12 @@
 #include "weft/error.h"
 #include "weft/placement.h"
 #include "weft/topology.h"
+#include "weftrun_options.h"
 
 namespace {
+
+using weft::tools::UsageError;
+using Options = weft::tools::WeftrunOptions;
 
 constexpr std::string_view kUsage = R"(usage: weftrun [options] program [arguments...]
 
@@ -73,94 +75,6 @@ the others are stopped (SIGTERM, then SIGKILL after 0.5 s), the failed process a
 named on stderr, and its status is the job's. SIGQUIT sent to weftrun makes every process of the
 job print every user thread's stack on stderr; the job goes on.
 )";
-
-// Input the user can fix: reported with a hint at --help and exit status 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-struct Options {
-  weft::tools::LaunchSettings launch;
-  int processes = 1;
-  std::chrono::milliseconds stopped_limit = weft::tools::kStoppedLimit;
-  std::vector<std::string> command;  // program and its arguments
-  bool help = false;
-};
-
-std::string positive_integer(std::string_view option, std::string_view text) {
-  int value = 0;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || value < 1) {
-    throw UsageError(std::string(option) + " '" + std::string(text) +
-                     "' is not valid; expected an integer of at least 1");
-  }
-  return std::string(text);
-}
-
-Options parse(const std::vector<std::string_view>& arguments) {
-  Options options;
-  std::size_t i = 0;
-  for (; i < arguments.size(); ++i) {
-    const std::string_view argument = arguments[i];
-    if (argument == "--") {
-      ++i;
-      break;
-    }
-    if (!argument.starts_with("-") || argument == "-") break;
-    std::string_view name = argument;
-    std::optional<std::string_view> inline_value;
-    if (std::size_t equals = argument.find('='); equals != std::string_view::npos) {
-      name = argument.substr(0, equals);
-      inline_value = argument.substr(equals + 1);
-    }
-    auto value = [&]() -> std::string_view {
-      if (inline_value) return *inline_value;
-      if (i + 1 >= arguments.size()) {
-        throw UsageError("option " + std::string(name) + " needs a value");
-      }
-      return arguments[++i];
-    };
-    auto& settings = options.launch.settings;
-    if (name == "-h" || name == "--help") {
-      options.help = true;
-    } else if (name == "-n" || name == "-np") {
-      settings.emplace_back("mpi.ranks", positive_integer(name, value()));
-    } else if (name == "-p" || name == "--processes") {
-      options.processes = std::stoi(positive_integer(name, value()));
-    } else if (name == "-c") {
-      settings.emplace_back("placement.cores_per_task", positive_integer(name, value()));
-    } else if (name == "--placement") {
-      settings.emplace_back("placement.tasks", std::string(value()));
-    } else if (name == "--progress") {
-      settings.emplace_back("placement.progress", std::string(value()));
-    } else if (name == "--trace") {
-      settings.emplace_back("trace.file", std::string(value()));
-    } else if (name == "--stopped-limit") {
-      const std::string_view text = value();
-      int seconds = -1;
-      auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-      if (error != std::errc() || end != text.data() + text.size() || seconds < 0) {
-        throw UsageError("--stopped-limit '" + std::string(text) +
-                         "' is not valid; expected a number of seconds, 0 for no limit");
-      }
-      options.stopped_limit = std::chrono::seconds(seconds);
-    } else if (name == "--config") {
-      options.launch.config_file = std::string(value());
-    } else if (name == "--set") {
-      settings.push_back(weft::Config::parse_setting(value()));
-    } else if ((name == "--oversubscribe" || name == "-oversubscribe" ||
-                name == "--allow-run-as-root") &&
-               !inline_value) {
-      // Scripts written for Open MPI's mpirun pass these; neither changes a weft job.
-    } else {
-      throw UsageError("unknown option '" + std::string(argument) + "'");
-    }
-  }
-  options.command.assign(arguments.begin() + static_cast<std::ptrdiff_t>(i), arguments.end());
-  if (options.command.empty() && !options.help) throw UsageError("no program given");
-  return options;
-}
 
 // Where execvp would find `name`.
 std::string resolve_program(const std::string& name) {
@@ -320,7 +234,8 @@ int run_processes(const Options& options, const weft::Config& config, const std:
 
 int main(int argc, char** argv) {
   try {
-    const Options options = parse(std::vector<std::string_view>(argv + 1, argv + argc));
+    const Options options =
+        weft::tools::parse_weftrun_options(std::vector<std::string_view>(argv + 1, argv + argc));
     if (options.help) {
       std::cout << kUsage << "\nconfiguration keys:\n" << weft::Config::documentation();
       return 0;

@@ -120,7 +120,9 @@ MPI_Datatype build(const std::vector<Piece>& pieces, Padding padding, Contents c
     const Layout& old = *piece.type->layout;
     if (piece.count == 0) continue;
     period_size += piece.count * old.size;
-    layout->alignment = std::max(layout->alignment, old.alignment);
+    // The padding rounds to the alignment of the C types in the type map (MPI-4.1 5.1.6's
+    // epsilon): a piece without data adds none, even if its type was built from aligned ones.
+    if (old.size > 0) layout->alignment = std::max(layout->alignment, old.alignment);
     layout->explicit_bounds = layout->explicit_bounds || old.explicit_bounds;
     // A type without data and without explicit bounds has an empty type map: no bounds either.
     if (old.size > 0 || old.explicit_bounds) {
@@ -149,6 +151,8 @@ MPI_Datatype build(const std::vector<Piece>& pieces, Padding padding, Contents c
   if (repetition.count == 0) {
     parts->blocks.clear();
     period_size = 0;
+    // No copy of the old type, so none of the bounds it set either: the new type is empty.
+    layout->explicit_bounds = false;
   } else if (repetition.count > 1) {
     if (!bounds.empty()) bounds.cover(bounds.low, bounds.high, repetition.count, repetition.stride);
     if (!data.empty()) data.cover(data.low, data.high, repetition.count, repetition.stride);

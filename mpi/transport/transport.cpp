@@ -20,6 +20,7 @@
 #include "init/world.h"
 #include "request/completion.h"
 #include "transport/nic_affinity.h"
+#include "transport/wire_header.h"
 #include "weft/detail/spin_lock.h"
 #include "weft/error.h"
 #include "weft/io.h"
@@ -41,19 +42,6 @@ constexpr std::string_view kAddressKey = "weft.ucx.address";
 // tests polls far more often; one that computes longer than this between MPI calls hands the
 // worker back to blocking detection.
 constexpr std::int64_t kRanksPollNs = 1'000'000;
-
-// What travels before the data of every message.
-struct WireHeader {
-  // Counts the messages from one process to another, so that the receiver handles them in
-  // sending order whatever order UCX's lanes deliver them in (MPI's non-overtaking rule).
-  std::uint64_t sequence;
-  std::uint64_t bytes;  // typed data of the message (a synchronous send carries one more)
-  std::uint32_t context;
-  std::int32_t source;  // comm rank of the sender
-  std::int32_t tag;
-  std::int32_t dest;     // world rank of the receiver
-  std::int32_t process;  // the sending process
-};
 
 struct CancelHeader {
   std::uint64_t key;     // the message's remote_message_key
@@ -386,18 +374,11 @@ ucs_status_t Transport::Impl::on_message(void* arg, const void* header_bytes,
                                          std::size_t header_length, void* data, std::size_t length,
                                          const ucp_am_recv_param_t* param) {
   auto& impl = *static_cast<Impl*>(arg);
-  if (header_length != sizeof(WireHeader)) {
-    end_job("weft: a message between processes came with a header of " +
-            std::to_string(header_length) + " bytes, expected " +
-            std::to_string(sizeof(WireHeader)));
-  }
-  WireHeader header;
-  std::memcpy(&header, header_bytes, sizeof header);
   const bool rendezvous = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
-  if (header.process < 0 || header.process >= impl.world.layout().processes()) {
-    end_job("weft: a message between processes names sending process " +
-            std::to_string(header.process) + ", which is not in the job");
-  }
+  auto decoded = decode_wire_header({header_bytes, header_length, length, rendezvous},
+                                    impl.world.layout().processes());
+  if (const std::string* refused = std::get_if<std::string>(&decoded)) end_job("weft: " + *refused);
+  const WireHeader& header = std::get<WireHeader>(decoded);
   const auto from = static_cast<std::size_t>(header.process);
   if (header.sequence != impl.expected_sequence[from]) {
     Held held{header, {}, nullptr, length};

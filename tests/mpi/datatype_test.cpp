@@ -290,6 +290,36 @@ TEST(Constructors, StructPadsTheExtentToTheAlignment) {
   }
 }
 
+// Found by datatype_fuzz (corpus/datatype_fuzz/regress_empty_member_alignment): an empty type
+// built from ints padded a struct that holds it to the alignment of int, though no int is in the
+// struct's type map.
+TEST(Constructors, StructPadsToTheAlignmentOfItsTypeMapOnly) {
+  MPI_Datatype empty = MPI_DATATYPE_NULL, t = MPI_DATATYPE_NULL;
+  ASSERT_EQ(PMPI_Type_contiguous(0, MPI_DOUBLE, &empty), MPI_SUCCESS);
+  const int lengths[] = {1, 3};
+  const MPI_Aint displacements[] = {0, 0};
+  const MPI_Datatype types[] = {MPI_SHORT, empty};
+  ASSERT_EQ(PMPI_Type_create_struct(2, lengths, displacements, types, &t), MPI_SUCCESS);
+  expect_bounds(t, {2, 0, 2, 0, 2});
+  PMPI_Type_free(&t);
+  PMPI_Type_free(&empty);
+}
+
+// Found by datatype_fuzz (corpus/datatype_fuzz/regress_empty_vector_of_resized): a vector of no
+// elements of a resized type kept the resized type's explicit bounds, so that repeating it
+// spread its zero-width bounds over the repetitions.
+TEST(Constructors, NoElementsOfAResizedTypeHaveNoBounds) {
+  MPI_Datatype resized = MPI_DATATYPE_NULL, empty = MPI_DATATYPE_NULL, t = MPI_DATATYPE_NULL;
+  ASSERT_EQ(PMPI_Type_create_resized(MPI_INT, -8, 32, &resized), MPI_SUCCESS);
+  ASSERT_EQ(PMPI_Type_create_hvector(0, 1, 4, resized, &empty), MPI_SUCCESS);
+  expect_bounds(empty, {0, 0, 0, 0, 0});
+  ASSERT_EQ(PMPI_Type_create_hvector(4, 1, 2, empty, &t), MPI_SUCCESS);
+  expect_bounds(t, {0, 0, 0, 0, 0});
+  PMPI_Type_free(&t);
+  PMPI_Type_free(&empty);
+  PMPI_Type_free(&resized);
+}
+
 TEST(Constructors, ResizedBoundsAreKeptByStruct) {
   MPI_Datatype resized = MPI_DATATYPE_NULL;
   ASSERT_EQ(PMPI_Type_create_resized(MPI_INT, -4, 12, &resized), MPI_SUCCESS);
