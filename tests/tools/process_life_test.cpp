@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -113,17 +114,22 @@ struct ForkCase {
   const char* end;
 };
 
-class Fork : public ::testing::TestWithParam<ForkCase> {};
+// For gtest's listing of the parameter: "rank, return".
+void PrintTo(const ForkCase& c, std::ostream* out) {
+  *out << c.where << ", " << c.end;
+}
+
+class ProcessLifeFork : public ::testing::TestWithParam<ForkCase> {};
 
 // Every rank forks from the given thread; the child computes, sleeps, runs a parallel region and
 // ends the given way; the parent's waitpid returns its status. In one process and over two.
-TEST_P(Fork, TheChildIsAPlainProcess) {
+TEST_P(ProcessLifeFork, TheChildIsAPlainProcess) {
   const ForkCase c = GetParam();
   expect_no_errors(run(under_weftrun(2, 1, {"fork", c.where, c.end})));
   expect_no_errors(run(under_weftrun(2, 2, {"fork", c.where, c.end})));
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryThreadEveryEnd, Fork,
+INSTANTIATE_TEST_SUITE_P(EveryThreadEveryEnd, ProcessLifeFork,
                          ::testing::Values(ForkCase{"rank", "return"}, ForkCase{"rank", "exit"},
                                            ForkCase{"rank", "_exit"}, ForkCase{"rank", "exec"},
                                            ForkCase{"worker", "exit"}, ForkCase{"worker", "_exit"},
@@ -137,14 +143,14 @@ INSTANTIATE_TEST_SUITE_P(EveryThreadEveryEnd, Fork,
                          });
 
 // Without weftrun the program is a job of one rank: the same child.
-TEST(ForkPlain, ChildReturnsFromMain) {
+TEST(ProcessLifeForkPlain, ChildReturnsFromMain) {
   expect_no_errors(run({PROCESS_LIFE, "fork", "rank", "return"}));
   expect_no_errors(run({PROCESS_LIFE, "fork", "worker", "exit"}));
 }
 
 // ---- system, popen, posix_spawn ----
 
-TEST(Spawn, SystemPopenAndPosixSpawnFromARankAndAWorker) {
+TEST(ProcessLifeSpawn, SystemPopenAndPosixSpawnFromARankAndAWorker) {
   for (const char* where : {"rank", "worker"}) {
     expect_no_errors(run(under_weftrun(2, 1, {"spawn", where})));
     expect_no_errors(run(under_weftrun(2, 2, {"spawn", where})));
@@ -154,7 +160,7 @@ TEST(Spawn, SystemPopenAndPosixSpawnFromARankAndAWorker) {
 // Two ranks on one core: rank 0's children wait until rank 1 has seen them start, which it can
 // only do while rank 0 waits for them if that wait leaves the core to rank 1. A wait that froze
 // the core would never end: the job is killed at the deadline and the test fails.
-TEST(Spawn, AChildsWaitLeavesTheCoreToTheOtherRanks) {
+TEST(ProcessLifeSpawn, AChildsWaitLeavesTheCoreToTheOtherRanks) {
   char directory[] = "/tmp/weft-process-life-XXXXXX";
   ASSERT_NE(::mkdtemp(directory), nullptr);
   expect_no_errors(run(under_weftrun(2, 1, {"core", directory}, {"--set", "scheduler.vps=1"}), {},
@@ -182,7 +188,7 @@ void expect_one_end(const Outcome& outcome, int round) {
   }
 }
 
-TEST(Exit, SeveralThreadsAtOnceFlushOnceAndEndTheJobWithTheFirstStatus) {
+TEST(ProcessLifeExit, SeveralThreadsAtOnceFlushOnceAndEndTheJobWithTheFirstStatus) {
   for (int round = 0; round < 12; ++round) {
     expect_one_end(run(under_weftrun(2, round % 2 + 1, {"exit", "6"})), round);
   }
@@ -195,7 +201,7 @@ TEST(Exit, SeveralThreadsAtOnceFlushOnceAndEndTheJobWithTheFirstStatus) {
 
 // A site's WEFT_ROOT and a user's WEFT_HOME do not stop a job: one warning per process (weftrun,
 // then each process of the program), naming them. A misspelled --set key is still refused.
-TEST(Environment, UnknownWeftVariablesWarnOncePerProcess) {
+TEST(ProcessLifeEnvironment, UnknownWeftVariablesWarnOncePerProcess) {
   const std::vector<std::string> site = {"WEFT_ROOT=/opt/weft", "WEFT_HOME=/home/someone"};
   const std::string warning = "weft: warning: ignoring environment variables WEFT_ROOT, WEFT_HOME";
   for (int processes : {1, 2}) {
