@@ -127,7 +127,10 @@ int main(int argc, char** argv) try {
               "virtual processors used");
   for (const auto& [type, s] : seen) {
     std::string used;
-    for (int vp : s.vps) used += (used.empty() ? "" : ",") + std::to_string(vp);
+    for (int vp : s.vps) {
+      if (!used.empty()) used += ',';  // not "," + to_string: GCC 12 -O3's false -Wrestrict
+      used += std::to_string(vp);
+    }
     std::printf("%-11s %8d %10ld %11ld  %s\n", std::string(weft::to_string(type)).c_str(),
                 s.threads, s.switches, s.migrations, used.c_str());
   }

@@ -73,6 +73,8 @@ std::atomic<int (*)(int, int, off_t)> lockf_fn{nullptr};
 std::atomic<pid_t (*)(pid_t, int*, int, rusage*)> wait4_fn{nullptr};
 std::atomic<pid_t (*)(pid_t, int*, int)> waitpid_fn{nullptr};
 std::atomic<int (*)(idtype_t, id_t, siginfo_t*, int)> waitid_fn{nullptr};
+std::atomic<int (*)(const char*)> system_fn{nullptr};
+std::atomic<int (*)(FILE*)> pclose_fn{nullptr};
 std::atomic<int (*)(pthread_t, void**)> pthread_join_fn{nullptr};
 
 }  // namespace
@@ -187,6 +189,12 @@ int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
 }
 int pthread_join(pthread_t thread, void** value) {
   return real(pthread_join_fn, "pthread_join")(thread, value);
+}
+int system(const char* command) {
+  return real(system_fn, "system")(command);
+}
+int pclose(FILE* stream) {
+  return real(pclose_fn, "pclose")(stream);
 }
 
 }  // namespace weft::io::libc

@@ -5,10 +5,13 @@
 #include "pool.h"
 #include "team.h"
 #include "weft/trace.h"
+#include "weft/scheduler.h"
 
 namespace weft::omp {
 
 int team_size(ThreadState& self, unsigned requested) {
+  // No scheduler runs workers in a child of fork (a plain process): its teams are one thread.
+  if (Scheduler::current() == nullptr) return 1;
   const Icvs& icv = self.icv();
   const Team& team = self.team();
   if (team.active_level >= icv.max_active_levels) return 1;

@@ -36,8 +36,11 @@ std::vector<Place> listed_places(const Scheduler& scheduler, const std::vector<i
   if (places.empty()) {
     std::string mine;
     for (int vp : vps) {
+      // Appended piece by piece, as in affinity_format.cpp: GCC 12 at -O3 reports a false
+      // -Wrestrict on (",") + std::to_string(...).
       for (int processor : processors_of(scheduler, vp)) {
-        mine += (mine.empty() ? "" : ",") + std::to_string(processor);
+        if (!mine.empty()) mine += ',';
+        mine += std::to_string(processor);
       }
     }
     fatal("OMP_PLACES=\"" + spec.text + "\": no place holds a processor of this rank's cores (" +

@@ -4,10 +4,12 @@
 
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "bootstrap_connect.h"
@@ -124,6 +126,11 @@ class LauncherBootstrap final : public Bootstrap {
       if (frame) {
         if (frame->kind == FrameKind::failure) {
           PayloadReader reader(frame->payload, "failure frame");
+          // Most likely another process has ended, perhaps the job on purpose (exit(7) from a
+          // thread, MPI_Abort): weftrun gives the job the status of the first process it finds
+          // ended, so this consequence waits a moment before it ends its own, as a failed send
+          // does (mpi/pt2pt/p2p.cpp; Exit.* of process_life_test with -p 2 ended with 2, not 7).
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
           throw Error(where() + ": weftrun refused " + std::string(step) + ": " + reader.text());
         }
         return std::move(*frame);

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -106,6 +107,33 @@ bool is_tool_variable(std::string_view name) {
     if (name == tool) return true;
   }
   return name.starts_with("WEFT_INTERNAL_");
+}
+
+// The environment is the site's and the user's as much as weft's: a module's WEFT_ROOT or a
+// user's WEFT_HOME must not stop a job. Said once per process (the environment does not change
+// between the loads of one process), naming each variable, with the near miss of a misspelled
+// key, and the known variables.
+void warn_unknown_variables(const std::vector<std::string>& unknown) {
+  static std::atomic<bool> warned{false};
+  if (warned.exchange(true, std::memory_order_relaxed)) return;  // orders nothing else
+  std::vector<std::string> variables;
+  for (const std::string& known : key_names()) variables.push_back(environment_variable(known));
+  std::string text = "weft: warning: ignoring environment variable";
+  text += unknown.size() > 1 ? "s " : " ";
+  for (const std::string& name : unknown) {
+    if (&name != &unknown.front()) text += ", ";
+    text += name;
+    const std::string hint = suggestion(name, variables);
+    if (hint.starts_with("; did you mean")) text += " (" + hint.substr(2) + ")";
+  }
+  text += unknown.size() > 1 ? ": not configuration variables" : ": not a configuration variable";
+  text += "; known: ";
+  for (const std::string& known : variables) {
+    if (&known != &variables.front()) text += ", ";
+    text += known;
+  }
+  text += "; weft's tools also read WEFT_CONFIG, WEFT_CC, WEFT_CXX and WEFT_BUILD_DIR\n";
+  std::fputs(text.c_str(), stderr);
 }
 
 std::optional<std::string> variable_value(const std::vector<std::string>& environment,
@@ -300,6 +328,7 @@ void Config::load_toml(std::string_view text, std::string_view origin) {
 }
 
 void Config::load_environment(const std::vector<std::string>& environment) {
+  std::vector<std::string> unknown;
   for (const std::string& assignment : environment) {
     std::size_t equals = assignment.find('=');
     if (equals == std::string::npos) continue;
@@ -307,14 +336,13 @@ void Config::load_environment(const std::vector<std::string>& environment) {
     if (!name.starts_with("WEFT_") || is_tool_variable(name)) continue;
     const ConfigKey* key = key_of_variable(name);
     if (key == nullptr) {
-      std::vector<std::string> variables;
-      for (const std::string& known : key_names()) variables.push_back(environment_variable(known));
-      throw Error("unknown configuration variable " + std::string(name) + " (environment)" +
-                  suggestion(name, variables));
+      unknown.emplace_back(name);
+      continue;
     }
     set(key->name, std::string_view(assignment).substr(equals + 1), ConfigSource::environment,
         name);
   }
+  if (!unknown.empty()) warn_unknown_variables(unknown);
 }
 
 std::int64_t Config::get_int(std::string_view key) const {

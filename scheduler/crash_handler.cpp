@@ -15,6 +15,7 @@
 #include "scheduler_impl.h"
 #include "virtual_processor.h"
 #include "weft/thread_dump.h"
+#include "weft/process_end.h"
 
 namespace weft::detail {
 
@@ -179,6 +180,12 @@ const char* signal_name(int signal) {
 }
 
 void on_fatal_signal(int signal, siginfo_t* info, void* context) {
+  // Another thread is ending the process: its exit handlers destroy state (a rank copy's, the
+  // library's) that this thread may still have been using. The crash is a consequence of the
+  // end, not its cause: wait for the process to be gone, with the ending thread's status.
+  if (process_end_claimed_by_another()) {
+    for (;;) ::pause();
+  }
   VirtualProcessor* vp = current_vp();
   const Fiber* fiber = vp != nullptr ? vp->current() : nullptr;
   if (fiber == nullptr) {

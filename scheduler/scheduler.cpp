@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +22,20 @@ namespace {
 
 std::atomic<Scheduler*> running{nullptr};
 std::atomic<Scheduler::Impl*> running_impl{nullptr};
+
+// A child of fork has one kernel thread, the one that called fork: the other virtual processors'
+// threads, the spare threads and the progress threads are not in it. It is a plain process: no
+// scheduler runs, and its thread, even when it was a user thread's, is no user thread of one, so
+// that weft's calls (blocking calls, OpenMP, exit) act as for any thread outside the scheduler
+// instead of waiting for a core that will never run anything.
+void leave_scheduler_in_child() noexcept {
+  detail::set_current_vp(nullptr);
+  running_impl.store(nullptr, std::memory_order_relaxed);  // one thread: nothing to order
+  running.store(nullptr, std::memory_order_relaxed);
+}
+
+[[maybe_unused]] const int fork_handler_registered =
+    ::pthread_atfork(nullptr, nullptr, leave_scheduler_in_child);
 
 struct ServiceRegistry {
   std::mutex mutex;

@@ -60,7 +60,9 @@ class Config {
   void load_toml(std::string_view text, std::string_view origin);
   // Reads the WEFT_* entries of `environment`. Variables that belong to weft's tools rather than
   // to the configuration (WEFT_CONFIG, WEFT_CC, WEFT_CXX, WEFT_BUILD_DIR, and names starting with
-  // WEFT_INTERNAL_) are skipped; any other unknown WEFT_ variable is refused.
+  // WEFT_INTERNAL_) are skipped. Any other unknown WEFT_ variable is ignored, with one warning per
+  // process on stderr that names it and lists the known variables: the environment also holds
+  // the site's and the user's (WEFT_ROOT, WEFT_HOME). Unknown keys of a file or --set are refused.
   void load_environment(const std::vector<std::string>& environment);
 
   std::int64_t get_int(std::string_view key) const;

@@ -252,10 +252,18 @@ void convert(const Signature& signature, std::size_t count, const unsigned char*
 
 int check_datarep(std::string_view function, const char* datarep) {
   if (datarep != nullptr && std::string_view(datarep) == "external32") return MPI_SUCCESS;
-  return checks::fail(function, MPI_ERR_ARG,
-                      std::string("datarep = ") +
-                          (datarep == nullptr ? "NULL" : "\"" + std::string(datarep) + "\"") +
-                          ", expected \"external32\"");
+  // Appended piece by piece: "\"" + std::string(...) makes GCC 12 at -O3 report a false
+  // -Wrestrict on the inlined insert.
+  std::string text = "datarep = ";
+  if (datarep == nullptr) {
+    text += "NULL";
+  } else {
+    text += '"';
+    text += datarep;
+    text += '"';
+  }
+  text += ", expected \"external32\"";
+  return checks::fail(function, MPI_ERR_ARG, text);
 }
 
 // What Pack_external and Unpack_external share: the typed side and the packed side's position.

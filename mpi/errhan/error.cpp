@@ -10,9 +10,9 @@
 #include "datatype/datatype.h"
 #include "errhan/errhandler.h"
 #include "errhan/error_text.h"
-#include "init/world.h"
 #include "init/fatal.h"
 #include "init/world.h"
+#include "weft/process_end.h"
 
 namespace weft::mpi {
 
@@ -156,6 +156,8 @@ std::string_view error_class_description(int error_class) {
 }
 
 void end_job(std::string_view message, int status) noexcept {
+  // One thread ends the process: another one's exit() may be flushing the streams already.
+  weft::claim_process_end();
   std::fflush(nullptr);
   std::string line = "weft: ";
   line.append(message);

@@ -3,8 +3,6 @@
 // rank image's exit() calls weft_rank_exit, which jumps back to run_rank_main as a process's
 // exit leaves its main, without unwinding (C frames have nothing to unwind, and main's C++
 // frames may be noexcept, through which an exception would terminate).
-#include <dlfcn.h>
-#include <gnu/lib-names.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -18,6 +16,7 @@
 #include "init/fatal.h"
 #include "init/world.h"
 #include "weft/mpi_job.h"
+#include "weft/process_end.h"
 #include "weft/this_thread.h"
 
 namespace weft::mpi {
@@ -53,17 +52,6 @@ class ExitPoints {
   std::unordered_map<std::uint64_t, ExitPoint*> points_;
 };
 
-// The C library's exit, looked up in the C library itself: the program loader defines an exit in
-// front of it (tools/loader/process_exit.c), which comes back here.
-[[noreturn]] void libc_exit(int status) {
-  using Exit = void (*)(int);
-  void* const library = ::dlopen(LIBC_SO, RTLD_NOW | RTLD_NOLOAD);
-  const auto real = reinterpret_cast<Exit>(library != nullptr ? ::dlsym(library, "exit") : nullptr);
-  if (real != nullptr) real(status);
-  // No C library to ask (it cannot be: this runs in it): end without the exit handlers.
-  ::_exit(status);
-}
-
 ExitPoints& exit_points() {
   static ExitPoints points;
   return points;
@@ -92,6 +80,8 @@ RankEnd run_rank_main(RankMain main, int argc, char** argv, char** envp) {
   point->process = ::getpid();
   const ExitPointRegistration registration(this_thread::id(), point.get());
   if (setjmp(point->jump) == 0) point->end.status = main(argc, argv, envp);
+  // A child of fork that returns from main ends as a process does: the rank is its parent's.
+  if (::getpid() != point->process) weft::end_process(point->end.status);
   return point->end;
 }
 
@@ -126,7 +116,7 @@ extern "C" [[noreturn]] void weft_rank_exit(int status, int run_handlers) {
     point = weft::mpi::exit_points().find(weft::this_thread::id());
   }
   if (point == nullptr || point->process != ::getpid()) {
-    if (run_handlers != 0) weft::mpi::libc_exit(status);
+    if (run_handlers != 0) weft::end_process(status);
     ::_exit(status);
   }
   point->end.status = status;

@@ -302,9 +302,26 @@ TEST(ConfigTest, UnknownKeyInFileNamesFileAndLine) {
                             "did you mean 'scheduler.vps'?"});
 }
 
-TEST(ConfigTest, UnknownEnvironmentVariableIsRefused) {
-  std::string message = error_of([] { Config::load({}, {"WEFT_SCHEDULER_VP=2"}); });
-  expect_contains(message, {"WEFT_SCHEDULER_VP ", "environment", "WEFT_SCHEDULER_VPS"});
+// A site's WEFT_ROOT or a user's WEFT_HOME must not stop a job: unknown variables are ignored,
+// with one warning per process that names them (a misspelled key's with its near miss) and lists
+// the known ones; the known ones still apply. In a process of its own (re-executed, not forked
+// from this one, which may have warned already), loading three times.
+TEST(ConfigDeathTest, UnknownEnvironmentVariablesWarnOncePerProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        for (int load = 0; load < 3; ++load) {
+          const Config config =
+              Config::load({}, {"WEFT_ROOT=/opt/weft", "WEFT_HOME=/home/me", "WEFT_SCHEDULER_VP=2",
+                                "WEFT_SCHEDULER_SPIN_US=7"});
+          if (config.get_int("scheduler.spin_us") != 7) std::exit(3);
+        }
+        std::exit(0);
+      },
+      testing::ExitedWithCode(0),
+      "^weft: warning: ignoring environment variables WEFT_ROOT, WEFT_HOME, WEFT_SCHEDULER_VP "
+      "\\(did you mean 'WEFT_SCHEDULER_VPS'\\?\\): not configuration variables; known: "
+      "WEFT_[^\n]*WEFT_SCHEDULER_SPIN_US, [^\n]*WEFT_TOPOLOGY; [^\n]*\n$");
 }
 
 TEST(ConfigTest, ToolVariablesAndOthersAreSkipped) {
