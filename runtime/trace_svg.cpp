@@ -35,7 +35,9 @@ const char* colour_of(std::uint8_t category) {
 const char* const kThreadColours[] = {"#4c72b0", "#64b5cd", "#937860", "#da8bc3",
                                       "#ccb974", "#8da0cb", "#66c2a5", "#a6d854"};
 
-std::string escaped(const std::string& text) {
+}  // namespace
+
+std::string svg_escaped(const std::string& text) {
   std::string out;
   for (char c : text) {
     if (c == '<') {
@@ -44,14 +46,14 @@ std::string escaped(const std::string& text) {
       out += "&gt;";
     } else if (c == '&') {
       out += "&amp;";
+    } else if (c == '"') {
+      out += "&quot;";
     } else {
       out += c;
     }
   }
   return out;
 }
-
-}  // namespace
 
 void write_timeline_svg(const std::string& path, std::ostream& out) {
   const Timeline timeline = path.ends_with(".otf2") ? read_otf2(path) : read_json(path);
@@ -81,7 +83,7 @@ void write_timeline_svg(const std::string& path, std::ostream& out) {
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" viewBox=\"0 0 " << width << ' ' << height << "\" font-family=\"sans-serif\">\n"
-      << "<title>" << escaped(path) << "</title>\n"
+      << "<title>" << svg_escaped(path) << "</title>\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
   char buffer[512];
   for (int tick = 0; tick <= 4; ++tick) {
@@ -104,7 +106,7 @@ void write_timeline_svg(const std::string& path, std::ostream& out) {
              : std::string()) +
         track.name;
     std::snprintf(buffer, sizeof buffer, "<text x=\"4\" y=\"%d\" font-size=\"11\">%s</text>\n",
-                  top + 14, escaped(label.substr(0, 36)).c_str());
+                  top + 14, svg_escaped(label.substr(0, 36)).c_str());
     out << buffer;
     struct Open {
       const Op* op;
@@ -132,12 +134,12 @@ void write_timeline_svg(const std::string& path, std::ostream& out) {
                     "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\">"
                     "<title>%s</title></rect>\n",
                     x0, y, w, thread ? kThreadBar : kSpanBar, colour,
-                    escaped(*slice.op->name).c_str());
+                    svg_escaped(*slice.op->name).c_str());
       out << buffer;
       if (thread && w > 40) {
         std::snprintf(buffer, sizeof buffer,
                       "<text x=\"%.2f\" y=\"%d\" font-size=\"9\" fill=\"#ffffff\">%s</text>\n",
-                      x0 + 2, y + 10, escaped(slice.op->name->substr(0, w / 5)).c_str());
+                      x0 + 2, y + 10, svg_escaped(slice.op->name->substr(0, w / 5)).c_str());
         out << buffer;
       }
     }

@@ -25,24 +25,6 @@ struct Placed {
   const char* colour;
 };
 
-std::string escaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '<') {
-      out += "&lt;";
-    } else if (c == '>') {
-      out += "&gt;";
-    } else if (c == '&') {
-      out += "&amp;";
-    } else if (c == '"') {
-      out += "&quot;";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 void write_placement_svg(std::ostream& out, const Topology& topology,
@@ -110,7 +92,7 @@ void write_placement_svg(std::ostream& out, const Topology& topology,
                         "fill=\"#ffffff\">%s</text></g>\n",
                         thread.kind.c_str(), thread.task, core.index, x + 3, ty, kCoreWidth - 6,
                         kThreadHeight - 2, thread.colour, x + 6, ty + 11,
-                        escaped(thread.label).c_str());
+                        trace::svg_escaped(thread.label).c_str());
           inner += buffer;
           ty += kThreadHeight;
         }
@@ -140,9 +122,9 @@ void write_placement_svg(std::ostream& out, const Topology& topology,
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << y
       << "\" viewBox=\"0 0 " << width << ' ' << y << "\" font-family=\"sans-serif\">\n"
-      << "<title>" << escaped(title) << "</title>\n"
+      << "<title>" << trace::svg_escaped(title) << "</title>\n"
       << "<text x=\"" << kMargin << "\" y=\"" << kMargin + 12 << "\" font-size=\"13\">"
-      << escaped(title) << "</text>\n"
+      << trace::svg_escaped(title) << "</text>\n"
       << body << "</svg>\n";
 }
 

@@ -103,4 +103,7 @@ Summary summarize(const std::string& path);
 // The trace drawn as SVG: a row per track, user threads' slices and the spans inside them.
 void write_timeline_svg(const std::string& path, std::ostream& out);
 
+// `text` made safe inside an SVG (XML) element or a quoted attribute value.
+std::string svg_escaped(const std::string& text);
+
 }  // namespace weft::trace
