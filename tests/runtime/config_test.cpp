@@ -76,6 +76,8 @@ ConfigOverrides with_settings(std::vector<std::pair<std::string, std::string>> s
 
 TEST(ConfigTest, EveryKeyHasItsDefault) {
   const std::map<std::string, std::string> expected = {
+      {"deadlock.report", "on"},
+      {"deadlock.timeout", "0"},
       {"io.idle_poll_us", "500"},
       {"io.mode", "auto"},
       {"io.stats", "false"},
@@ -321,7 +323,7 @@ TEST(ConfigDeathTest, UnknownEnvironmentVariablesWarnOncePerProcess) {
       testing::ExitedWithCode(0),
       "^weft: warning: ignoring environment variables WEFT_ROOT, WEFT_HOME, WEFT_SCHEDULER_VP "
       "\\(did you mean 'WEFT_SCHEDULER_VPS'\\?\\): not configuration variables; known: "
-      "WEFT_[^\n]*WEFT_SCHEDULER_SPIN_US, [^\n]*WEFT_TOPOLOGY; [^\n]*\n$");
+      "WEFT_[^\n]*WEFT_SCHEDULER_SPIN_US, [^\n]*WEFT_TOPOLOGY[^\n]*; weft's tools [^\n]*\n$");
 }
 
 TEST(ConfigTest, ToolVariablesAndOthersAreSkipped) {
