@@ -5,9 +5,12 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <mutex>
+#include <vector>
 
 #include "weft/this_thread.h"
 
@@ -43,6 +46,23 @@ void forget_claim_in_child() noexcept {
 [[maybe_unused]] const int fork_handler_registered =
     ::pthread_atfork(nullptr, nullptr, forget_claim_in_child);
 
+// The threads inside a RankHandlersScope, by caller(). A rare path (a rank's end): a mutex is fine.
+std::mutex runners_mutex;
+std::vector<std::uint64_t> runners;
+
+bool another_runs_rank_handlers(std::uint64_t self) {
+  const std::lock_guard lock(runners_mutex);
+  return std::any_of(runners.begin(), runners.end(), [self](auto r) { return r != self; });
+}
+
+void pause_briefly() noexcept {
+  if (this_thread::is_weft_thread()) {
+    this_thread::sleep_for(std::chrono::milliseconds(1));
+  } else {
+    ::usleep(1000);
+  }
+}
+
 [[noreturn]] void wait_for_the_end() noexcept {
   for (;;) {
     if (this_thread::is_weft_thread()) {
@@ -73,9 +93,21 @@ bool process_end_claimed_by_another() noexcept {
 
 void end_process(int status) noexcept {
   claim_process_end();
+  // A handler of a rank's end that ends the process itself is the scope's own thread: no wait.
+  while (another_runs_rank_handlers(caller())) pause_briefly();
   if (libc_exit != nullptr) libc_exit(status);
   // No C library to ask (it cannot be: this runs in it): end without the exit handlers.
   ::_exit(status);
+}
+
+RankHandlersScope::RankHandlersScope() noexcept : runner_(caller()) {
+  const std::lock_guard lock(runners_mutex);
+  runners.push_back(runner_);
+}
+
+RankHandlersScope::~RankHandlersScope() {
+  const std::lock_guard lock(runners_mutex);
+  runners.erase(std::find(runners.begin(), runners.end(), runner_));
 }
 
 }  // namespace weft

@@ -5,6 +5,8 @@
 // gone (docs/privatization.md, "A rank's exit").
 #pragma once
 
+#include <cstdint>
+
 namespace weft {
 
 // Returns to the one thread that ends the process: the first to call it, or that thread again (an
@@ -18,7 +20,22 @@ void claim_process_end() noexcept;
 bool process_end_claimed_by_another() noexcept;
 
 // The C library's exit (exit handlers, each stdio stream flushed once) by the thread that claims
-// the end.
+// the end, once no other thread runs a rank's exit handlers (RankHandlersScope).
 [[noreturn]] void end_process(int status) noexcept;
+
+// While it lives, the calling thread runs the exit handlers of a rank that ends (its copy's
+// finalizers). glibc runs each handler once: a thread that ends the process meanwhile would skip
+// the ones this thread has taken and end before they are done (their output lost), so it waits
+// for the scope to close first.
+class RankHandlersScope {
+ public:
+  RankHandlersScope() noexcept;
+  ~RankHandlersScope();
+  RankHandlersScope(const RankHandlersScope&) = delete;
+  RankHandlersScope& operator=(const RankHandlersScope&) = delete;
+
+ private:
+  std::uint64_t runner_;
+};
 
 }  // namespace weft

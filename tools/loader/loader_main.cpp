@@ -25,6 +25,7 @@
 #include "weft/cpu_list.h"
 #include "weft/error.h"
 #include "weft/mpi_job.h"
+#include "weft/process_end.h"
 #include "weft_loader.h"
 
 namespace {
@@ -103,7 +104,10 @@ int run_copy(weft::tools::ProgramImage::Copy& copy, RankArguments& arguments) {
   copy.construct(arguments.argc(), arguments.argv(), environ);
   const weft::mpi::RankEnd end =
       weft::mpi::run_rank_main(copy.main(), arguments.argc(), arguments.argv(), environ);
-  if (end.run_handlers) copy.finalize();
+  if (end.run_handlers) {
+    const weft::RankHandlersScope handlers;
+    copy.finalize();
+  }
   weft::mpi::rank_ended(end.status);
   return end.status;
 }
