@@ -265,22 +265,19 @@ void Scheduler::Impl::make_runnable(detail::Fiber* fiber) noexcept {
       return;
     case Placement::Kind::numa: {
       detail::NumaNode& node = *nodes[fiber->placement.index];
-      node.queue.push_back(fiber);
-      // Same rule as free threads, within the node: no processor of the node searching, one of
-      // them sleeping, wakes it (a processor of the node that queues work may not yield soon).
-      wake_idle(node.index, true);
+      const std::size_t queued = node.queue.push_back(fiber);
+      detail::VirtualProcessor* here = detail::current_vp();
+      // Same rule as free threads, within the node: a processor of the node that queues one
+      // thread runs it itself; surplus, or work from elsewhere, wakes a sleeping one.
+      if (here == nullptr || &here->node() != &node || queued >= 2) wake_idle(node.index, true);
       return;
     }
     case Placement::Kind::free: {
       detail::VirtualProcessor& vp = *vps[fiber->vp.load(std::memory_order_relaxed)];
       const std::size_t queued = vp.shared().push_back(fiber);
-      const bool woke_owner = &vp != detail::current_vp() && vp.wake_if_sleeping();
-      // Go's rule: ready work while no processor is searching wakes a sleeping one (wake_idle
-      // returns at once when one searches), unless the queue's owner was just woken for it. The
-      // owner may be busy with a thread that does not yield for a long time (the caller, or a
-      // computation), and the lone thread queued behind it would wait that long while cores
-      // sleep. Surplus work wakes one more even then.
-      if (queued >= 2 || !woke_owner) wake_idle(vp.numa(), false);
+      if (&vp != detail::current_vp()) vp.notify();
+      // Surplus work: a sleeping processor may steal it while this one is busy.
+      if (queued >= 2) wake_idle(vp.numa(), false);
       return;
     }
   }

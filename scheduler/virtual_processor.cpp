@@ -37,7 +37,6 @@ VirtualProcessor::VirtualProcessor(Scheduler::Impl& scheduler, int index, int co
 
 void VirtualProcessor::start(std::vector<VirtualProcessor*> victims) {
   victims_ = std::move(victims);
-  lone_.assign(victims_.size(), {});
   thread_ = std::thread([this] { main(); });
 }
 
@@ -81,7 +80,7 @@ void VirtualProcessor::idle_loop() {
   for (;;) {
     Fiber* next = pick(0);
     if (next == nullptr && !housekeeping(true)) {
-      next = steal(steady_now_ns());
+      next = steal();
       if (next != nullptr) steals_.fetch_add(1, std::memory_order_relaxed);
     }
     if (next != nullptr) {
@@ -261,21 +260,9 @@ Fiber* VirtualProcessor::pop_at(int level) noexcept {
   return nullptr;
 }
 
-Fiber* VirtualProcessor::steal(std::int64_t now_ns) noexcept {
-  for (std::size_t i = 0; i < victims_.size(); ++i) {
-    VirtualProcessor* victim = victims_[i];
-    const std::size_t queued = victim->shared_.size_hint();
-    if (queued == 0) continue;
-    if (queued == 1 && !victim->is_sleeping()) {
-      // relaxed: an approximate count; a stale one only delays the theft by one grace period.
-      const std::uint64_t switches = victim->switches_.load(std::memory_order_relaxed);
-      LoneSighting& seen = lone_[i];
-      if (seen.since_ns < 0 || seen.owner_switches != switches) {
-        seen = {switches, now_ns};
-        continue;
-      }
-      if (now_ns - seen.since_ns < kLoneGraceNs) continue;
-    }
+Fiber* VirtualProcessor::steal() noexcept {
+  for (VirtualProcessor* victim : victims_) {
+    if (victim->shared_.size_hint() == 0) continue;
     Fiber* fiber = victim->shared_.pop();
     if (fiber == nullptr) continue;
     // More left there: let another sleeping processor help (it stops at the first searcher).

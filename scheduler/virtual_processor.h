@@ -110,11 +110,7 @@ class VirtualProcessor {
   // threads had until the caller resumed, at least 1.
   std::uint64_t turns_since(std::uint64_t switches) const noexcept;
   void drain_inbox() noexcept;
-  // Takes a thread from another processor's shared queue. A lone thread there is left to its
-  // owner while the owner keeps switching: it is the thread the owner just started or woke and
-  // runs at its next scheduling point (Go's runnext). Taken once the owner has not switched for
-  // kLoneGraceNs: it computes, and the wake rule woke this processor for that thread.
-  Fiber* steal(std::int64_t now_ns) noexcept;
+  Fiber* steal() noexcept;
   bool run_pollers() noexcept;
   bool housekeeping(bool idle) noexcept;
   void sleep() noexcept;
@@ -130,13 +126,6 @@ class VirtualProcessor {
   const int core_;
   NumaNode& node_;
   std::vector<VirtualProcessor*> victims_;  // other processors, nearest NUMA node first
-  // A lone thread in a victim's queue as steal() first saw it, by victim.
-  struct LoneSighting {
-    std::uint64_t owner_switches = 0;
-    std::int64_t since_ns = -1;
-  };
-  std::vector<LoneSighting> lone_;
-  static constexpr std::int64_t kLoneGraceNs = 5'000;
   std::thread thread_;
 
   PriorityQueue ready_;
