@@ -19,21 +19,7 @@ export TMPDIR=$work
 cases=$programs/deadlock_cases
 deadlock=86
 
-fail() {
-  echo "FAILED $check: $*" >&2
-  for file in out err stacks; do
-    [[ -s $work/$file ]] && { echo "--- $file:"; cat "$work/$file"; } >&2
-  done
-  exit 1
-}
-
-expect_run() { # <status> <command...>
-  local want=$1
-  shift
-  "$@" > out 2> err
-  local got=$?
-  ((got == want)) || fail "'$*' exited with $got; expected $want"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/check_helpers.sh"
 
 expect_in() { # <file> <fixed string>
   grep -Fq -- "$2" "$1" || fail "$1 lacks '$2'"

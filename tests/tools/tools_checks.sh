@@ -18,23 +18,7 @@ rm -rf "$work"
 mkdir -p "$work"
 cd "$work" || exit 1
 
-fail() {
-  echo "FAILED $check: $*" >&2
-  for file in out err; do
-    [[ -s $work/$file ]] && { echo "--- std$file:"; cat "$work/$file"; } >&2
-  done
-  exit 1
-}
-
-# expect_run <status> <command...>: runs the command (stdout in out, stderr in err) and checks
-# its exit status.
-expect_run() {
-  local want=$1
-  shift
-  "$@" > out 2> err
-  local got=$?
-  ((got == want)) || fail "'$*' exited with $got; expected $want"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/check_helpers.sh"
 
 expect_in() { # <file> <extended regex>
   grep -Eq -- "$2" "$1" || fail "std$1 lacks /$2/"

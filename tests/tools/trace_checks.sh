@@ -17,21 +17,7 @@ mkdir -p "$work"
 cd "$work" || exit 1
 export OMP_NUM_THREADS=2
 
-fail() {
-  echo "FAILED $check: $*" >&2
-  for file in out err; do
-    [[ -s $work/$file ]] && { echo "--- std$file:"; cat "$work/$file"; } >&2
-  done
-  exit 1
-}
-
-expect_run() { # <status> <command...>
-  local want=$1
-  shift
-  "$@" > out 2> err
-  local got=$?
-  ((got == want)) || fail "'$*' exited with $got; expected $want"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/check_helpers.sh"
 
 validate() { # <python mode and arguments...>
   python3 "$here/trace_check.py" "$@" > check.out 2>&1 || { cat check.out >&2; fail "$*"; }
