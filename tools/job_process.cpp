@@ -186,40 +186,106 @@ void note_stops(Child& child) {
   }
 }
 
+// A signal that a process raises against itself when something went wrong, which may be a peer's
+// departure: UCX aborts when a copy to a process that is gone fails, and a read of a peer's memory
+// that vanished faults. A kill from outside (SIGKILL, SIGTERM, SIGINT...) is never such a reaction.
+bool crash_signal(int signal) {
+  switch (signal) {
+    case SIGABRT:
+    case SIGSEGV:
+    case SIGBUS:
+    case SIGFPE:
+    case SIGILL:
+    case SIGTRAP:
+    case SIGSYS:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// True while the process is in the kernel's exit path (PF_EXITING in the flags of
+// /proc/<pid>/stat): it is going on its own, whatever weftrun does next.
+bool exiting(pid_t pid) {
+  char path[32];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  std::FILE* file = std::fopen(path, "re");
+  if (file == nullptr) return false;
+  char line[1024];
+  const bool read = std::fgets(line, sizeof line, file) != nullptr;
+  std::fclose(file);
+  if (!read) return false;
+  // The fields after the command name, which may itself hold spaces and parentheses: state ppid
+  // pgrp session tty_nr tpgid flags.
+  const char* rest = std::strrchr(line, ')');
+  if (rest == nullptr) return false;
+  char state = 0;
+  long skipped = 0;
+  unsigned long flags = 0;
+  if (std::sscanf(rest + 1, " %c %ld %ld %ld %ld %ld %lu", &state, &skipped, &skipped, &skipped,
+                  &skipped, &skipped, &flags) != 7) {
+    return false;
+  }
+  constexpr unsigned long kPfExiting = 0x4;  // include/linux/sched.h
+  return (flags & kPfExiting) != 0;
+}
+
+// Waits, a bounded while, for a child that is exiting to become a zombie.
+bool await_exit(Child& child) {
+  for (int i = 0; i < 2000; ++i) {
+    if (child_ended(child.pid, child.end)) return true;
+    ::usleep(1000);
+  }
+  return false;
+}
+
 // Notes the children that ended since the last look. The first that failed is `failed`; the
 // others still running are then sent SIGTERM, and SIGKILL at `kill_at`. Among failures seen at
 // the same look, one that said it ends the job on purpose (a rank's exit status, MPI_Abort) is
-// named first, then one ended by a signal: a process killed or crashed did not end because of a
-// peer, whereas one that exited non-zero otherwise may have reported a peer's departure.
+// named first, then one killed by a signal from outside, then one that crashed, then one that
+// exited non-zero: a process killed did not end because of a peer, whereas one that crashed or
+// exited non-zero may have reacted to a peer's departure. A peer already on its way out when a
+// failure is seen is waited for and judged at the same look, since weftrun did not end it: a
+// process whose copy to a killed peer failed has crashed only once that peer was exiting.
 // A process of several that stays stopped longer than `stopped_limit` (zero: no limit) is a peer
 // that no longer answers: the others would wait for it forever, so it fails the job.
 void collect_ended(Children& children, std::optional<int>& failed_process,
                    Clock::time_point& kill_at, std::chrono::milliseconds stopped_limit) {
   std::optional<int> deliberate;
   std::optional<int> exited_non_zero;
-  std::optional<int> signaled;
+  std::optional<int> killed;
+  std::optional<int> crashed;
+  const auto judge = [&](std::size_t i) {
+    Child& child = children.list[i];
+    child.ended = true;
+    ::kill(-child.pid, SIGKILL);  // what the process left behind in its group
+    read_reports(child);
+    std::optional<int>& kind = child.end.si_code == CLD_EXITED
+                                   ? (child.deliberate ? deliberate : exited_non_zero)
+                               : crash_signal(child.end.si_status) ? crashed
+                                                                   : killed;
+    if (failed(child.end) && !kind) kind = static_cast<int>(i);
+  };
   for (std::size_t i = 0; i < children.list.size(); ++i) {
     Child& child = children.list[i];
     if (child.ended) continue;
     if (!child_ended(child.pid, child.end)) {
       note_stops(child);
-      if (stopped_limit.count() > 0 && children.list.size() > 1 && !failed_process && !signaled &&
+      if (stopped_limit.count() > 0 && children.list.size() > 1 && !failed_process && !killed &&
           child.stopped_since != kNever && Clock::now() - child.stopped_since >= stopped_limit) {
         child.ended_stopped = true;
-        signaled = static_cast<int>(i);
+        killed = static_cast<int>(i);
         ::kill(-child.pid, SIGKILL);
       }
       continue;
     }
-    child.ended = true;
-    ::kill(-child.pid, SIGKILL);  // what the process left behind in its group
-    read_reports(child);
-    std::optional<int>& kind = child.end.si_code != CLD_EXITED ? signaled
-                               : child.deliberate              ? deliberate
-                                                               : exited_non_zero;
-    if (failed(child.end) && !kind) kind = static_cast<int>(i);
+    judge(i);
   }
-  if (failed_process || (!deliberate && !signaled && !exited_non_zero)) return;
+  if (failed_process || (!deliberate && !killed && !crashed && !exited_non_zero)) return;
+  for (std::size_t i = 0; i < children.list.size(); ++i) {
+    Child& child = children.list[i];
+    if (!child.ended && exiting(child.pid) && await_exit(child)) judge(i);
+  }
   // A process ends the job on purpose by telling weftrun, then exiting: its peers may fail
   // because it went before it is seen ended, but never before it told.
   for (std::size_t i = 0; i < children.list.size() && !deliberate; ++i) {
@@ -228,7 +294,10 @@ void collect_ended(Children& children, std::optional<int>& failed_process,
     read_reports(child);
     if (child.deliberate) deliberate = static_cast<int>(i);
   }
-  failed_process = deliberate ? deliberate : signaled ? signaled : exited_non_zero;
+  failed_process = deliberate ? deliberate
+                   : killed   ? killed
+                   : crashed  ? crashed
+                              : exited_non_zero;
   if (!children.all_ended()) {
     children.signal_running(SIGTERM);
     kill_at = std::min(kill_at, Clock::now() + kFailureGrace);
