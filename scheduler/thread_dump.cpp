@@ -177,6 +177,7 @@ std::vector<ThreadSnapshot> snapshot_threads(bool backtraces) {
     t.id = fiber->id;
     t.type = fiber->type;
     t.rank = fiber->rank;
+    t.placement = fiber->placement;
     t.vp = fiber->vp.load(std::memory_order_relaxed);
     // acquire: pairs with finish_switch's, so a `parked` word comes with its saved context.
     const std::uint64_t word = fiber->park.load(std::memory_order_acquire);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/thread.h"
 #include "weft/thread_type.h"
 
 namespace weft {
@@ -28,6 +29,9 @@ struct ThreadSnapshot {
   State state = State::running;
   int vp = -1;    // the virtual processor running it, or that last ran it
   int core = -1;  // that processor's topology core
+  // Where the thread was placed when spawned: pinned to a processor, on a NUMA node, or free
+  // (started on a processor and stealable).
+  Placement placement;
   // Bumped at every park: the same epoch and `parked` in two looks mean that the thread did not
   // run in between.
   std::uint64_t park_epoch = 0;
@@ -67,7 +71,8 @@ const char* to_string(ThreadSnapshot::State state);
 // Where a process running a job and `weft-info stacks` meet: while it answers SIGQUIT the process
 // holds an abstract Unix socket named ready(pid) (listed in /proc/net/unix, gone with the process
 // however it ends); weft-info creates request(pid) before it sends SIGQUIT, and the process then
-// writes its dump to output(pid) instead of its standard error.
+// writes its dump to output(pid) instead of its standard error. A request file holding
+// kPlacementRequest asks for the threads' placement (weft-info placement --pid) instead.
 namespace stack_files {
 inline std::string directory() {
   const char* tmp = std::getenv("TMPDIR");
@@ -82,6 +87,7 @@ inline std::string request(int pid) {
 inline std::string output(int pid) {
   return directory() + "/weft-stacks-" + std::to_string(pid) + ".out";
 }
+inline constexpr const char* kPlacementRequest = "placement";
 }  // namespace stack_files
 
 // The first member of every wait note: the name of what the thread waits in, a string literal

@@ -124,11 +124,22 @@ struct Monitor::Look {
   }
 };
 
-Monitor::Monitor(const Config& config, World& world, Transport* transport)
+Monitor::Monitor(const Config& config, World& world, Transport* transport,
+                 const Scheduler& scheduler)
     : world_(world),
       transport_(transport),
+      topology_spec_(scheduler.topology().spec()),
       report_(config.get_string("deadlock.report") == "on"),
       timeout_ns_(config.get_int("deadlock.timeout") * 1'000'000'000) {
+  const weft::Topology& topology = scheduler.topology();
+  for (int vp = 0; vp < scheduler.num_vps(); ++vp) {
+    const weft::Topology::Core& core = topology.core(scheduler.vp_core(vp));
+    vp_cpu_.push_back(core.pus.empty() ? core.os_index : core.pus.front());
+    vp_numa_.push_back(scheduler.vp_numa(vp));
+  }
+  for (int node = 0; node < topology.num_numa_nodes(); ++node) {
+    numa_os_.push_back(topology.numa_os_index(node));
+  }
   if (::pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) wake_pipe_[0] = wake_pipe_[1] = -1;
   if (!world.single_process() && report_) {
     directory_ =
@@ -212,7 +223,7 @@ void Monitor::loop() {
         for (ssize_t i = 0; i < n; ++i) quit = quit || bytes[i] == 'q';
       }
       if (stop_.load(std::memory_order_relaxed)) return;
-      if (quit) dump_stacks();
+      if (quit) answer_quit();
     }
     if (!report_ && timeout_ns_ == 0) continue;
     Look now = look();
@@ -322,20 +333,61 @@ void Monitor::exchange(const Look& now, bool stable) {
           "deadlock.report=off");
 }
 
-void Monitor::dump_stacks() {
+std::string Monitor::stacks_text() const {
   const std::vector<ThreadSnapshot> threads = snapshot_threads(true);
   const int first = world_.first_local();
   std::string text = "weft: stacks of process " + std::to_string(world_.process()) + " (pid " +
                      std::to_string(::getpid()) + ", ranks " + std::to_string(first) + "-" +
                      std::to_string(first + world_.local_ranks() - 1) + "), " +
                      std::to_string(threads.size()) + " user threads\n";
-  text += format_threads(threads, describe_thread_note);
+  return text + format_threads(threads, describe_thread_note);
+}
+
+// For weft-info, which draws every process's answer on one machine: a line per field, then a
+// line per thread, "thread ID TYPE RANK PLACEMENT INDEX PLACED_CPU STATE VP CPU". Cpus are
+// operating-system indices (a process restricted to some cpus numbers its cores anew), NUMA
+// nodes too; -1 where there is none (a free thread started wherever its spawner ran).
+std::string Monitor::placement_text() const {
+  const std::vector<ThreadSnapshot> threads = snapshot_threads(false);
+  const int first = world_.first_local();
+  std::string text = "process " + std::to_string(world_.process()) + "\npid " +
+                     std::to_string(::getpid()) + "\nranks " + std::to_string(first) + " " +
+                     std::to_string(first + world_.local_ranks() - 1) + "\ntopology " +
+                     topology_spec_ + "\n";
+  auto cpu_of = [this](int vp) {
+    return vp >= 0 && vp < static_cast<int>(vp_cpu_.size()) ? vp_cpu_[static_cast<std::size_t>(vp)]
+                                                            : -1;
+  };
+  for (const ThreadSnapshot& t : threads) {
+    const char* kind = "free";
+    int index = t.placement.index;
+    int placed_cpu = cpu_of(index);
+    if (t.placement.kind == Placement::Kind::pinned) {
+      kind = "pinned";
+    } else if (t.placement.kind == Placement::Kind::numa) {
+      kind = "numa";
+      index = index >= 0 && index < static_cast<int>(numa_os_.size())
+                  ? numa_os_[static_cast<std::size_t>(index)]
+                  : -1;
+      placed_cpu = -1;
+    }
+    text += "thread " + std::to_string(t.id) + " " + std::string(to_string(t.type)) + " " +
+            std::to_string(t.rank) + " " + kind + " " + std::to_string(index) + " " +
+            std::to_string(placed_cpu) + " " + to_string(t.state) + " " + std::to_string(t.vp) +
+            " " + std::to_string(cpu_of(t.vp)) + "\n";
+  }
+  return text;
+}
+
+void Monitor::answer_quit() {
   const std::string request = weft::stack_files::request(::getpid());
   if (::access(request.c_str(), F_OK) == 0) {
-    publish_file(weft::stack_files::output(::getpid()), text);
+    const bool placement = read_file(request).starts_with(weft::stack_files::kPlacementRequest);
+    publish_file(weft::stack_files::output(::getpid()),
+                 placement ? placement_text() : stacks_text());
     ::unlink(request.c_str());
   } else {
-    write_all(STDERR_FILENO, text);
+    write_all(STDERR_FILENO, stacks_text());
   }
 }
 

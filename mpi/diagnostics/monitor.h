@@ -6,7 +6,7 @@
 // - gives a not-proven report when no rank thread woke, parked or exchanged a message for
 //   deadlock.timeout seconds;
 // - prints every user thread's stack on SIGQUIT (to stderr, or to the file weft-info stacks
-//   asked for).
+//   asked for), or where each thread is placed and runs (weft-info placement --pid).
 //
 // Across processes each process writes its state to a file of the job's directory whenever it
 // changes: a generation bumped at every change, whether it is quiescent, and the messages it sent
@@ -19,8 +19,10 @@
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "weft/config.h"
+#include "weft/scheduler.h"
 
 namespace weft::mpi {
 
@@ -29,7 +31,7 @@ class Transport;
 
 class Monitor {
  public:
-  Monitor(const Config& config, World& world, Transport* transport);
+  Monitor(const Config& config, World& world, Transport* transport, const Scheduler& scheduler);
   // Stops the watcher and removes its files.
   ~Monitor();
   Monitor(const Monitor&) = delete;
@@ -39,7 +41,10 @@ class Monitor {
   struct Look;
   void loop();
   Look look();
-  void dump_stacks();
+  // What SIGQUIT asks: the stacks, or the placement when weft-info's request file says so.
+  void answer_quit();
+  std::string stacks_text() const;
+  std::string placement_text() const;
   // Across processes: publishes this process's state; process 0 also decides.
   void exchange(const Look& now, bool stable);
   // Prints the report and ends the process; `key` is what turns it off.
@@ -47,6 +52,12 @@ class Monitor {
 
   World& world_;
   Transport* transport_;
+  // What the placement answer needs of the scheduler, copied once: the topology it loaded and
+  // the first processing unit (operating-system index) and NUMA node of each virtual processor.
+  std::string topology_spec_;
+  std::vector<int> vp_cpu_;
+  std::vector<int> vp_numa_;
+  std::vector<int> numa_os_;
   const bool report_;
   const std::int64_t timeout_ns_;
   std::string directory_;  // the job's state files, several processes only

@@ -8,7 +8,9 @@
  *   live          the last rank computes for argv[2] seconds, then sends to rank 0, which waits
  *                 for it while every other rank waits in a barrier: never a deadlock
  *   parked        every rank but 0 waits in MPI_Recv from rank 0, which prints "ready" and waits
- *                 for argv[2] seconds of sleep before sending: for stack dumps */
+ *                 for argv[2] seconds of sleep before sending: for stack dumps
+ *   parked_omp    the same after an OpenMP parallel region of OMP_NUM_THREADS threads per rank,
+ *                 whose workers stay parked in the rank's pool: for weft-info placement --pid */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,7 +73,16 @@ int main(int argc, char** argv) {
     }
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) printf("live job done\n");
-  } else if (strcmp(mode, "parked") == 0) {
+  } else if (strcmp(mode, "parked") == 0 || strcmp(mode, "parked_omp") == 0) {
+    if (strcmp(mode, "parked_omp") == 0) {
+      int threads = 0;
+#pragma omp parallel
+      {
+#pragma omp atomic
+        threads++;
+      }
+      if (threads < 2) fprintf(stderr, "deadlock_cases: rank %d ran 1 OpenMP thread\n", rank);
+    }
     if (rank == 0) {
       printf("ready\n");
       fflush(stdout);

@@ -133,6 +133,54 @@ case $check in
       expect_in stacks "weft: stacks of process 1"
     fi
     ;;
+  placement_pid | placement_pid_p2)
+    # 8 ranks of 2 OpenMP threads parked; weft-info asks the job where every thread is placed.
+    procs=(-n 8)
+    [[ $check == placement_pid_p2 ]] && procs+=(-p 2)
+    OMP_NUM_THREADS=2 run "${procs[@]}" "$cases" parked_omp 6 > out 2> err &
+    job=$!
+    wait_for_text out ready 60
+    sleep 0.5
+    "$bin/weft-info" placement --pid $job --svg placement.svg > placement 2> placement.err ||
+      fail "weft-info placement --pid failed: $(cat placement.err)"
+    cpus=$(awk '/^Cpus_allowed_list/ {print $2}' /proc/$job/status)
+    wait $job
+    status=$?
+    ((status == 0)) || fail "the job ended with $status; expected 0"
+    python3 - placement placement.svg "$cpus" "${#procs[@]}" << 'PY' || fail "see above"
+import re, sys, xml.etree.ElementTree as ET
+text, svg, cpus, several = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3], sys.argv[4] != "2"
+allowed = set()
+for part in cpus.split(","):
+    a, _, b = part.partition("-")
+    allowed.update(range(int(a), int(b or a) + 1))
+threads = re.findall(r"^  thread (\d+) \((\w+)(?:, rank (\d+))?\): placed (.*)$", text, re.M)
+ranks = {int(r): placed for _, kind, r, placed in threads if kind == "mpi_task"}
+problems = []
+if sorted(ranks) != list(range(8)):
+    problems.append(f"ranks listed {sorted(ranks)}, expected 0-7")
+for rank, placed in ranks.items():
+    m = re.match(r"on core \d+ \(cpu (\d+)\), pinned; \w+, (?:last )?on core \d+ \(cpu (\d+)\)", placed)
+    if not m or int(m.group(1)) not in allowed or int(m.group(2)) not in allowed:
+        problems.append(f"rank {rank}: '{placed}' names no cpu of the job's cpuset {cpus}")
+workers = {int(r) for _, kind, r, _ in threads if kind == "omp_worker"}
+if workers != set(range(8)):
+    problems.append(f"OpenMP workers of ranks {sorted(workers)}, expected one for each of 0-7")
+if not any(kind == "progress" for _, kind, _, _ in threads):
+    problems.append("no progress thread listed")
+processes = re.findall(r"^weft: placement of process (\d+) ", text, re.M)
+if processes != (["0", "1"] if several else ["0"]):
+    problems.append(f"processes {processes}")
+ns = "{http://www.w3.org/2000/svg}"
+drawn = [g for g in ET.parse(svg).getroot().iter(ns + "g") if g.get("class") == "thread"]
+if len(drawn) != len(threads):
+    problems.append(f"{len(drawn)} thread elements in the SVG for {len(threads)} threads")
+if sorted(int(g.get("data-task")) for g in drawn if g.get("data-kind") == "rank") != list(range(8)):
+    problems.append("the SVG lacks a rank element per rank")
+for p in problems: print("placement:", p)
+sys.exit(1 if problems else 0)
+PY
+    ;;
   crash)
     expect_run 139 run -n 3 "$cases" crash
     expect_in err "crashed with SIGSEGV"
