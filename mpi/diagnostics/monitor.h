@@ -1,6 +1,7 @@
 // The job's watcher in each process: a kernel thread outside the scheduler that
-// - proves deadlocks: every user thread parked in the same park at two looks 100 ms apart, every
-//   rank's thread parked in an MPI call (its blocked-in record), no thread waiting with a
+// - proves deadlocks: every user thread parked in the same park at two looks a period apart
+//   (100 ms, longer where a look costs more than 1 % of a core: monitor.cpp), every rank's
+//   thread parked in an MPI call (its blocked-in record), no thread waiting with a
 //   deadline and, across processes, no message in flight (termination detection below). It then
 //   prints the wait-for graph (wait_graph.h) and ends the job with kDeadlockExitStatus;
 // - gives a not-proven report when no rank thread woke, parked or exchanged a message for
