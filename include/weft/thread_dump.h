@@ -38,6 +38,10 @@ struct ThreadSnapshot {
   // What this_thread::set_wait_note() last set, read while the thread stayed parked in
   // `park_epoch` (null otherwise or when it set none).
   const void* wait_note = nullptr;
+  // The note of a thread that is not parked: one in a wait that yields rather than parks (MPI's
+  // RMA synchronization). Read without the park word's guard, so only a note of plain values may
+  // be read through it, and only while still_noted() holds.
+  const void* running_note = nullptr;
   // Innermost frame first, "function+0xoffset (object)"; empty for a running thread, or when the
   // thread woke while it was read.
   std::vector<std::string> backtrace;
@@ -51,6 +55,10 @@ std::vector<ThreadSnapshot> snapshot_threads(bool backtraces);
 // Whether `thread` is still parked in the park the snapshot saw.
 bool still_parked(const ThreadSnapshot& thread);
 
+// Whether `thread` still holds the note the snapshot saw as its running_note (it left the wait
+// otherwise: a wait restores the previous note before its frame goes).
+bool still_noted(const ThreadSnapshot& thread);
+
 // Kernel threads that ranks started (pthread_create, std::thread) and that still run: unseen by
 // the scheduler, they may call MPI at any moment.
 int rank_kernel_threads();
@@ -61,7 +69,7 @@ bool timers_pending();
 
 // Text of a snapshot, one block per thread: "thread 12 (mpi_task, rank 3) parked, last on core 1
 // (vp 1)", then "  waits in ..." when describe_note(thread) has something to say (it is called
-// for threads with a note only), then the frames.
+// for threads with a note, wait_note or running_note, only), then the frames.
 std::string format_threads(
     const std::vector<ThreadSnapshot>& threads,
     const std::function<std::string(const ThreadSnapshot& thread)>& describe_note);

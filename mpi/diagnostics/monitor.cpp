@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -94,13 +95,14 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-// The note is copied while its thread is still parked in the park the snapshot saw (it lives in
-// the thread's frame), and the text kept only if the thread stayed parked while it was written.
+// The record is copied while its thread stays in it (it lives in the thread's frame), and the
+// text kept only if the thread stayed there while it was written.
 std::string describe_thread_note(const ThreadSnapshot& thread) {
-  const BlockedCall call = *static_cast<const BlockedCall*>(thread.wait_note);
-  if (!still_parked(thread)) return {};
-  std::string text = describe(call, thread.rank);
-  return still_parked(thread) ? text : std::string();
+  const std::optional<BlockedCall> call = read_record(thread);
+  if (!call) return {};
+  std::string text = describe(*call, thread.rank);
+  const bool stayed = thread.wait_note != nullptr ? still_parked(thread) : still_noted(thread);
+  return stayed ? text : std::string();
 }
 
 std::string numbers(const std::vector<std::uint64_t>& values) {
@@ -137,8 +139,13 @@ struct Monitor::Look {
     std::string text = numbers(engine_counts) + numbers(traffic.sent) + numbers(traffic.received);
     for (const ThreadSnapshot& t : threads) {
       if (t.type != ThreadType::mpi_task) continue;
-      text += " " + std::to_string(t.id) + ":" + std::to_string(t.park_epoch) + ":" +
-              to_string(t.state);
+      // A thread that yields in a named wait (RMA synchronization) runs between looks: it stays
+      // the same as long as it holds the same record.
+      const bool yielding_in_wait = t.running_note != nullptr && read_record(t).has_value();
+      text += " " + std::to_string(t.id) + ":" +
+              (yielding_in_wait
+                   ? "in " + std::to_string(reinterpret_cast<std::uintptr_t>(t.running_note))
+                   : std::to_string(t.park_epoch) + ":" + to_string(t.state));
     }
     return text;
   }

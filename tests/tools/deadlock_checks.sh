@@ -133,6 +133,41 @@ case $check in
       expect_in stacks "weft: stacks of process 1"
     fi
     ;;
+  ibarrier_short_p2)
+    # The exchange threads of a nonblocking collective between processes wait under the
+    # collective's record: the hang is proven and explained as for a blocking one.
+    expect_run $deadlock run -n 4 -p 2 "$cases" ibarrier_short
+    expect_in err "weft: deadlock: every rank waits in MPI"
+    for r in 0 1 2; do
+      expect_in err "rank $r: blocked in MPI_Wait(1 request: [0] MPI_Ibarrier(comm=MPI_COMM_WORLD)); MPI_Ibarrier(comm=MPI_COMM_WORLD, collective #0) -> waits for rank 3"
+    done
+    expect_in err "missing partner: rank 0 waits in collective #0 for rank 3, which has ended without joining it"
+    ;;
+  win_lock)
+    # A rank waiting for a window lock yields rather than parks: never proven, but named by
+    # deadlock.timeout's report and by the stack dump.
+    expect_run $deadlock run -n 2 --set deadlock.timeout=1 "$cases" win_lock 0
+    expect_in err "weft: possible deadlock (NOT PROVEN"
+    expect_in err "rank 0: blocked in MPI_Recv(source=1, tag=12, comm=MPI_COMM_WORLD) -> waits for rank 1"
+    expect_in err "rank 1: blocked in MPI_Win_lock(target=1)"
+    run -n 2 "$cases" win_lock 5 > out 2> err &
+    job=$!
+    wait_for_text out ready 60
+    sleep 0.5
+    "$bin/weft-info" stacks --pid $job > stacks 2> stacks.err ||
+      fail "weft-info stacks failed: $(cat stacks.err)"
+    wait $job
+    status=$?
+    ((status == 0)) || fail "the job ended with $status; expected 0"
+    expect_in stacks "waits in MPI_Win_lock(target=1)"
+    ;;
+  accept)
+    # The other side of a port may be another job: never proven, named by deadlock.timeout.
+    expect_run $deadlock run -n 2 --set deadlock.timeout=1 "$cases" accept
+    expect_in err "weft: possible deadlock (NOT PROVEN"
+    expect_in err "rank 0: blocked in MPI_Comm_accept(root=0, comm=MPI_COMM_SELF)"
+    expect_in err "rank 1: blocked in MPI_Recv(source=0, tag=13, comm=MPI_COMM_WORLD) -> waits for rank 0"
+    ;;
   placement_pid | placement_pid_p2)
     # 8 ranks of 2 OpenMP threads parked; weft-info asks the job where every thread is placed.
     procs=(-n 8)
