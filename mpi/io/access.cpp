@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <string>
 
-#include "diagnostics/blocked_call.h"
 #include "io/datarep.h"
 #include "weft/io.h"
 
@@ -166,24 +165,10 @@ class RangeLock {
 
 }  // namespace
 
-namespace {
-
-// Names the access in stack dumps and deadlock reports while it waits for the disk or for another
-// rank's byte-range lock: a wait no proof covers.
-BlockedCall file_access(bool write) {
-  return blocked_named(
-      write ? std::string_view("MPI-IO file write") : std::string_view("MPI-IO file read"), nullptr,
-      MPI_PROC_NULL);
-}
-
-}  // namespace
-
 long long transfer_managed(const File& file, const std::vector<Piece>& pieces, bool write) {
   if (pieces.empty()) return 0;
   const int fd = file.fd;
   if (file.atomic) {
-    const BlockedCall call = file_access(write);
-    const BlockedScope blocked(call);
     // The lock may wait for another rank's access: always on a spare kernel thread.
     return weft::io::blocking_call([&] {
       long long n = 0;
@@ -208,8 +193,6 @@ long long move(int fd, const std::vector<Piece>& pieces, bool write) {
   // write into the page cache is made on the caller's core, as the I/O manager makes write(2) to
   // a regular file (docs/io_manager.md): a hand-off costs two kernel-thread wake-ups. A large
   // write may wait for the kernel's write-back: on a spare thread.
-  const BlockedCall call = file_access(write);
-  const BlockedScope blocked(call);
   if (!write || bytes < kDirectWriteBytes) return transfer(fd, pieces, write);
   return weft::io::blocking_call([&] { return transfer(fd, pieces, write); });
 }

@@ -15,6 +15,8 @@
  *                 in MPI_Win_lock for it. With argv[2] > 0 rank 0 unlocks after that many
  *                 seconds; with 0 it waits in MPI_Recv from rank 1 instead, for ever (2 ranks)
  *   ibarrier_short every rank but the last waits for MPI_Ibarrier; the last returns
+ *   file_short    every rank but the last writes to a file with MPI_File_write_at_all; the last
+ *                 returns (argv[2]: the file)
  *   accept        rank 0 waits in MPI_Comm_accept for a connect that never comes, rank 1 in
  *                 MPI_Recv from rank 0 */
 #include <mpi.h>
@@ -125,6 +127,15 @@ int main(int argc, char** argv) {
       MPI_Win_unlock(1, win);
     }
     MPI_Win_free(&win);
+  } else if (strcmp(mode, "file_short") == 0) {
+    MPI_File file;
+    MPI_File_open(MPI_COMM_WORLD, argc > 2 ? argv[2] : "file_short.out",
+                  MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &file);
+    if (rank != size - 1) {
+      MPI_File_write_at_all(file, (MPI_Offset)rank * (MPI_Offset)sizeof value, &value, 1, MPI_INT,
+                            MPI_STATUS_IGNORE);
+      MPI_File_close(&file);
+    }
   } else if (strcmp(mode, "accept") == 0) {
     if (rank == 0) {
       char port[MPI_MAX_PORT_NAME];
