@@ -129,7 +129,7 @@ std::optional<BlockedCall> read_record(const ThreadSnapshot& thread) {
     if (still_parked(thread)) return call;
     return std::nullopt;
   }
-  if (thread.running_note == nullptr) return std::nullopt;
+  if (thread.running_note == nullptr || !still_noted(thread)) return std::nullopt;
   // Not parked: the record may be left at any moment, so it is copied, then kept only when the
   // thread still holds it and it is a named one of plain values (a pointer of it is not read).
   const BlockedCall call = *static_cast<const BlockedCall*>(thread.running_note);

@@ -162,7 +162,6 @@ Monitor::Monitor(const Config& config, World& world, Transport* transport,
   for (int vp = 0; vp < scheduler.num_vps(); ++vp) {
     const weft::Topology::Core& core = topology.core(scheduler.vp_core(vp));
     vp_cpu_.push_back(core.pus.empty() ? core.os_index : core.pus.front());
-    vp_numa_.push_back(scheduler.vp_numa(vp));
   }
   for (int node = 0; node < topology.num_numa_nodes(); ++node) {
     numa_os_.push_back(topology.numa_os_index(node));

@@ -54,10 +54,10 @@ class Monitor {
   World& world_;
   Transport* transport_;
   // What the placement answer needs of the scheduler, copied once: the topology it loaded and
-  // the first processing unit (operating-system index) and NUMA node of each virtual processor.
+  // the first processing unit of each virtual processor and each NUMA node's operating-system
+  // index.
   std::string topology_spec_;
   std::vector<int> vp_cpu_;
-  std::vector<int> vp_numa_;
   std::vector<int> numa_os_;
   const bool report_;
   const std::int64_t timeout_ns_;
