@@ -279,7 +279,9 @@ const void* set_wait_note(const void* note) noexcept {
   if (self == nullptr) return nullptr;
   // Only the thread itself writes its note: a load and a store, no read-modify-write.
   const void* previous = self->wait_note.load(std::memory_order_relaxed);
-  self->wait_note.store(note, std::memory_order_relaxed);
+  // release: a reader of a thread that yields in its wait, not parked, loads the note with
+  // acquire (still_noted) and then sees the record written before it (a plain store on x86).
+  self->wait_note.store(note, std::memory_order_release);
   return previous;
 }
 }  // namespace this_thread
