@@ -1,5 +1,7 @@
 #include "diagnostics/blocked_call.h"
 
+#include <functional>
+
 #include "comm/communicator.h"
 #include "request/request.h"
 
@@ -83,11 +85,18 @@ BlockedCall blocked_on_requests(std::string_view function, const MPI_Request* re
   call.size = function.size();
   call.requests = requests;
   call.count = count;
+  for (int i = 0; i < count; ++i) {
+    const Request* request = requests[i];
+    if (request != MPI_REQUEST_NULL && request->kind == RequestKind::generalized) {
+      call.program_completed = true;
+    }
+  }
   return call;
 }
 
-std::string describe(const BlockedCall& call, int world_rank) {
+std::string describe(const BlockedCall& call, int world_rank, const std::function<bool()>& stays) {
   std::string text(call.name, call.size);
+  if (!stays()) return text;
   const std::string comm = comm_name(call.comm, world_rank);
   switch (call.kind) {
     case BlockedCall::Kind::receive:
@@ -103,8 +112,12 @@ std::string describe(const BlockedCall& call, int world_rank) {
       text += "(" + std::to_string(call.count) + (call.count == 1 ? " request" : " requests");
       constexpr int kShown = 8;
       for (int i = 0; i < call.count && i < kShown; ++i) {
+        // The array lives in the owner's frame: a pointer read from it is followed only once the
+        // owner is known to have stayed in the call after the read.
+        const Request* request = call.requests[i];
+        if (!stays()) return text + ", ...)";
         text += std::string(i == 0 ? ": " : ", ") + "[" + std::to_string(i) + "] " +
-                describe_request(call.requests[i], world_rank);
+                describe_request(request, world_rank);
       }
       if (call.count > kShown) text += ", ...";
       return text + ")";
@@ -141,12 +154,7 @@ std::optional<BlockedCall> read_record(const ThreadSnapshot& thread) {
 
 bool provable(const BlockedCall& call) {
   if (call.kind == BlockedCall::Kind::named) return false;
-  if (call.kind != BlockedCall::Kind::requests) return true;
-  for (int i = 0; i < call.count; ++i) {
-    const Request* request = call.requests[i];
-    if (request != MPI_REQUEST_NULL && request->kind == RequestKind::generalized) return false;
-  }
-  return true;
+  return !call.program_completed;
 }
 
 }  // namespace weft::mpi

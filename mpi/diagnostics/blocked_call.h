@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,10 @@ struct BlockedCall : WaitNoteName {
   const MPI_Request* requests = nullptr;
   int count = 0;
   const char* peer_label = nullptr;  // a string literal
+  // A generalized request among `requests`, which the program's own code completes. Found by the
+  // owner when it makes the record: the watcher must not follow `requests` before it knows the
+  // owner is still parked, and a request may be freed the moment the owner wakes.
+  bool program_completed = false;
 };
 
 // Sets the record on the calling thread for the scope's life, the previous one after. A plain
@@ -63,14 +68,19 @@ BlockedCall blocked_named(std::string_view function, const char* peer_label, int
 BlockedCall blocked_on_requests(std::string_view function, const MPI_Request* requests, int count);
 
 // "MPI_Recv(source=1, tag=0, comm=MPI_COMM_WORLD)"; the requests of a wait each described.
-// Only while the record's thread, of world rank `world_rank`, stays parked (its communicator and
-// requests are alive).
-std::string describe(const BlockedCall& call, int world_rank);
+// The communicator and requests are alive only while the record's thread, of world rank
+// `world_rank`, stays in the call: `stays` says whether it still does, and is asked before each
+// of them is followed (what follows a departure is left out). Always true once quiescence is
+// proven.
+std::string describe(
+    const BlockedCall& call, int world_rank,
+    const std::function<bool()>& stays = [] { return true; });
 // The communicator's name as its member `world_rank` set it, else "communicator <context>".
 std::string comm_name(MPI_Comm comm, int world_rank);
 
 // Whether the call can only end by another rank's MPI call: false when a request it waits on
-// is completed by the program's own code (a generalized request), and for a named wait.
+// is completed by the program's own code (a generalized request), and for a named wait. Reads
+// the record's plain values only, so it is safe on a copy whose owner has moved on.
 bool provable(const BlockedCall& call);
 
 // The record `thread` waits in, copied while it stays there: a parked thread's, or a named one

@@ -100,9 +100,11 @@ std::string read_file(const std::string& path) {
 std::string describe_thread_note(const ThreadSnapshot& thread) {
   const std::optional<BlockedCall> call = read_record(thread);
   if (!call) return {};
-  std::string text = describe(*call, thread.rank);
-  const bool stayed = thread.wait_note != nullptr ? still_parked(thread) : still_noted(thread);
-  return stayed ? text : std::string();
+  const auto stays = [&thread] {
+    return thread.wait_note != nullptr ? still_parked(thread) : still_noted(thread);
+  };
+  std::string text = describe(*call, thread.rank, stays);
+  return stays() ? text : std::string();
 }
 
 std::string numbers(const std::vector<std::uint64_t>& values) {
@@ -223,11 +225,11 @@ Monitor::Look Monitor::look() {
     if (t.state != ThreadSnapshot::State::parked) {
       quiescent = false;
     } else if (t.type == ThreadType::mpi_task) {
-      // A rank's thread must wait in an MPI call that only another MPI call can end.
-      if (t.wait_note == nullptr || !provable(*static_cast<const BlockedCall*>(t.wait_note)) ||
-          !still_parked(t)) {
-        quiescent = false;
-      }
+      // A rank's thread must wait in an MPI call that only another MPI call can end. The record
+      // is copied, and kept only if its owner was still parked after the copy: read in place, a
+      // thread woken meanwhile has left it to be overwritten by its next frames.
+      const std::optional<BlockedCall> call = read_record(t);
+      if (!call || !provable(*call)) quiescent = false;
     } else if (t.type != ThreadType::progress && t.type != ThreadType::omp_worker) {
       // A plain or io thread may be parked on I/O that the I/O manager completes.
       quiescent = false;
