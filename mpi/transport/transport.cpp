@@ -4,11 +4,15 @@
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <ucp/api/ucp.h>
+#include <ucs/debug/log_def.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -20,6 +24,7 @@
 #include "init/world.h"
 #include "request/completion.h"
 #include "transport/nic_affinity.h"
+#include "transport/peer_watch.h"
 #include "transport/wire_header.h"
 #include "weft/detail/spin_lock.h"
 #include "weft/error.h"
@@ -188,6 +193,11 @@ struct Transport::Impl {
   int watchdog = -1;
   int events = -1;
   std::optional<io::Source> source;
+  // The peer processes, watched from the job's start to quiesce(); a peer lost meanwhile ends
+  // this process (lost()).
+  std::optional<PeerWatch> peers;
+  // release/acquire: set by quiesce(), after which peers end as they should.
+  std::atomic<bool> closing{false};
 
   Impl(Transport& transport, World& w, std::size_t eager)
       : self(transport), world(w), eager_limit(eager) {}
@@ -213,6 +223,14 @@ struct Transport::Impl {
   };
 
   ucp_ep_h endpoint(int process);
+  // Ends this process for the loss of peer `process`, telling the launcher (end_job_lost_process),
+  // unless the job is closing, where peers end as they should: then it returns.
+  void lost(int process, std::string_view why);
+  static void on_endpoint_failure(void* arg, ucp_ep_h ep, ucs_status_t status);
+  static ucs_log_func_rc_t on_ucx_log(const char* file, unsigned line, const char* function,
+                                      ucs_log_level_t level,
+                                      const ucs_log_component_config_t* component,
+                                      const char* format, va_list ap);
   // Under lock: one more operation that only progress completes.
   void went_in_flight() {
     // relaxed: read by arm() under the same lock.
@@ -241,9 +259,71 @@ ucp_ep_h Transport::Impl::endpoint(int process) {
   params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
   params.address =
       reinterpret_cast<const ucp_address_t*>(addresses[static_cast<std::size_t>(process)].data());
+  // A peer on another machine is reached by transports that report its failure (tcp, the
+  // InfiniBand ones): UCX then fails the endpoint and calls on_endpoint_failure instead of
+  // aborting. On this machine UCX 1.13 would keep for such an endpoint only the transports that
+  // can report one, tcp and cma, dropping shared memory (posix, sysv) for loopback TCP; there the
+  // peer is watched through its pidfd instead (PeerWatch), and UCX's fatal CMA error is caught
+  // (on_ucx_log).
+  if (!peers->same_machine(process)) {
+    params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    params.err_handler.cb = &Impl::on_endpoint_failure;
+    params.err_handler.arg = this;
+  }
   check("ucp_ep_create (to process " + std::to_string(process) + ")",
         ucp_ep_create(worker, &params, &ep));
   return ep;
+}
+
+void Transport::Impl::lost(int process, std::string_view why) {
+  if (closing.load(std::memory_order_acquire)) return;
+  const RankLayout& layout = world.layout();
+  end_job_lost_process(process, process_label(layout, world.process()) + ": lost " +
+                                    process_label(layout, process) + ": " + std::string(why));
+}
+
+void Transport::Impl::on_endpoint_failure(void* arg, ucp_ep_h ep, ucs_status_t status) {
+  auto& impl = *static_cast<Impl*>(arg);
+  // Called from progress, under the lock.
+  const auto found = std::find(impl.endpoints.begin(), impl.endpoints.end(), ep);
+  if (found == impl.endpoints.end()) return;
+  impl.lost(static_cast<int>(found - impl.endpoints.begin()),
+            std::string("UCX: ") + ucs_status_string(status));
+}
+
+namespace {
+
+// The Transport::Impl whose process watches its peers, for on_ucx_log.
+std::atomic<void*> watching_transport{nullptr};
+
+}  // namespace
+
+// UCX 1.13 treats a failed CMA copy as fatal on an endpoint without error handling: it logs it
+// at the fatal level, then aborts with a backtrace. One that failed because its peer is gone
+// ("process_vm_readv(pid=<peer>...) returned -1: No such process") is the loss of that peer, and
+// ends the process as one: a peer killed in the middle of a rendezvous reaches this before its
+// pidfd is seen. Any other fatal error goes on to UCX's own report.
+ucs_log_func_rc_t Transport::Impl::on_ucx_log(const char*, unsigned, const char*,
+                                              ucs_log_level_t level,
+                                              const ucs_log_component_config_t*, const char* format,
+                                              va_list ap) {
+  if (level != UCS_LOG_LEVEL_FATAL) return UCS_LOG_FUNC_RC_CONTINUE;
+  auto* impl = static_cast<Impl*>(watching_transport.load(std::memory_order_acquire));
+  if (impl == nullptr) return UCS_LOG_FUNC_RC_CONTINUE;
+  char text[1024];
+  std::vsnprintf(text, sizeof text, format, ap);
+  const std::string_view message(text);
+  const std::size_t pid_at = message.find("(pid=");
+  if (pid_at == std::string_view::npos) return UCS_LOG_FUNC_RC_CONTINUE;
+  const int process =
+      impl->peers->process_of_pid(static_cast<pid_t>(std::strtol(text + pid_at + 5, nullptr, 10)));
+  if (process < 0) return UCS_LOG_FUNC_RC_CONTINUE;
+  const std::size_t reason_at = message.rfind(": ");
+  std::string why = "UCX: " + std::string(message.substr(0, pid_at));
+  if (reason_at != std::string_view::npos) why += std::string(message.substr(reason_at));
+  impl->lost(process, why);
+  return UCS_LOG_FUNC_RC_CONTINUE;
 }
 
 void Transport::Impl::start_fetch(std::unique_ptr<Fetch> fetch) {
@@ -409,6 +489,7 @@ Transport::Transport(World& world, Bootstrap& bootstrap, std::size_t eager_limit
     : impl_(std::make_unique<Impl>(*this, world, eager_limit)) {
   Impl& impl = *impl_;
   trace::set_process(world.process());
+  impl.peers.emplace(bootstrap);
   const auto processes = static_cast<std::size_t>(world.layout().processes());
   impl.endpoints.assign(processes, nullptr);
   impl.next_sequence.assign(processes, 0);
@@ -478,6 +559,10 @@ void Transport::connect(Bootstrap& bootstrap) {
   Impl& impl = *impl_;
   const int processes = impl.world.layout().processes();
   for (int p = 0; p < processes; ++p) impl.addresses.push_back(bootstrap.get(p, kAddressKey));
+  impl.peers->start(bootstrap,
+                    [&impl](int process) { impl.lost(process, "it ended before the job did"); });
+  watching_transport.store(&impl, std::memory_order_release);
+  ucs_log_push_handler(&Impl::on_ucx_log);
 
   int worker_fd = -1;
   check("ucp_worker_get_efd", ucp_worker_get_efd(impl.worker, &worker_fd));
@@ -530,6 +615,8 @@ void Transport::connect(Bootstrap& bootstrap) {
 
 void Transport::quiesce() {
   Impl& impl = *impl_;
+  impl.closing.store(true, std::memory_order_release);
+  impl.peers->stop();
   impl.source.reset();
   Impl::Serialized serialized(impl);
   ucp_request_param_t param{};
@@ -544,7 +631,13 @@ void Transport::quiesce() {
 
 Transport::~Transport() {
   Impl& impl = *impl_;
+  impl.closing.store(true, std::memory_order_release);
+  impl.peers->stop();
   impl.source.reset();
+  if (watching_transport.load(std::memory_order_relaxed) == &impl) {
+    ucs_log_pop_handler();
+    watching_transport.store(nullptr, std::memory_order_release);
+  }
   for (auto& held : impl.early) {
     for (auto& [sequence, message] : held) {
       if (message.desc != nullptr) ucp_am_data_release(impl.worker, message.desc);
