@@ -66,6 +66,9 @@ wait_for() {
 expect_in() { # <file> <extended regex>
   grep -Eq -- "$2" "$1" || fail "std$1 lacks /$2/"
 }
+expect_not_in() { # <file> <extended regex>
+  ! grep -Eq -- "$2" "$1" || fail "std$1 has /$2/: $(grep -Em1 -- "$2" "$1")"
+}
 
 # The processes of the job (weftrun's children, in the order started: process 0 first), saved in
 # `job_pids` while it runs (those seen, if it ends first).
@@ -122,11 +125,15 @@ expect_end() {
 
 case $check in
   kill)
-    # A process killed in the middle of the traffic: the job ends with 128+9, naming it.
+    # A process killed in the middle of the traffic: the job ends with 128+9, naming it. The
+    # survivor sees its peer go (a failed copy from its memory, or its pidfd) and ends with one
+    # line naming it: no crash, no UCX backtrace.
     start_soak
     kill -KILL "${job_pids[1]}"
     expect_end 137
     expect_in err "weftrun: process 1 \(ranks 4-7\) of '.*soak' was killed by signal 9"
+    expect_in err "^weft: process 0 \(ranks 0-3\): lost process 1 \(ranks 4-7\): "
+    expect_not_in err "backtrace|crashed with"
     expect_clean ;;
   stop)
     # A process that stops answering (SIGSTOP): its peers wait on UCX for it forever, so weftrun
