@@ -73,9 +73,16 @@ void check(std::string_view call, ucs_status_t status) {
   if (status != UCS_OK) throw Error(ucx_failure(call, status));
 }
 
+// A send or fetch to or from `process` failed with `status`: when its endpoint reports peer
+// failures (Transport::Impl::endpoint), UCX failed the endpoint, and this ends the process for
+// the loss of `process` (its error callback may come later). Returns otherwise, or while closing.
+void lost_in_operation(Transport::Impl& impl, int process, ucs_status_t status);
+
 // One send in flight: what its completion callback needs, and what UCX reads until then.
 struct SendInFlight {
   std::atomic<int>* in_flight;
+  Transport::Impl* impl;
+  int process;
   Request* request;
   WireHeader header;
   std::unique_ptr<char[]> packed;  // a non-contiguous send's data, packed
@@ -87,6 +94,7 @@ void send_done(void* ucx_request, ucs_status_t status, void* user_data) {
   // unread, which UCX 1.13 reports as UCS_OK (later ones as UCS_ERR_CANCELED); MPI_Cancel marks
   // the status when the answer comes.
   const bool fine = status == UCS_OK || status == UCS_ERR_CANCELED;
+  if (!fine) lost_in_operation(*sent->impl, sent->process, status);
   sent->request->status.MPI_ERROR = fine ? MPI_SUCCESS : MPI_ERR_OTHER;
   if (!fine) sent->request->transport_failure = ucs_status_string(status);  // a static string
   if (ucx_request != nullptr) {
@@ -100,6 +108,7 @@ void send_done(void* ucx_request, ucs_status_t status, void* user_data) {
 // A rendezvous message queued in an engine: its data is still in the sending process.
 struct RemoteMessage : weft_mpi_message {
   Transport* transport = nullptr;
+  int process = -1;  // the sender's
   void* desc = nullptr;
   std::size_t wire_bytes = 0;
   bool fetched = false;
@@ -109,16 +118,16 @@ std::size_t deliver_remote(weft_mpi_message& message, void* buffer, std::size_t 
                            const Datatype& type) {
   auto& remote = static_cast<RemoteMessage&>(message);
   remote.fetched = true;
-  return remote.transport->receive_now(remote.desc, remote.wire_bytes, message.envelope.bytes,
-                                       buffer, count, type);
+  return remote.transport->receive_now(remote.process, remote.desc, remote.wire_bytes,
+                                       message.envelope.bytes, buffer, count, type);
 }
 
 void deliver_remote_later(weft_mpi_message& message, void* buffer, std::size_t count,
                           const Datatype& type, std::function<void(std::size_t)> done) {
   auto& remote = static_cast<RemoteMessage&>(message);
   remote.fetched = true;
-  remote.transport->receive(remote.desc, remote.wire_bytes, message.envelope.bytes, buffer, count,
-                            type, std::move(done));
+  remote.transport->receive(remote.process, remote.desc, remote.wire_bytes, message.envelope.bytes,
+                            buffer, count, type, std::move(done));
 }
 
 void release_remote(weft_mpi_message& message) {
@@ -131,6 +140,7 @@ const PayloadOps kRemoteOps = {&deliver_remote, &release_remote, &deliver_remote
 
 // A receive of rendezvous data in flight.
 struct Fetch {
+  int process;  // the sender
   void* desc;
   std::size_t wire_bytes;
   std::size_t typed_bytes;  // of the message; the wire carries more for a synchronous send
@@ -139,6 +149,7 @@ struct Fetch {
   const Datatype* type;
   std::function<void(std::size_t)> done;
   std::atomic<int>* in_flight = nullptr;
+  Transport::Impl* impl = nullptr;
   // Where UCX writes: the receive buffer when it takes the message whole and contiguous, else a
   // staging copy unpacked at the end.
   std::unique_ptr<char[]> staging;
@@ -283,6 +294,16 @@ void Transport::Impl::lost(int process, std::string_view why) {
                                     process_label(layout, process) + ": " + std::string(why));
 }
 
+namespace {
+
+void lost_in_operation(Transport::Impl& impl, int process, ucs_status_t status) {
+  if (process >= 0 && !impl.peers->same_machine(process)) {
+    impl.lost(process, std::string("UCX: ") + ucs_status_string(status));
+  }
+}
+
+}  // namespace
+
 void Transport::Impl::on_endpoint_failure(void* arg, ucp_ep_h ep, ucs_status_t status) {
   auto& impl = *static_cast<Impl*>(arg);
   // Called from progress, under the lock.
@@ -343,7 +364,10 @@ void Transport::Impl::start_fetch(std::unique_ptr<Fetch> fetch) {
       ucp_request_free(request);
       done->in_flight->fetch_sub(1, std::memory_order_relaxed);
     }
-    if (status != UCS_OK) end_job(ucx_failure("rendezvous receive", status));
+    if (status != UCS_OK) {
+      lost_in_operation(*done->impl, done->process, status);
+      end_job(ucx_failure("rendezvous receive", status));
+    }
     std::size_t moved = std::min(done->typed_bytes, done->count * done->type->size());
     if (done->staging != nullptr && done->typed_bytes > 0) {
       moved = copy(done->staging.get(), done->typed_bytes, weft_mpi_byte, done->buffer, done->count,
@@ -353,6 +377,7 @@ void Transport::Impl::start_fetch(std::unique_ptr<Fetch> fetch) {
   };
   Fetch* raw = fetch.release();
   raw->in_flight = &in_flight;
+  raw->impl = this;
   param.user_data = raw;
   ucs_status_ptr_t status =
       ucp_am_recv_data_nbx(worker, raw->desc, target, raw->wire_bytes, &param);
@@ -445,6 +470,7 @@ void Transport::Impl::handle(const WireHeader& header, void* data, std::size_t l
   message->sender_key = key;
   message->ops = &kRemoteOps;
   message->transport = &self;
+  message->process = header.process;
   message->desc = data;
   message->wire_bytes = length;
   engine.arrive(*message);
@@ -700,6 +726,8 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
   param.flags =
       synchronous || wire_bytes > impl.eager_limit ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
   sent->in_flight = &impl.in_flight;
+  sent->impl = &impl;
+  sent->process = process;
   SendInFlight* raw = sent.release();
   param.user_data = raw;
   ucs_status_ptr_t status;
@@ -744,29 +772,31 @@ bool Transport::progress() {
   return serialized.owns() && impl.progress_locked() > 0;
 }
 
-void Transport::receive(void* desc, std::size_t wire_bytes, std::size_t bytes, void* buffer,
-                        std::size_t count, const Datatype& type,
+void Transport::receive(int process, void* desc, std::size_t wire_bytes, std::size_t bytes,
+                        void* buffer, std::size_t count, const Datatype& type,
                         std::function<void(std::size_t)> done) {
   // Called from on_message, under the lock, inside ucp_worker_progress.
-  impl_->deferred.push_back(std::unique_ptr<Fetch>(
-      new Fetch{desc, wire_bytes, bytes, buffer, count, &type, std::move(done), nullptr, nullptr}));
+  impl_->deferred.push_back(
+      std::unique_ptr<Fetch>(new Fetch{process, desc, wire_bytes, bytes, buffer, count, &type,
+                                       std::move(done), nullptr, nullptr, nullptr}));
 }
 
-std::size_t Transport::receive_now(void* desc, std::size_t wire_bytes, std::size_t bytes,
-                                   void* buffer, std::size_t count, const Datatype& type) {
+std::size_t Transport::receive_now(int process, void* desc, std::size_t wire_bytes,
+                                   std::size_t bytes, void* buffer, std::size_t count,
+                                   const Datatype& type) {
   Impl& impl = *impl_;
   // release/acquire: the moved count is written before the flag is seen set.
   std::atomic<bool> arrived{false};
   std::size_t moved = 0;
   {
     Impl::Serialized serialized(impl);
-    impl.start_fetch(std::unique_ptr<Fetch>(new Fetch{desc, wire_bytes, bytes, buffer, count, &type,
-                                                      [&](std::size_t m) {
-                                                        moved = m;
-                                                        arrived.store(true,
-                                                                      std::memory_order_release);
-                                                      },
-                                                      nullptr, nullptr}));
+    impl.start_fetch(
+        std::unique_ptr<Fetch>(new Fetch{process, desc, wire_bytes, bytes, buffer, count, &type,
+                                         [&](std::size_t m) {
+                                           moved = m;
+                                           arrived.store(true, std::memory_order_release);
+                                         },
+                                         nullptr, nullptr, nullptr}));
   }
   while (!arrived.load(std::memory_order_acquire)) {
     if (Impl::Serialized serialized(impl, std::try_to_lock); serialized.owns()) {
