@@ -315,8 +315,8 @@ void Transport::Impl::on_endpoint_failure(void* arg, ucp_ep_h ep, ucs_status_t s
 
 namespace {
 
-// The Transport::Impl whose process watches its peers, for on_ucx_log.
-std::atomic<void*> watching_transport{nullptr};
+// The transport whose process watches its peers, for on_ucx_log.
+std::atomic<Transport::Impl*> watching_transport{nullptr};
 
 }  // namespace
 
@@ -330,7 +330,7 @@ ucs_log_func_rc_t Transport::Impl::on_ucx_log(const char*, unsigned, const char*
                                               const ucs_log_component_config_t*, const char* format,
                                               va_list ap) {
   if (level != UCS_LOG_LEVEL_FATAL) return UCS_LOG_FUNC_RC_CONTINUE;
-  auto* impl = static_cast<Impl*>(watching_transport.load(std::memory_order_acquire));
+  Impl* impl = watching_transport.load(std::memory_order_acquire);
   if (impl == nullptr) return UCS_LOG_FUNC_RC_CONTINUE;
   char text[1024];
   std::vsnprintf(text, sizeof text, format, ap);
