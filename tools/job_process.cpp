@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -80,10 +81,12 @@ struct Child {
   bool ended = false;
   siginfo_t end{};  // how it ended, once it has
   // What it wrote on the pipe so far (read when it ended, or when a peer failed): kAcknowledgement,
-  // then kDeliberateEnd and its status if it ends the job on purpose.
+  // then kDeliberateEnd and its status if it ends the job on purpose, or kLostProcess and a peer's
+  // number if it ends because that peer went.
   std::string reports;
   bool acknowledged = false;
   bool deliberate = false;
+  std::optional<int> lost;
   // Since when a signal (stop_signal) has kept it stopped, kNever while it runs.
   std::chrono::steady_clock::time_point stopped_since =
       std::chrono::steady_clock::time_point::max();
@@ -102,6 +105,12 @@ void read_reports(Child& child) {
   child.acknowledged = !child.reports.empty() && child.reports[0] == kAcknowledgement;
   child.deliberate =
       child.acknowledged && child.reports.size() >= 2 && child.reports[1] == mpi::kDeliberateEnd;
+  std::int32_t lost = -1;
+  if (child.acknowledged && child.reports.size() >= 2 + sizeof lost &&
+      child.reports[1] == mpi::kLostProcess) {
+    std::memcpy(&lost, child.reports.data() + 2, sizeof lost);
+    child.lost = lost;
+  }
 }
 
 bool failed(const siginfo_t& end) {
@@ -240,17 +249,22 @@ bool await_exit(Child& child) {
 }
 
 // Notes the children that ended since the last look. The first that failed is `failed`; the
-// others still running are then sent SIGTERM, and SIGKILL at `kill_at`. Among failures seen at
-// the same look, one that said it ends the job on purpose (a rank's exit status, MPI_Abort) is
-// named first, then one killed by a signal from outside, then one that crashed, then one that
-// exited non-zero: a process killed did not end because of a peer, whereas one that crashed or
-// exited non-zero may have reacted to a peer's departure. A peer already on its way out when a
-// failure is seen is waited for and judged at the same look, since weftrun did not end it: a
+// others still running are then sent SIGTERM at `term_at` (and SIGKILL later, by watch). Among
+// failures seen at the same look, one that said it ends the job on purpose (a rank's exit status,
+// MPI_Abort) is named first, then one killed by a signal from outside, then one that crashed, then
+// one that exited non-zero: a process killed did not end because of a peer, whereas one that
+// crashed or exited non-zero may have reacted to a peer's departure. A peer already on its way out
+// when a failure is seen is waited for and judged at the same look, since weftrun did not end it: a
 // process whose copy to a killed peer failed has crashed only once that peer was exiting.
+// A process that ended because it lost a peer (kLostProcess) names that peer as the cause once
+// the peer is seen to have failed: it is waited for a bounded while, since it was gone or going
+// when the report was made, and weftrun may see the survivor end first.
+// The others still running are given kPeerNoticeGrace (from `term_at`) to end by themselves
+// first: a weft process sees a peer go at once and ends naming it, which says more than SIGTERM.
 // A process of several that stays stopped longer than `stopped_limit` (zero: no limit) is a peer
 // that no longer answers: the others would wait for it forever, so it fails the job.
 void collect_ended(Children& children, std::optional<int>& failed_process,
-                   Clock::time_point& kill_at, std::chrono::milliseconds stopped_limit) {
+                   Clock::time_point& term_at, std::chrono::milliseconds stopped_limit) {
   std::optional<int> deliberate;
   std::optional<int> exited_non_zero;
   std::optional<int> killed;
@@ -286,6 +300,19 @@ void collect_ended(Children& children, std::optional<int>& failed_process,
     Child& child = children.list[i];
     if (!child.ended && exiting(child.pid) && await_exit(child)) judge(i);
   }
+  const auto lost_peer = [&](std::size_t i) -> std::optional<std::size_t> {
+    const Child& child = children.list[i];
+    if (!child.ended || !child.lost || *child.lost < 0 ||
+        static_cast<std::size_t>(*child.lost) >= children.list.size() ||
+        static_cast<std::size_t>(*child.lost) == i) {
+      return std::nullopt;
+    }
+    return static_cast<std::size_t>(*child.lost);
+  };
+  for (std::size_t i = 0; i < children.list.size(); ++i) {
+    const std::optional<std::size_t> peer = lost_peer(i);
+    if (peer && !children.list[*peer].ended && await_exit(children.list[*peer])) judge(*peer);
+  }
   // A process ends the job on purpose by telling weftrun, then exiting: its peers may fail
   // because it went before it is seen ended, but never before it told.
   for (std::size_t i = 0; i < children.list.size() && !deliberate; ++i) {
@@ -294,25 +321,31 @@ void collect_ended(Children& children, std::optional<int>& failed_process,
     read_reports(child);
     if (child.deliberate) deliberate = static_cast<int>(i);
   }
-  failed_process = deliberate ? deliberate
-                   : killed   ? killed
-                   : crashed  ? crashed
-                              : exited_non_zero;
-  if (!children.all_ended()) {
-    children.signal_running(SIGTERM);
-    kill_at = std::min(kill_at, Clock::now() + kFailureGrace);
+  failed_process = deliberate ? deliberate : killed ? killed : crashed ? crashed : exited_non_zero;
+  // The peer a process lost, when it failed, failed first (a chain at most as long as the job).
+  for (std::size_t hops = 0; hops < children.list.size(); ++hops) {
+    const std::optional<std::size_t> peer = lost_peer(static_cast<std::size_t>(*failed_process));
+    if (!peer || !children.list[*peer].ended || !failed(children.list[*peer].end)) break;
+    failed_process = static_cast<int>(*peer);
   }
+  if (!children.all_ended()) term_at = std::min(term_at, Clock::now() + kPeerNoticeGrace);
 }
 
 std::optional<int> watch(Children& children, const sigset_t& signals,
                          std::chrono::milliseconds stopped_limit) {
   std::optional<int> failed_process;
+  Clock::time_point term_at = kNever;  // when the running children get SIGTERM
   Clock::time_point kill_at = kNever;
   while (true) {
-    collect_ended(children, failed_process, kill_at, stopped_limit);
+    collect_ended(children, failed_process, term_at, stopped_limit);
     if (children.all_ended()) return failed_process;
+    if (term_at != kNever && term_at <= Clock::now()) {
+      children.signal_running(SIGTERM);
+      term_at = kNever;
+      kill_at = std::min(kill_at, Clock::now() + kFailureGrace);
+    }
     timespec wait = {3600, 0};
-    Clock::time_point look_at = kNever;  // a stopped child's limit
+    Clock::time_point look_at = term_at;  // a stopped child's limit, or the SIGTERM
     for (const Child& child : children.list) {
       if (!child.ended && child.stopped_since != kNever && stopped_limit.count() > 0) {
         look_at = std::min(look_at, child.stopped_since + stopped_limit);

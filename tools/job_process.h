@@ -1,9 +1,9 @@
 // The programs weftrun starts: one child process per process of the job, each in its own process
 // group, watched until all have ended. SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to weftrun go to
 // every group, and SIGKILL follows after a grace period; SIGTSTP stops the groups with weftrun.
-// When a process fails (a non-zero exit status or a signal) while others still run, they are sent
-// SIGTERM, then SIGKILL. When a child ends, whatever it left in its group is killed, and every
-// child is killed too if weftrun dies first.
+// When a process fails (a non-zero exit status or a signal) while others still run, they are given
+// kPeerNoticeGrace to end by themselves, then sent SIGTERM, then SIGKILL. When a child ends,
+// whatever it left in its group is killed, and every child is killed too if weftrun dies first.
 #pragma once
 
 #include <chrono>
@@ -37,7 +37,10 @@ struct JobOutcomes {
 };
 
 inline constexpr std::chrono::seconds kKillGrace{2};
-// Between the SIGTERM and the SIGKILL that stop the other processes of a job after one failed.
+// After one process of a job failed: how long the others have to end by themselves (a weft
+// process ends at once naming a peer it lost), then between the SIGTERM and the SIGKILL that stop
+// those still running.
+inline constexpr std::chrono::milliseconds kPeerNoticeGrace{1000};
 inline constexpr std::chrono::milliseconds kFailureGrace{500};
 // How long a process of several may stay stopped (SIGSTOP) before weftrun fails the job: its
 // peers wait for it and cannot tell it from a process that no longer answers.

@@ -40,11 +40,13 @@ RankEnd run_rank_main(RankMain main, int argc, char** argv, char** envp);
 // message naming the rank. Otherwise it returns, and the job goes on until every rank has ended.
 void rank_ended(int status);
 
-// The descriptor on which this process tells its launcher that it ends on purpose (a rank's own
-// non-zero exit or one without MPI_Finalize, MPI_Abort), before it goes: kDeliberateEnd then the
-// status as one byte. weftrun passes its acknowledgement pipe (tools/launch_protocol.h) and,
-// among processes found ended at once, names such an end as the job's rather than the failures
-// it caused in its peers (a send to a process that is gone). -1 (the default) tells nobody.
+// The descriptor on which this process tells its launcher why it ends, before it goes: that it
+// ends on purpose (a rank's own non-zero exit or one without MPI_Finalize, MPI_Abort):
+// kDeliberateEnd then the status as one byte; or that it lost a peer process (killed, crashed,
+// gone before the job's end): kLostProcess then the peer's process number as 4 bytes in this
+// machine's order. weftrun passes its acknowledgement pipe (tools/launch_protocol.h) and, among
+// processes found ended, names the deliberate end or the lost process as the job's failure rather
+// than what it caused in its peers. -1 (the default) tells nobody.
 void report_deliberate_end_to(int fd);
 
 // Removes what the deadlock monitor of a job of several processes left in $TMPDIR when the job's
@@ -52,6 +54,7 @@ void report_deliberate_end_to(int fd);
 // that skips destructors). weftrun calls it for every process it reaps.
 void remove_job_files_of_ended_process(int pid);
 inline constexpr char kDeliberateEnd = 'D';
+inline constexpr char kLostProcess = 'L';
 
 // What MPI_Comm_spawn needs from the program loader (tools/loader), which alone knows rank
 // images: `load` prepares one copy of the weft program at `path` for the new world rank `rank`,

@@ -13,5 +13,8 @@ namespace weft::mpi {
 // launcher (report_deliberate_end_to), so that the job's status is this one rather than that of a
 // peer which failed because this process went.
 [[noreturn]] void end_job_deliberately(std::string_view message, int status) noexcept;
+// The same, with status 1, for the loss of peer process `process` (killed, crashed, or gone before
+// the job's end), told first to the launcher, which names that process's end as the job's cause.
+[[noreturn]] void end_job_lost_process(int process, std::string_view message) noexcept;
 
 }  // namespace weft::mpi

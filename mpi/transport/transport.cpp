@@ -4,11 +4,15 @@
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <ucp/api/ucp.h>
+#include <ucs/debug/log_def.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -20,6 +24,7 @@
 #include "init/world.h"
 #include "request/completion.h"
 #include "transport/nic_affinity.h"
+#include "transport/peer_watch.h"
 #include "transport/wire_header.h"
 #include "weft/detail/spin_lock.h"
 #include "weft/error.h"
@@ -68,9 +73,16 @@ void check(std::string_view call, ucs_status_t status) {
   if (status != UCS_OK) throw Error(ucx_failure(call, status));
 }
 
+// A send or fetch to or from `process` failed with `status`: when its endpoint reports peer
+// failures (Transport::Impl::endpoint), UCX failed the endpoint, and this ends the process for
+// the loss of `process` (its error callback may come later). Returns otherwise, or while closing.
+void lost_in_operation(Transport::Impl& impl, int process, ucs_status_t status);
+
 // One send in flight: what its completion callback needs, and what UCX reads until then.
 struct SendInFlight {
   std::atomic<int>* in_flight;
+  Transport::Impl* impl;
+  int process;
   Request* request;
   WireHeader header;
   std::unique_ptr<char[]> packed;  // a non-contiguous send's data, packed
@@ -82,6 +94,7 @@ void send_done(void* ucx_request, ucs_status_t status, void* user_data) {
   // unread, which UCX 1.13 reports as UCS_OK (later ones as UCS_ERR_CANCELED); MPI_Cancel marks
   // the status when the answer comes.
   const bool fine = status == UCS_OK || status == UCS_ERR_CANCELED;
+  if (!fine) lost_in_operation(*sent->impl, sent->process, status);
   sent->request->status.MPI_ERROR = fine ? MPI_SUCCESS : MPI_ERR_OTHER;
   if (!fine) sent->request->transport_failure = ucs_status_string(status);  // a static string
   if (ucx_request != nullptr) {
@@ -95,6 +108,7 @@ void send_done(void* ucx_request, ucs_status_t status, void* user_data) {
 // A rendezvous message queued in an engine: its data is still in the sending process.
 struct RemoteMessage : weft_mpi_message {
   Transport* transport = nullptr;
+  int process = -1;  // the sender's
   void* desc = nullptr;
   std::size_t wire_bytes = 0;
   bool fetched = false;
@@ -104,16 +118,16 @@ std::size_t deliver_remote(weft_mpi_message& message, void* buffer, std::size_t 
                            const Datatype& type) {
   auto& remote = static_cast<RemoteMessage&>(message);
   remote.fetched = true;
-  return remote.transport->receive_now(remote.desc, remote.wire_bytes, message.envelope.bytes,
-                                       buffer, count, type);
+  return remote.transport->receive_now(remote.process, remote.desc, remote.wire_bytes,
+                                       message.envelope.bytes, buffer, count, type);
 }
 
 void deliver_remote_later(weft_mpi_message& message, void* buffer, std::size_t count,
                           const Datatype& type, std::function<void(std::size_t)> done) {
   auto& remote = static_cast<RemoteMessage&>(message);
   remote.fetched = true;
-  remote.transport->receive(remote.desc, remote.wire_bytes, message.envelope.bytes, buffer, count,
-                            type, std::move(done));
+  remote.transport->receive(remote.process, remote.desc, remote.wire_bytes, message.envelope.bytes,
+                            buffer, count, type, std::move(done));
 }
 
 void release_remote(weft_mpi_message& message) {
@@ -126,6 +140,7 @@ const PayloadOps kRemoteOps = {&deliver_remote, &release_remote, &deliver_remote
 
 // A receive of rendezvous data in flight.
 struct Fetch {
+  int process;  // the sender
   void* desc;
   std::size_t wire_bytes;
   std::size_t typed_bytes;  // of the message; the wire carries more for a synchronous send
@@ -134,6 +149,7 @@ struct Fetch {
   const Datatype* type;
   std::function<void(std::size_t)> done;
   std::atomic<int>* in_flight = nullptr;
+  Transport::Impl* impl = nullptr;
   // Where UCX writes: the receive buffer when it takes the message whole and contiguous, else a
   // staging copy unpacked at the end.
   std::unique_ptr<char[]> staging;
@@ -188,6 +204,11 @@ struct Transport::Impl {
   int watchdog = -1;
   int events = -1;
   std::optional<io::Source> source;
+  // The peer processes, watched from the job's start to quiesce(); a peer lost meanwhile ends
+  // this process (lost()).
+  std::optional<PeerWatch> peers;
+  // release/acquire: set by quiesce(), after which peers end as they should.
+  std::atomic<bool> closing{false};
 
   Impl(Transport& transport, World& w, std::size_t eager)
       : self(transport), world(w), eager_limit(eager) {}
@@ -213,6 +234,14 @@ struct Transport::Impl {
   };
 
   ucp_ep_h endpoint(int process);
+  // Ends this process for the loss of peer `process`, telling the launcher (end_job_lost_process),
+  // unless the job is closing, where peers end as they should: then it returns.
+  void lost(int process, std::string_view why);
+  static void on_endpoint_failure(void* arg, ucp_ep_h ep, ucs_status_t status);
+  static ucs_log_func_rc_t on_ucx_log(const char* file, unsigned line, const char* function,
+                                      ucs_log_level_t level,
+                                      const ucs_log_component_config_t* component,
+                                      const char* format, va_list ap);
   // Under lock: one more operation that only progress completes.
   void went_in_flight() {
     // relaxed: read by arm() under the same lock.
@@ -241,9 +270,81 @@ ucp_ep_h Transport::Impl::endpoint(int process) {
   params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
   params.address =
       reinterpret_cast<const ucp_address_t*>(addresses[static_cast<std::size_t>(process)].data());
+  // A peer on another machine is reached by transports that report its failure (tcp, the
+  // InfiniBand ones): UCX then fails the endpoint and calls on_endpoint_failure instead of
+  // aborting. On this machine UCX 1.13 would keep for such an endpoint only the transports that
+  // can report one, tcp and cma, dropping shared memory (posix, sysv) for loopback TCP; there the
+  // peer is watched through its pidfd instead (PeerWatch), and UCX's fatal CMA error is caught
+  // (on_ucx_log).
+  if (!peers->same_machine(process)) {
+    params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    params.err_handler.cb = &Impl::on_endpoint_failure;
+    params.err_handler.arg = this;
+  }
   check("ucp_ep_create (to process " + std::to_string(process) + ")",
         ucp_ep_create(worker, &params, &ep));
   return ep;
+}
+
+void Transport::Impl::lost(int process, std::string_view why) {
+  if (closing.load(std::memory_order_acquire)) return;
+  const RankLayout& layout = world.layout();
+  end_job_lost_process(process, process_label(layout, world.process()) + ": lost " +
+                                    process_label(layout, process) + ": " + std::string(why));
+}
+
+namespace {
+
+void lost_in_operation(Transport::Impl& impl, int process, ucs_status_t status) {
+  if (process >= 0 && !impl.peers->same_machine(process)) {
+    impl.lost(process, std::string("UCX: ") + ucs_status_string(status));
+  }
+}
+
+}  // namespace
+
+void Transport::Impl::on_endpoint_failure(void* arg, ucp_ep_h ep, ucs_status_t status) {
+  auto& impl = *static_cast<Impl*>(arg);
+  // Called from progress, under the lock.
+  const auto found = std::find(impl.endpoints.begin(), impl.endpoints.end(), ep);
+  if (found == impl.endpoints.end()) return;
+  impl.lost(static_cast<int>(found - impl.endpoints.begin()),
+            std::string("UCX: ") + ucs_status_string(status));
+}
+
+namespace {
+
+// The transport whose process watches its peers, for on_ucx_log.
+std::atomic<Transport::Impl*> watching_transport{nullptr};
+
+}  // namespace
+
+// UCX 1.13 treats a failed CMA copy as fatal on an endpoint without error handling: it logs it
+// at the fatal level, then aborts with a backtrace. One that failed because its peer is gone
+// ("process_vm_readv(pid=<peer>...) returned -1: No such process") is the loss of that peer, and
+// ends the process as one: a peer killed in the middle of a rendezvous reaches this before its
+// pidfd is seen. Any other fatal error goes on to UCX's own report.
+ucs_log_func_rc_t Transport::Impl::on_ucx_log(const char*, unsigned, const char*,
+                                              ucs_log_level_t level,
+                                              const ucs_log_component_config_t*, const char* format,
+                                              va_list ap) {
+  if (level != UCS_LOG_LEVEL_FATAL) return UCS_LOG_FUNC_RC_CONTINUE;
+  Impl* impl = watching_transport.load(std::memory_order_acquire);
+  if (impl == nullptr) return UCS_LOG_FUNC_RC_CONTINUE;
+  char text[1024];
+  std::vsnprintf(text, sizeof text, format, ap);
+  const std::string_view message(text);
+  const std::size_t pid_at = message.find("(pid=");
+  if (pid_at == std::string_view::npos) return UCS_LOG_FUNC_RC_CONTINUE;
+  const int process =
+      impl->peers->process_of_pid(static_cast<pid_t>(std::strtol(text + pid_at + 5, nullptr, 10)));
+  if (process < 0) return UCS_LOG_FUNC_RC_CONTINUE;
+  const std::size_t reason_at = message.rfind(": ");
+  std::string why = "UCX: " + std::string(message.substr(0, pid_at));
+  if (reason_at != std::string_view::npos) why += std::string(message.substr(reason_at));
+  impl->lost(process, why);
+  return UCS_LOG_FUNC_RC_CONTINUE;
 }
 
 void Transport::Impl::start_fetch(std::unique_ptr<Fetch> fetch) {
@@ -263,7 +364,10 @@ void Transport::Impl::start_fetch(std::unique_ptr<Fetch> fetch) {
       ucp_request_free(request);
       done->in_flight->fetch_sub(1, std::memory_order_relaxed);
     }
-    if (status != UCS_OK) end_job(ucx_failure("rendezvous receive", status));
+    if (status != UCS_OK) {
+      lost_in_operation(*done->impl, done->process, status);
+      end_job(ucx_failure("rendezvous receive", status));
+    }
     std::size_t moved = std::min(done->typed_bytes, done->count * done->type->size());
     if (done->staging != nullptr && done->typed_bytes > 0) {
       moved = copy(done->staging.get(), done->typed_bytes, weft_mpi_byte, done->buffer, done->count,
@@ -273,6 +377,7 @@ void Transport::Impl::start_fetch(std::unique_ptr<Fetch> fetch) {
   };
   Fetch* raw = fetch.release();
   raw->in_flight = &in_flight;
+  raw->impl = this;
   param.user_data = raw;
   ucs_status_ptr_t status =
       ucp_am_recv_data_nbx(worker, raw->desc, target, raw->wire_bytes, &param);
@@ -365,6 +470,7 @@ void Transport::Impl::handle(const WireHeader& header, void* data, std::size_t l
   message->sender_key = key;
   message->ops = &kRemoteOps;
   message->transport = &self;
+  message->process = header.process;
   message->desc = data;
   message->wire_bytes = length;
   engine.arrive(*message);
@@ -409,6 +515,7 @@ Transport::Transport(World& world, Bootstrap& bootstrap, std::size_t eager_limit
     : impl_(std::make_unique<Impl>(*this, world, eager_limit)) {
   Impl& impl = *impl_;
   trace::set_process(world.process());
+  impl.peers.emplace(bootstrap);
   const auto processes = static_cast<std::size_t>(world.layout().processes());
   impl.endpoints.assign(processes, nullptr);
   impl.next_sequence.assign(processes, 0);
@@ -478,6 +585,10 @@ void Transport::connect(Bootstrap& bootstrap) {
   Impl& impl = *impl_;
   const int processes = impl.world.layout().processes();
   for (int p = 0; p < processes; ++p) impl.addresses.push_back(bootstrap.get(p, kAddressKey));
+  impl.peers->start(bootstrap,
+                    [&impl](int process) { impl.lost(process, "it ended before the job did"); });
+  watching_transport.store(&impl, std::memory_order_release);
+  ucs_log_push_handler(&Impl::on_ucx_log);
 
   int worker_fd = -1;
   check("ucp_worker_get_efd", ucp_worker_get_efd(impl.worker, &worker_fd));
@@ -530,6 +641,8 @@ void Transport::connect(Bootstrap& bootstrap) {
 
 void Transport::quiesce() {
   Impl& impl = *impl_;
+  impl.closing.store(true, std::memory_order_release);
+  impl.peers->stop();
   impl.source.reset();
   Impl::Serialized serialized(impl);
   ucp_request_param_t param{};
@@ -544,7 +657,13 @@ void Transport::quiesce() {
 
 Transport::~Transport() {
   Impl& impl = *impl_;
+  impl.closing.store(true, std::memory_order_release);
+  impl.peers->stop();
   impl.source.reset();
+  if (watching_transport.load(std::memory_order_relaxed) == &impl) {
+    ucs_log_pop_handler();
+    watching_transport.store(nullptr, std::memory_order_release);
+  }
   for (auto& held : impl.early) {
     for (auto& [sequence, message] : held) {
       if (message.desc != nullptr) ucp_am_data_release(impl.worker, message.desc);
@@ -607,6 +726,8 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
   param.flags =
       synchronous || wire_bytes > impl.eager_limit ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
   sent->in_flight = &impl.in_flight;
+  sent->impl = &impl;
+  sent->process = process;
   SendInFlight* raw = sent.release();
   param.user_data = raw;
   ucs_status_ptr_t status;
@@ -651,29 +772,31 @@ bool Transport::progress() {
   return serialized.owns() && impl.progress_locked() > 0;
 }
 
-void Transport::receive(void* desc, std::size_t wire_bytes, std::size_t bytes, void* buffer,
-                        std::size_t count, const Datatype& type,
+void Transport::receive(int process, void* desc, std::size_t wire_bytes, std::size_t bytes,
+                        void* buffer, std::size_t count, const Datatype& type,
                         std::function<void(std::size_t)> done) {
   // Called from on_message, under the lock, inside ucp_worker_progress.
-  impl_->deferred.push_back(std::unique_ptr<Fetch>(
-      new Fetch{desc, wire_bytes, bytes, buffer, count, &type, std::move(done), nullptr, nullptr}));
+  impl_->deferred.push_back(
+      std::unique_ptr<Fetch>(new Fetch{process, desc, wire_bytes, bytes, buffer, count, &type,
+                                       std::move(done), nullptr, nullptr, nullptr}));
 }
 
-std::size_t Transport::receive_now(void* desc, std::size_t wire_bytes, std::size_t bytes,
-                                   void* buffer, std::size_t count, const Datatype& type) {
+std::size_t Transport::receive_now(int process, void* desc, std::size_t wire_bytes,
+                                   std::size_t bytes, void* buffer, std::size_t count,
+                                   const Datatype& type) {
   Impl& impl = *impl_;
   // release/acquire: the moved count is written before the flag is seen set.
   std::atomic<bool> arrived{false};
   std::size_t moved = 0;
   {
     Impl::Serialized serialized(impl);
-    impl.start_fetch(std::unique_ptr<Fetch>(new Fetch{desc, wire_bytes, bytes, buffer, count, &type,
-                                                      [&](std::size_t m) {
-                                                        moved = m;
-                                                        arrived.store(true,
-                                                                      std::memory_order_release);
-                                                      },
-                                                      nullptr, nullptr}));
+    impl.start_fetch(
+        std::unique_ptr<Fetch>(new Fetch{process, desc, wire_bytes, bytes, buffer, count, &type,
+                                         [&](std::size_t m) {
+                                           moved = m;
+                                           arrived.store(true, std::memory_order_release);
+                                         },
+                                         nullptr, nullptr, nullptr}));
   }
   while (!arrived.load(std::memory_order_acquire)) {
     if (Impl::Serialized serialized(impl, std::try_to_lock); serialized.owns()) {

@@ -63,15 +63,15 @@ class Transport {
   // I/O manager's spare kernel thread leaves the worker to them instead of blocking on it.
   bool progress_for_rank();
 
-  // Receives a rendezvous message's data (`desc`: `wire_bytes` on the wire, of which `bytes`
-  // are the message's) into `count` elements of `type` at `buffer` (what fits), then calls
-  // done(bytes moved). Only from inside a message callback: the fetch starts once the
+  // Receives a rendezvous message's data from `process` (`desc`: `wire_bytes` on the wire, of
+  // which `bytes` are the message's) into `count` elements of `type` at `buffer` (what fits),
+  // then calls done(bytes moved). Only from inside a message callback: the fetch starts once the
   // worker's progress call returns.
-  void receive(void* desc, std::size_t wire_bytes, std::size_t bytes, void* buffer,
+  void receive(int process, void* desc, std::size_t wire_bytes, std::size_t bytes, void* buffer,
                std::size_t count, const Datatype& type, std::function<void(std::size_t)> done);
   // The same from a rank thread, waiting for the data; returns the bytes moved.
-  std::size_t receive_now(void* desc, std::size_t wire_bytes, std::size_t bytes, void* buffer,
-                          std::size_t count, const Datatype& type);
+  std::size_t receive_now(int process, void* desc, std::size_t wire_bytes, std::size_t bytes,
+                          void* buffer, std::size_t count, const Datatype& type);
   // Drops a rendezvous message nobody received.
   void discard(void* desc);
 
@@ -85,8 +85,10 @@ class Transport {
   };
   Traffic traffic();
 
- private:
+  // Defined in transport.cpp only; named there by its UCX callbacks.
   struct Impl;
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 

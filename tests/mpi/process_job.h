@@ -6,6 +6,7 @@
 // whole MPI test set this way when WEFT_TEST_PROCESSES says so.
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -140,11 +141,15 @@ inline int exit_code(int wait_status) {
 // every child sent its puts, every child gets the union) and reaps the children. A child that
 // fails (a non-zero status or a signal) ends the job: the others get a short grace to end by
 // themselves (they may all be failing at once, as when every rank returns its status after the
-// last fence), then are killed; the job's status is that of the failed child of lowest index.
+// last fence), then are killed; the job's status is that of the failed child of lowest index,
+// leaving out one that ended because it lost a peer (weft/mpi_job.h, kLostProcess) which failed.
 class Supervisor {
  public:
-  Supervisor(std::vector<int> fds, std::vector<pid_t> children, const RankLayout& layout)
+  // `reports`: the read end of each child's report pipe (report_deliberate_end_to).
+  Supervisor(std::vector<int> fds, std::vector<int> reports, std::vector<pid_t> children,
+             const RankLayout& layout)
       : fds_(std::move(fds)),
+        reports_(std::move(reports)),
         children_(std::move(children)),
         layout_(layout),
         ended_(children_.size(), false),
@@ -254,8 +259,16 @@ class Supervisor {
     }
     reap(true);
     close_all();
+    const auto failed_by_itself = [&](std::size_t p) {
+      return by_itself[p] && exit_code(status_[p]) != 0;
+    };
     for (std::size_t p = 0; p < children_.size(); ++p) {
-      if (!by_itself[p] || exit_code(status_[p]) == 0) continue;
+      if (!failed_by_itself(p)) continue;
+      const int lost = lost_peer(p);
+      if (lost >= 0 && static_cast<std::size_t>(lost) < children_.size() &&
+          static_cast<std::size_t>(lost) != p && failed_by_itself(static_cast<std::size_t>(lost))) {
+        continue;
+      }
       const int process = static_cast<int>(p);
       const int first = layout_.first_rank(process);
       const int last = first + layout_.ranks_of(process) - 1;
@@ -274,7 +287,22 @@ class Supervisor {
     }
   }
 
+  // The peer child `p` said it lost before it ended, or -1. Read once every child has ended,
+  // without waiting (a process it forked may hold the write end).
+  int lost_peer(std::size_t p) const {
+    char record[1 + sizeof(std::int32_t)] = {};
+    if (::read(reports_[p], record, 1) != 1 || record[0] != weft::mpi::kLostProcess ||
+        ::read(reports_[p], record + 1, sizeof(std::int32_t)) !=
+            static_cast<ssize_t>(sizeof(std::int32_t))) {
+      return -1;
+    }
+    std::int32_t lost = -1;
+    std::memcpy(&lost, record + 1, sizeof lost);
+    return lost;
+  }
+
   std::vector<int> fds_;
+  std::vector<int> reports_;
   std::vector<pid_t> children_;
   RankLayout layout_;
   std::vector<bool> ended_;
@@ -300,17 +328,23 @@ inline int run_processes_job(int processes, const Config& config,
   std::fflush(stderr);
   const pid_t parent = ::getpid();
   std::vector<int> parent_ends;
+  std::vector<int> report_ends;
   std::vector<pid_t> children;
   for (int p = 0; p < processes; ++p) {
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return 127;
+    int report[2];
+    if (::pipe2(report, O_CLOEXEC | O_NONBLOCK) != 0) return 127;
     const pid_t child = ::fork();
     if (child == 0) {
       // A test killed at its timeout leaves no process behind.
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != parent) ::_exit(1);
       for (int fd : parent_ends) ::close(fd);
+      for (int fd : report_ends) ::close(fd);
       ::close(pair[0]);
+      ::close(report[0]);
+      weft::mpi::report_deliberate_end_to(report[1]);
       int status = 1;
       try {
         d::ChildBootstrap bootstrap(pair[1], p, layout);
@@ -323,10 +357,15 @@ inline int run_processes_job(int processes, const Config& config,
       ::_exit(::testing::Test::HasFailure() ? 1 : status);
     }
     ::close(pair[1]);
+    ::close(report[1]);
     parent_ends.push_back(pair[0]);
+    report_ends.push_back(report[0]);
     children.push_back(child);
   }
-  return d::Supervisor(std::move(parent_ends), std::move(children), layout).run();
+  const int status =
+      d::Supervisor(std::move(parent_ends), report_ends, std::move(children), layout).run();
+  for (int fd : report_ends) ::close(fd);
+  return status;
 }
 
 // Runs body(world rank) between MPI_Init and MPI_Finalize in `ranks` ranks on `vps` virtual

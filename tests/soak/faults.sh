@@ -26,6 +26,7 @@ if [[ -n ${FAULTS_PRIVATE_SHM:-} ]]; then
   mount -t tmpfs -o size=4g weft-faults-shm /dev/shm || { echo "cannot mount a private /dev/shm" >&2; exit 1; }
 fi
 
+here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work/tmp"
 cd "$work" || exit 1
@@ -66,6 +67,9 @@ wait_for() {
 expect_in() { # <file> <extended regex>
   grep -Eq -- "$2" "$1" || fail "std$1 lacks /$2/"
 }
+expect_not_in() { # <file> <extended regex>
+  ! grep -Eq -- "$2" "$1" || fail "std$1 has /$2/: $(grep -Em1 -- "$2" "$1")"
+}
 
 # The processes of the job (weftrun's children, in the order started: process 0 first), saved in
 # `job_pids` while it runs (those seen, if it ends first).
@@ -100,9 +104,10 @@ expect_clean() {
 }
 
 # Starts a soak of 8 ranks in 2 processes in the background (stdout in out, stderr in err) and
-# waits until its traffic runs; `weftrun` is its pid.
+# waits until its traffic runs; `weftrun` is its pid. `soak` is the program weftrun runs.
+soak=("$soak_dir/soak")
 start_soak() {
-  env --default-signal=INT "$bin/weftrun" -n 8 -p 2 "$@" "$soak_dir/soak" --messages 0 --seconds 600 \
+  env --default-signal=INT "$bin/weftrun" -n 8 -p 2 "$@" "${soak[@]}" --messages 0 --seconds 600 \
     --max-size 262144 > out 2> err &
   weftrun=$!
   note_job "$weftrun" 2
@@ -122,11 +127,28 @@ expect_end() {
 
 case $check in
   kill)
-    # A process killed in the middle of the traffic: the job ends with 128+9, naming it.
+    # A process killed in the middle of the traffic: the job ends with 128+9, naming it. The
+    # survivor sees its peer go (a failed copy from its memory, or its pidfd) and ends with one
+    # line naming it: no crash, no UCX backtrace.
     start_soak
     kill -KILL "${job_pids[1]}"
     expect_end 137
     expect_in err "weftrun: process 1 \(ranks 4-7\) of '.*soak' was killed by signal 9"
+    expect_in err "^weft: process 0 \(ranks 0-3\): lost process 1 \(ranks 4-7\): "
+    expect_not_in err "backtrace|crashed with"
+    expect_clean ;;
+  kill_remote)
+    # The same between machines, simulated: process 1 sees another boot id (other_boot.sh), so the
+    # two make their endpoints as between machines, with UCP_ERR_HANDLING_MODE_PEER (over TCP):
+    # UCX reports the failure, and the survivor's line gives UCX's reason.
+    [[ -n ${FAULTS_PRIVATE_SHM:-} ]] || skip "needs root for a mount namespace of its own"
+    soak=("$here/other_boot.sh" "$soak_dir/soak")
+    start_soak
+    kill -KILL "${job_pids[1]}"
+    expect_end 137
+    expect_in err "weftrun: process 1 \(ranks 4-7\) of '.*other_boot.sh' was killed by signal 9"
+    expect_in err "^weft: process 0 \(ranks 0-3\): lost process 1 \(ranks 4-7\): UCX: "
+    expect_not_in err "backtrace|crashed with"
     expect_clean ;;
   stop)
     # A process that stops answering (SIGSTOP): its peers wait on UCX for it forever, so weftrun

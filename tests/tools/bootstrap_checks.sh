@@ -143,6 +143,12 @@ case $check in
     finish_background 137
     expect_in err "process 1 \(rank 1\) of .* was killed by signal 9"
     expect_nothing_left ;;
+  lost_peer)
+    # Process 0 reports that it lost process 1 and ends first; process 1 is killed later. weftrun
+    # names the lost process, not the one that saw it go.
+    expect_run 137 "$bin/weftrun" -n 2 -p 2 "${machine[@]}" "$program" lose-peer 1
+    expect_in err "process 1 \(rank 1\) of .* was killed by signal 9"
+    expect_nothing_left ;;
   sigterm)
     # weftrun's signal forwarding reaches every process.
     weftrun_in_background -n 2 -p 2 "${machine[@]}" "$program" hang

@@ -10,6 +10,9 @@
 //   bootstrap_exchange exit-after-fence K C   the exchange; process K then exits with C, the
 //                                         others wait forever
 //   bootstrap_exchange leave-before-fence K   process K exits 0 before the first fence
+//   bootstrap_exchange lose-peer K        the exchange; the others then report on the
+//                                         acknowledgement pipe that they lost process K and exit
+//                                         with 1 at once; K kills itself (SIGKILL) 1 s later
 //   bootstrap_exchange wrong-token        joins with a token that is not the job's
 //
 // It prints "socket <path>" and "cores <scheduler.cores>" first, and "process I pid <pid>" once
@@ -18,6 +21,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +32,7 @@
 #include "launch_protocol.h"
 #include "weft/bootstrap.h"
 #include "weft/error.h"
+#include "weft/mpi_job.h"
 
 __attribute__((used, section(".weft_program"))) static const char weft_program[] = "test";
 
@@ -70,7 +75,7 @@ int run(int argc, char** argv) {
   if (launch.ack_fd >= 0) {
     [[maybe_unused]] const ssize_t wrote =
         ::write(launch.ack_fd, &weft::tools::kAcknowledgement, 1);
-    ::close(launch.ack_fd);
+    if (mode != "lose-peer") ::close(launch.ack_fd);
   }
   const weft::Config config =
       weft::tools::load_launch_config(launch, weft::tools::process_environment());
@@ -87,6 +92,17 @@ int run(int argc, char** argv) {
   say("process " + std::to_string(me) + " pid " + std::to_string(::getpid()));
   if (mode == "leave-before-fence" && me == index_argument(argc, argv, 2)) return 0;
   exchange(*bootstrap, 1);
+  if (mode == "lose-peer") {
+    const std::int32_t lost = index_argument(argc, argv, 2);
+    if (me == lost) {
+      ::sleep(1);
+      ::raise(SIGKILL);
+    }
+    char record[1 + sizeof lost] = {weft::mpi::kLostProcess};
+    std::memcpy(record + 1, &lost, sizeof lost);
+    [[maybe_unused]] const ssize_t wrote = ::write(launch.ack_fd, record, sizeof record);
+    return 1;
+  }
   if (mode == "exit-after-fence") {
     if (me == index_argument(argc, argv, 2)) return index_argument(argc, argv, 3);
     wait_forever();
