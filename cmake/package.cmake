@@ -45,4 +45,6 @@ if(TARGET weft_fortran)
   string(APPEND weft_package_depends ", gfortran")
 endif()
 set(CPACK_DEBIAN_PACKAGE_DEPENDS ${weft_package_depends})
+# What the modulefile, find_package(weft) and the .pc files are read by; weft works without them.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "environment-modules | lmod, cmake, pkgconf")
 include(CPack)
