@@ -84,7 +84,9 @@ int allgather(const collective::Start& start, MPI_Comm comm, std::string_view fu
   collective::Truncation truncation;
   // Across NUMA nodes, decided on the receive layout, which every member passes alike.
   std::size_t total = 0;
-  for (int r = 0; r < size; ++r) total += recv.at(r).bytes();
+  if (numa::may_stage(*comm)) {
+    for (int r = 0; r < size; ++r) total += recv.at(r).bytes();
+  }
   if (numa::considered(*comm, total)) {
     std::vector<std::size_t> blocks(static_cast<std::size_t>(size));
     for (int r = 0; r < size; ++r) blocks[static_cast<std::size_t>(r)] = recv.at(r).bytes();

@@ -99,10 +99,12 @@ numa_copy::Layout layout_of(const Comm& comm) {
   return layout;
 }
 
+bool may_stage(const Comm& comm) {
+  return job.mode != Mode::flat && !job.one_node && !comm.self && comm.size() > 1;
+}
+
 bool considered(const Comm& comm, std::size_t bytes) {
-  if (job.mode == Mode::flat || job.one_node || comm.self || comm.size() < 2 || bytes == 0) {
-    return false;
-  }
+  if (!may_stage(comm) || bytes == 0) return false;
   return job.mode == Mode::staged || bytes >= kMinModelBytes;
 }
 
@@ -151,7 +153,12 @@ NodeBuffer::NodeBuffer(int node, std::size_t bytes) : node_(node), capacity_(0),
   // Before the first touch, so that every page comes from the node; on a synthetic topology the
   // nodes are logical and the pages come from wherever the toucher runs.
   if (job.topology != nullptr && node >= 0 && node < job.topology->num_numa_nodes()) {
-    job.topology->bind_memory(data_, capacity_, node);
+    try {
+      job.topology->bind_memory(data_, capacity_, node);
+    } catch (const Error&) {
+      // Binding only places the pages; refused (a cgroup's cpuset.mems), the staging still works
+      // from wherever the first toucher's policy puts it.
+    }
   }
 }
 

@@ -40,7 +40,9 @@ numa_copy::Layout layout_of(const Comm& comm);
 Plan plan(const Comm& comm, Collective collective, std::size_t bytes, int root, bool commutative,
           const std::vector<std::size_t>& block_bytes = {});
 
-// Whether a call moving `bytes` (the caller's own side) may be staged at all: cheap, made before
+// Whether any call of `comm` may be staged (not on one node, not forced flat): a few loads.
+bool may_stage(const Comm& comm);
+// Whether a call moving `bytes` (the caller's own side) may be staged: cheap, made before
 // anything is read from the other members.
 bool considered(const Comm& comm, std::size_t bytes);
 
