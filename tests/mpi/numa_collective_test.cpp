@@ -218,6 +218,15 @@ TEST(NumaCollectives, XmlTopology) {
   const Counts d = Counts().since(before);
   EXPECT_EQ(d.bcast, 4u);
   EXPECT_EQ(d.allgather, 4u);
+  // The model on the same machine: 8 ranks per node stage 1 MiB, one per node does not.
+  const Counts model_before;
+  run(16, 4, on(two_rails_xml(), "auto"),
+      [](int, int) { every_collective(MPI_COMM_WORLD, 1 << 20); });
+  EXPECT_EQ(Counts().since(model_before).bcast, 2u);
+  const Counts few_before;
+  run(2, 4, on(two_rails_xml(), "auto"),
+      [](int, int) { every_collective(MPI_COMM_WORLD, 1 << 20); });
+  EXPECT_EQ(Counts().since(few_before).bcast, 0u);
 }
 
 // A communicator whose ranks alternate between the nodes (world ranks 0..7 on node 0, 8..15 on
