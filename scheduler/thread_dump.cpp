@@ -177,6 +177,7 @@ std::vector<ThreadSnapshot> snapshot_threads(bool backtraces) {
     t.id = fiber->id;
     t.type = fiber->type;
     t.rank = fiber->rank;
+    t.placement = fiber->placement;
     t.vp = fiber->vp.load(std::memory_order_relaxed);
     // acquire: pairs with finish_switch's, so a `parked` word comes with its saved context.
     const std::uint64_t word = fiber->park.load(std::memory_order_acquire);
@@ -211,6 +212,7 @@ std::vector<ThreadSnapshot> snapshot_threads(bool backtraces) {
     // did not run meanwhile, so its note and stack were what they were at the first read.
     const bool stable = fiber->park.load(std::memory_order_acquire) == word;
     if (stable && t.state == ThreadSnapshot::State::parked) t.wait_note = note;
+    if (t.state != ThreadSnapshot::State::parked) t.running_note = note;
     if (stable) t.backtrace = std::move(frames);
     threads.push_back(std::move(t));
   }
@@ -222,6 +224,13 @@ bool still_parked(const ThreadSnapshot& thread) {
   const std::uint64_t word = fiber->park.load(std::memory_order_acquire);
   return fiber->live.load(std::memory_order_relaxed) &&
          word == detail::park_word(thread.park_epoch, detail::ParkState::parked);
+}
+
+bool still_noted(const ThreadSnapshot& thread) {
+  const auto* fiber = static_cast<const detail::Fiber*>(thread.handle);
+  // acquire: what the note holds was written before the note was set.
+  return thread.running_note != nullptr && fiber->live.load(std::memory_order_relaxed) &&
+         fiber->wait_note.load(std::memory_order_acquire) == thread.running_note;
 }
 
 int rank_kernel_threads() {
@@ -250,7 +259,7 @@ std::string format_threads(
              " core " + std::to_string(t.core) + " (vp " + std::to_string(t.vp) + ")";
     }
     out += "\n";
-    if (t.wait_note != nullptr && describe_note) {
+    if ((t.wait_note != nullptr || t.running_note != nullptr) && describe_note) {
       const std::string what = describe_note(t);
       if (!what.empty()) out += "  waits in " + what + "\n";
     }
@@ -270,7 +279,9 @@ const void* set_wait_note(const void* note) noexcept {
   if (self == nullptr) return nullptr;
   // Only the thread itself writes its note: a load and a store, no read-modify-write.
   const void* previous = self->wait_note.load(std::memory_order_relaxed);
-  self->wait_note.store(note, std::memory_order_relaxed);
+  // release: a reader of a thread that yields in its wait, not parked, loads the note with
+  // acquire (still_noted) and then sees the record written before it (a plain store on x86).
+  self->wait_note.store(note, std::memory_order_release);
   return previous;
 }
 }  // namespace this_thread

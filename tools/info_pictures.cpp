@@ -18,32 +18,38 @@ constexpr int kCoresPerRow = 8;
 constexpr int kGap = 8;
 constexpr int kMargin = 12;
 
-struct Placed {
-  std::string kind;  // rank, omp_worker, progress
-  int task;
-  std::string label;
-  const char* colour;
-};
+const char* colour_of(const std::string& kind) {
+  if (kind == "rank") return "#4c72b0";
+  if (kind == "omp_worker") return "#55a868";
+  if (kind == "progress") return "#dd8452";
+  return "#8c8c8c";
+}
 
 }  // namespace
 
 void write_placement_svg(std::ostream& out, const Topology& topology,
                          const std::vector<TaskPlace>& places, const std::string& title) {
-  std::map<int, std::vector<Placed>> on_core;
+  std::vector<PlacedThread> threads;
   for (const TaskPlace& place : places) {
     const std::string task = std::to_string(place.task);
-    on_core[place.core].push_back({"rank", place.task, "rank " + task, "#4c72b0"});
+    threads.push_back({"rank", place.task, place.core, "rank " + task, ""});
     // The rank's OpenMP team: the rank itself on its first core, a worker on each other one.
     for (std::size_t c = 1; c < place.cores.size(); ++c) {
-      on_core[place.cores[c]].push_back({"omp_worker", place.task,
-                                         "omp worker " + std::to_string(c) + " of rank " + task,
-                                         "#55a868"});
+      threads.push_back({"omp_worker", place.task, place.cores[c],
+                         "omp worker " + std::to_string(c) + " of rank " + task, ""});
     }
     if (place.progress_core >= 0) {
-      on_core[place.progress_core].push_back(
-          {"progress", place.task, "progress of rank " + task, "#dd8452"});
+      threads.push_back(
+          {"progress", place.task, place.progress_core, "progress of rank " + task, ""});
     }
   }
+  write_threads_svg(out, topology, threads, title);
+}
+
+void write_threads_svg(std::ostream& out, const Topology& topology,
+                       const std::vector<PlacedThread>& threads, const std::string& title) {
+  std::map<int, std::vector<const PlacedThread*>> on_core;
+  for (const PlacedThread& thread : threads) on_core[thread.core].push_back(&thread);
   std::size_t most = 1;
   for (const auto& [core, threads] : on_core) most = std::max(most, threads.size());
   const int core_height = 22 + static_cast<int>(most) * kThreadHeight;
@@ -84,15 +90,15 @@ void write_placement_svg(std::ostream& out, const Topology& topology,
         const auto found = on_core.find(core.index);
         if (found == on_core.end()) continue;
         int ty = cy + 20;
-        for (const Placed& thread : found->second) {
+        for (const PlacedThread* thread : found->second) {
           std::snprintf(buffer, sizeof buffer,
-                        "<g class=\"thread\" data-kind=\"%s\" data-task=\"%d\" data-core=\"%d\">"
+                        "<g class=\"thread\" data-kind=\"%s\" data-task=\"%d\" data-core=\"%d\"%s>"
                         "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"3\" "
                         "fill=\"%s\"/><text x=\"%d\" y=\"%d\" font-size=\"10\" "
                         "fill=\"#ffffff\">%s</text></g>\n",
-                        thread.kind.c_str(), thread.task, core.index, x + 3, ty, kCoreWidth - 6,
-                        kThreadHeight - 2, thread.colour, x + 6, ty + 11,
-                        trace::svg_escaped(thread.label).c_str());
+                        thread->kind.c_str(), thread->task, core.index, thread->details.c_str(),
+                        x + 3, ty, kCoreWidth - 6, kThreadHeight - 2, colour_of(thread->kind),
+                        x + 6, ty + 11, trace::svg_escaped(thread->label).c_str());
           inner += buffer;
           ty += kThreadHeight;
         }

@@ -11,8 +11,22 @@
 
 namespace weft::tools {
 
-// Packages, NUMA nodes and cores, with each rank, OpenMP worker and progress thread of `places`
-// on its core: one <g class="thread"> element per placed thread.
+// A thread drawn on the machine.
+struct PlacedThread {
+  std::string kind;  // rank, omp_worker, progress, io, user
+  int task = -1;     // the rank it belongs to; -1 for none
+  int core = -1;     // the topology core it is drawn on
+  std::string label;
+  std::string details;  // more data-* attributes, already formatted: ` data-x="1"`
+};
+
+// Packages, NUMA nodes and cores, with each thread on its core: one <g class="thread"> element
+// per thread, with data-kind, data-task and data-core.
+void write_threads_svg(std::ostream& out, const Topology& topology,
+                       const std::vector<PlacedThread>& threads, const std::string& title);
+
+// The same for each rank, OpenMP worker and progress thread of `places` (weft-info placement
+// --tasks N --svg).
 void write_placement_svg(std::ostream& out, const Topology& topology,
                          const std::vector<TaskPlace>& places, const std::string& title);
 

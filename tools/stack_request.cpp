@@ -73,14 +73,19 @@ std::vector<int> job_processes(int pid) {
   return found;
 }
 
-std::string ask(int pid) {
+// `what`: the request file's text, empty for the stacks.
+std::string ask(int pid, const std::string& command, const std::string& what) {
   const std::string request = stack_files::request(pid);
   const std::string output = stack_files::output(pid);
   std::filesystem::remove(output);
-  std::ofstream(request).close();
+  {
+    // Written whole before the signal: the process reads it when the signal arrives.
+    std::ofstream file(request);
+    file << what;
+  }
   if (::kill(pid, SIGQUIT) != 0) {
     std::filesystem::remove(request);
-    throw Error("weft-info stacks: cannot signal process " + std::to_string(pid));
+    throw Error("weft-info " + command + ": cannot signal process " + std::to_string(pid));
   }
   // The process writes output and removes the request from its watcher thread, which looks at
   // least every 100 ms.
@@ -97,18 +102,29 @@ std::string ask(int pid) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   std::filesystem::remove(request);
-  throw Error("weft-info stacks: process " + std::to_string(pid) + " did not answer within 10 s");
+  throw Error("weft-info " + command + ": process " + std::to_string(pid) +
+              " did not answer within 10 s");
+}
+
+std::vector<std::string> ask_job(int pid, const std::string& command, const std::string& what) {
+  const std::vector<int> processes = job_processes(pid);
+  if (processes.empty()) {
+    throw Error("weft-info " + command + ": process " + std::to_string(pid) +
+                " runs no weft job, nor does any process it started");
+  }
+  std::vector<std::string> answers;
+  for (int process : processes) answers.push_back(ask(process, command, what));
+  return answers;
 }
 
 }  // namespace
 
 void print_stacks(std::ostream& out, int pid) {
-  const std::vector<int> processes = job_processes(pid);
-  if (processes.empty()) {
-    throw Error("weft-info stacks: process " + std::to_string(pid) +
-                " runs no weft job, nor does any process it started");
-  }
-  for (int process : processes) out << ask(process);
+  for (const std::string& answer : ask_job(pid, "stacks", "")) out << answer;
+}
+
+std::vector<std::string> ask_placement(int pid) {
+  return ask_job(pid, "placement --pid", stack_files::kPlacementRequest);
 }
 
 }  // namespace weft::tools

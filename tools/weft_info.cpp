@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "info_pictures.h"
+#include "running_placement.h"
 #include "stack_request.h"
 #include "weft/trace_file.h"
 
@@ -45,6 +46,10 @@ constexpr std::string_view kUsage = R"(usage:
       output is a JSON list: [{"task": 0, "core": 0, "numa": 0, "progress_core": 1}, ...].
       With --svg the machine (packages, NUMA nodes, cores) is drawn into FILE with each rank,
       OpenMP worker (cores past a rank's first) and progress thread on its core
+  weft-info placement --pid PID [--svg FILE]
+      every user thread of the job that process PID (weftrun, or one process of the job) runs:
+      rank, OpenMP worker, progress thread..., the core it is placed on and the core it runs on
+      (or last ran on), per process; --svg draws them on the machine as above
   weft-info trace-summary FILE [--svg OUT]
       per-core utilization and each rank's time in MPI (running, and waiting parked) from a
       trace that weftrun --trace wrote (FILE.json or FILE.otf2); with --svg the trace is also
@@ -231,8 +236,17 @@ Options parse(const std::vector<std::string_view>& arguments) {
                      " only applies to numa; expected 'weft-info numa " +
                      std::string(numa_only.front()) + " ...'");
   }
-  if (options.command != "io" && options.command != "stacks" && options.pid) {
-    throw UsageError("--pid only applies to io and stacks; expected 'weft-info io --pid PID'");
+  if (options.command != "io" && options.command != "stacks" && options.command != "placement" &&
+      options.pid) {
+    throw UsageError(
+        "--pid only applies to io, stacks and placement; expected 'weft-info io --pid PID'");
+  }
+  if (options.command == "placement" && options.pid &&
+      (options.tasks || options.json || options.cores_per_task || options.task_policy ||
+       options.progress_policy)) {
+    throw UsageError(
+        "placement --pid shows a running job's threads and takes --svg only; expected "
+        "'weft-info placement --pid PID [--svg FILE]'");
   }
   if (options.command == "stacks" && !options.pid && !options.help) {
     throw UsageError("stacks needs the job's process; expected --pid PID");
@@ -240,8 +254,10 @@ Options parse(const std::vector<std::string_view>& arguments) {
   if (options.command == "trace-summary" && options.trace_file.empty() && !options.help) {
     throw UsageError("trace-summary needs a trace file; expected 'weft-info trace-summary FILE'");
   }
-  if (options.command == "placement" && !options.tasks && !options.help) {
-    throw UsageError("placement needs the number of tasks; expected --tasks N");
+  if (options.command == "placement" && !options.tasks && !options.pid && !options.help) {
+    throw UsageError(
+        "placement needs the number of tasks or a running job; expected --tasks N "
+        "or --pid PID");
   }
   return options;
 }
@@ -508,6 +524,8 @@ void run(const Options& options) {
     std::cout << config.describe();
   } else if (options.command == "topology") {
     print_topology(std::cout, weft::configured_topology(config));
+  } else if (options.command == "placement" && options.pid) {
+    weft::tools::print_running_placement(std::cout, *options.pid, options.svg);
   } else if (options.command == "placement") {
     print_placement(std::cout, options, config);
   } else if (options.command == "numa") {

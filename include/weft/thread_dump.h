@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "weft/thread.h"
 #include "weft/thread_type.h"
 
 namespace weft {
@@ -28,12 +29,19 @@ struct ThreadSnapshot {
   State state = State::running;
   int vp = -1;    // the virtual processor running it, or that last ran it
   int core = -1;  // that processor's topology core
+  // Where the thread was placed when spawned: pinned to a processor, on a NUMA node, or free
+  // (started on a processor and stealable).
+  Placement placement;
   // Bumped at every park: the same epoch and `parked` in two looks mean that the thread did not
   // run in between.
   std::uint64_t park_epoch = 0;
   // What this_thread::set_wait_note() last set, read while the thread stayed parked in
   // `park_epoch` (null otherwise or when it set none).
   const void* wait_note = nullptr;
+  // The note of a thread that is not parked: one in a wait that yields rather than parks (MPI's
+  // RMA synchronization). Read without the park word's guard, so only a note of plain values may
+  // be read through it, and only while still_noted() holds.
+  const void* running_note = nullptr;
   // Innermost frame first, "function+0xoffset (object)"; empty for a running thread, or when the
   // thread woke while it was read.
   std::vector<std::string> backtrace;
@@ -47,6 +55,10 @@ std::vector<ThreadSnapshot> snapshot_threads(bool backtraces);
 // Whether `thread` is still parked in the park the snapshot saw.
 bool still_parked(const ThreadSnapshot& thread);
 
+// Whether `thread` still holds the note the snapshot saw as its running_note (it left the wait
+// otherwise: a wait restores the previous note before its frame goes).
+bool still_noted(const ThreadSnapshot& thread);
+
 // Kernel threads that ranks started (pthread_create, std::thread) and that still run: unseen by
 // the scheduler, they may call MPI at any moment.
 int rank_kernel_threads();
@@ -57,7 +69,7 @@ bool timers_pending();
 
 // Text of a snapshot, one block per thread: "thread 12 (mpi_task, rank 3) parked, last on core 1
 // (vp 1)", then "  waits in ..." when describe_note(thread) has something to say (it is called
-// for threads with a note only), then the frames.
+// for threads with a note, wait_note or running_note, only), then the frames.
 std::string format_threads(
     const std::vector<ThreadSnapshot>& threads,
     const std::function<std::string(const ThreadSnapshot& thread)>& describe_note);
@@ -67,7 +79,8 @@ const char* to_string(ThreadSnapshot::State state);
 // Where a process running a job and `weft-info stacks` meet: while it answers SIGQUIT the process
 // holds an abstract Unix socket named ready(pid) (listed in /proc/net/unix, gone with the process
 // however it ends); weft-info creates request(pid) before it sends SIGQUIT, and the process then
-// writes its dump to output(pid) instead of its standard error.
+// writes its dump to output(pid) instead of its standard error. A request file holding
+// kPlacementRequest asks for the threads' placement (weft-info placement --pid) instead.
 namespace stack_files {
 inline std::string directory() {
   const char* tmp = std::getenv("TMPDIR");
@@ -82,6 +95,7 @@ inline std::string request(int pid) {
 inline std::string output(int pid) {
   return directory() + "/weft-stacks-" + std::to_string(pid) + ".out";
 }
+inline constexpr const char* kPlacementRequest = "placement";
 }  // namespace stack_files
 
 // The first member of every wait note: the name of what the thread waits in, a string literal

@@ -114,9 +114,17 @@ int run(MPI_Comm comm, std::string_view function, const collective::Start& start
   request->keep.hold(start.kept);
   // The exchange runs in a thread of the rank, on the rank's core. It starts at once, so that
   // its first messages leave during the call, and the caller goes on when it waits.
-  auto launch = [body](Request& r, int tag) {
-    spawn(helper_thread(r.owner, true), [body, &r, tag] {
-      r.status.MPI_ERROR = body(tag);
+  // The thread waits as the blocking call would, under the same record: the deadlock report
+  // proves and explains a nonblocking collective between processes as it does a blocking one.
+  auto launch = [body, function, comm, number](Request& r, int tag) {
+    spawn(helper_thread(r.owner, true), [body, &r, tag, function, comm, number] {
+      {
+        BlockedCall blocked =
+            blocked_in(BlockedCall::Kind::collective, function, comm, MPI_PROC_NULL, 0);
+        blocked.collective = number;
+        const BlockedScope scope(blocked);
+        r.status.MPI_ERROR = body(tag);
+      }
       finish(r);
     }).detach();
   };

@@ -64,6 +64,18 @@ BlockedCall blocked_in(BlockedCall::Kind kind, std::string_view function, MPI_Co
   return call;
 }
 
+BlockedCall blocked_named(std::string_view function, const char* peer_label, int peer,
+                          MPI_Comm comm) {
+  BlockedCall call;
+  call.kind = BlockedCall::Kind::named;
+  call.name = function.data();
+  call.size = function.size();
+  call.peer_label = peer_label;
+  call.peer = peer;
+  call.comm = comm;
+  return call;
+}
+
 BlockedCall blocked_on_requests(std::string_view function, const MPI_Request* requests, int count) {
   BlockedCall call;
   call.kind = BlockedCall::Kind::requests;
@@ -97,11 +109,38 @@ std::string describe(const BlockedCall& call, int world_rank) {
       if (call.count > kShown) text += ", ...";
       return text + ")";
     }
+    case BlockedCall::Kind::named: {
+      std::string arguments;
+      if (call.peer_label != nullptr) {
+        arguments = std::string(call.peer_label) + "=" + rank_text(call.peer);
+      }
+      if (call.comm != MPI_COMM_NULL) {
+        arguments += (arguments.empty() ? "comm=" : ", comm=") + comm;
+      }
+      return text + "(" + arguments + ")";
+    }
   }
   return text;
 }
 
+std::optional<BlockedCall> read_record(const ThreadSnapshot& thread) {
+  if (thread.wait_note != nullptr) {
+    const BlockedCall call = *static_cast<const BlockedCall*>(thread.wait_note);
+    if (still_parked(thread)) return call;
+    return std::nullopt;
+  }
+  if (thread.running_note == nullptr || !still_noted(thread)) return std::nullopt;
+  // Not parked: the record may be left at any moment, so it is copied, then kept only when the
+  // thread still holds it and it is a named one of plain values (a pointer of it is not read).
+  const BlockedCall call = *static_cast<const BlockedCall*>(thread.running_note);
+  if (!still_noted(thread) || call.kind != BlockedCall::Kind::named || call.comm != MPI_COMM_NULL) {
+    return std::nullopt;
+  }
+  return call;
+}
+
 bool provable(const BlockedCall& call) {
+  if (call.kind == BlockedCall::Kind::named) return false;
   if (call.kind != BlockedCall::Kind::requests) return true;
   for (int i = 0; i < call.count; ++i) {
     const Request* request = call.requests[i];

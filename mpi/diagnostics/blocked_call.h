@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,10 @@ struct BlockedCall : WaitNoteName {
     probe,       // MPI_Probe, MPI_Mprobe
     collective,  // a blocking collective: call number `collective` on `comm`
     requests,    // MPI_Wait and its forms, on `count` requests at `requests`
+    // A wait no proof covers, named with `peer` as `peer_label` (when set) and `comm` (when not
+    // MPI_COMM_NULL): RMA synchronization, a port's meeting. Never provable. A wait that yields
+    // rather than parks (RMA) sets no comm: its record is read while it runs.
+    named,
   };
   Kind kind = Kind::receive;
   MPI_Comm comm = MPI_COMM_NULL;
@@ -32,6 +37,7 @@ struct BlockedCall : WaitNoteName {
   std::uint64_t collective = 0;
   const MPI_Request* requests = nullptr;
   int count = 0;
+  const char* peer_label = nullptr;  // a string literal
 };
 
 // Sets the record on the calling thread for the scope's life, the previous one after. A plain
@@ -50,6 +56,9 @@ class BlockedScope {
 // A record for a point-to-point call of the caller's rank.
 BlockedCall blocked_in(BlockedCall::Kind kind, std::string_view function, MPI_Comm comm, int peer,
                        int tag);
+// A named wait (Kind::named); `peer_label` a string literal or null.
+BlockedCall blocked_named(std::string_view function, const char* peer_label, int peer,
+                          MPI_Comm comm = MPI_COMM_NULL);
 // For MPI_Wait and its forms.
 BlockedCall blocked_on_requests(std::string_view function, const MPI_Request* requests, int count);
 
@@ -61,7 +70,12 @@ std::string describe(const BlockedCall& call, int world_rank);
 std::string comm_name(MPI_Comm comm, int world_rank);
 
 // Whether the call can only end by another rank's MPI call: false when a request it waits on
-// is completed by the program's own code (a generalized request).
+// is completed by the program's own code (a generalized request), and for a named wait.
 bool provable(const BlockedCall& call);
+
+// The record `thread` waits in, copied while it stays there: a parked thread's, or a named one
+// without communicator of a thread that yields in its wait. Empty when there is none or the
+// thread left it.
+std::optional<BlockedCall> read_record(const ThreadSnapshot& thread);
 
 }  // namespace weft::mpi

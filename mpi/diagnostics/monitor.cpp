@@ -2,19 +2,23 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -33,7 +37,24 @@ namespace {
 // $TMPDIR/weft-deadlock-<job key>: the processes' published states.
 constexpr std::string_view kDirectoryPrefix = "weft-deadlock-";
 
-constexpr int kPeriodMs = 100;
+// The period between two looks. A look reads every user thread's control block, about 100 ns a
+// thread (a cache miss or two each): 10 ms at 100 000 ranks, 10 % of a core every 100 ms. So the
+// period grows with what the last look cost, to keep the watcher under 1 % of a core
+// (kCostShare); the proof holds for any period (same parks at two looks, whatever lies between),
+// only the report comes later: a job of 100 000 ranks looks about once a second.
+constexpr std::int64_t kPeriodMs = 100;
+constexpr std::int64_t kMaxPeriodMs = 5000;
+constexpr std::int64_t kCostShare = 100;
+
+std::int64_t period_after(std::int64_t look_cpu_ns) {
+  return std::clamp(look_cpu_ns * kCostShare / 1'000'000, kPeriodMs, kMaxPeriodMs);
+}
+
+std::int64_t thread_cpu_ns() {
+  timespec now = {};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+}
 
 // The write end of the running monitor's wake-up pipe, for the SIGQUIT handler.
 std::atomic<int> quit_pipe{-1};
@@ -74,13 +95,14 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
-// The note is copied while its thread is still parked in the park the snapshot saw (it lives in
-// the thread's frame), and the text kept only if the thread stayed parked while it was written.
+// The record is copied while its thread stays in it (it lives in the thread's frame), and the
+// text kept only if the thread stayed there while it was written.
 std::string describe_thread_note(const ThreadSnapshot& thread) {
-  const BlockedCall call = *static_cast<const BlockedCall*>(thread.wait_note);
-  if (!still_parked(thread)) return {};
-  std::string text = describe(call, thread.rank);
-  return still_parked(thread) ? text : std::string();
+  const std::optional<BlockedCall> call = read_record(thread);
+  if (!call) return {};
+  std::string text = describe(*call, thread.rank);
+  const bool stayed = thread.wait_note != nullptr ? still_parked(thread) : still_noted(thread);
+  return stayed ? text : std::string();
 }
 
 std::string numbers(const std::vector<std::uint64_t>& values) {
@@ -117,18 +139,33 @@ struct Monitor::Look {
     std::string text = numbers(engine_counts) + numbers(traffic.sent) + numbers(traffic.received);
     for (const ThreadSnapshot& t : threads) {
       if (t.type != ThreadType::mpi_task) continue;
-      text += " " + std::to_string(t.id) + ":" + std::to_string(t.park_epoch) + ":" +
-              to_string(t.state);
+      // A thread that yields in a named wait (RMA synchronization) runs between looks: it stays
+      // the same as long as it holds the same record.
+      const bool yielding_in_wait = t.running_note != nullptr && read_record(t).has_value();
+      text += " " + std::to_string(t.id) + ":" +
+              (yielding_in_wait
+                   ? "in " + std::to_string(reinterpret_cast<std::uintptr_t>(t.running_note))
+                   : std::to_string(t.park_epoch) + ":" + to_string(t.state));
     }
     return text;
   }
 };
 
-Monitor::Monitor(const Config& config, World& world, Transport* transport)
+Monitor::Monitor(const Config& config, World& world, Transport* transport,
+                 const Scheduler& scheduler)
     : world_(world),
       transport_(transport),
+      topology_spec_(scheduler.topology().spec()),
       report_(config.get_string("deadlock.report") == "on"),
       timeout_ns_(config.get_int("deadlock.timeout") * 1'000'000'000) {
+  const weft::Topology& topology = scheduler.topology();
+  for (int vp = 0; vp < scheduler.num_vps(); ++vp) {
+    const weft::Topology::Core& core = topology.core(scheduler.vp_core(vp));
+    vp_cpu_.push_back(core.pus.empty() ? core.os_index : core.pus.front());
+  }
+  for (int node = 0; node < topology.num_numa_nodes(); ++node) {
+    numa_os_.push_back(topology.numa_os_index(node));
+  }
   if (::pipe2(wake_pipe_, O_CLOEXEC | O_NONBLOCK) != 0) wake_pipe_[0] = wake_pipe_[1] = -1;
   if (!world.single_process() && report_) {
     directory_ =
@@ -149,6 +186,8 @@ Monitor::Monitor(const Config& config, World& world, Transport* transport)
   ::bind(ready_, reinterpret_cast<const sockaddr*>(&address),
          static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size()));
   thread_ = std::thread([this] { loop(); });
+  // Named so that its CPU time can be read from /proc (bench/mpi/watcher_run).
+  ::pthread_setname_np(thread_.native_handle(), "weft-watcher");
 }
 
 Monitor::~Monitor() {
@@ -203,18 +242,20 @@ void Monitor::loop() {
   bool have_previous = false;
   std::string signature;
   std::int64_t signature_since = monotonic_ns();
+  std::int64_t period_ms = kPeriodMs;
   while (!stop_.load(std::memory_order_relaxed)) {
     pollfd wake = {wake_pipe_[0], POLLIN, 0};
-    if (::poll(&wake, 1, kPeriodMs) > 0) {
+    if (::poll(&wake, 1, static_cast<int>(period_ms)) > 0) {
       char bytes[16];
       bool quit = false;
       for (ssize_t n; (n = ::read(wake_pipe_[0], bytes, sizeof bytes)) > 0;) {
         for (ssize_t i = 0; i < n; ++i) quit = quit || bytes[i] == 'q';
       }
       if (stop_.load(std::memory_order_relaxed)) return;
-      if (quit) dump_stacks();
+      if (quit) answer_quit();
     }
     if (!report_ && timeout_ns_ == 0) continue;
+    const std::int64_t look_start = thread_cpu_ns();
     Look now = look();
     const bool stable = have_previous && now.quiescent && previous.quiescent && now.same(previous);
     if (!have_previous || !now.same(previous)) ++generation_;
@@ -223,7 +264,7 @@ void Monitor::loop() {
         if (stable && now.ranks_live) {
           end_job(render(local_report(world_, now.threads), true,
                          "every thread of the job parked in the same wait at two looks " +
-                             std::to_string(kPeriodMs) + " ms apart, none with a deadline"),
+                             std::to_string(period_ms) + " ms apart, none with a deadline"),
                   "deadlock.report=off");
         }
       } else {
@@ -245,6 +286,7 @@ void Monitor::loop() {
     }
     previous = std::move(now);
     have_previous = true;
+    period_ms = period_after(thread_cpu_ns() - look_start);
   }
 }
 
@@ -322,20 +364,61 @@ void Monitor::exchange(const Look& now, bool stable) {
           "deadlock.report=off");
 }
 
-void Monitor::dump_stacks() {
+std::string Monitor::stacks_text() const {
   const std::vector<ThreadSnapshot> threads = snapshot_threads(true);
   const int first = world_.first_local();
   std::string text = "weft: stacks of process " + std::to_string(world_.process()) + " (pid " +
                      std::to_string(::getpid()) + ", ranks " + std::to_string(first) + "-" +
                      std::to_string(first + world_.local_ranks() - 1) + "), " +
                      std::to_string(threads.size()) + " user threads\n";
-  text += format_threads(threads, describe_thread_note);
+  return text + format_threads(threads, describe_thread_note);
+}
+
+// For weft-info, which draws every process's answer on one machine: a line per field, then a
+// line per thread, "thread ID TYPE RANK PLACEMENT INDEX PLACED_CPU STATE VP CPU". Cpus are
+// operating-system indices (a process restricted to some cpus numbers its cores anew), NUMA
+// nodes too; -1 where there is none (a free thread started wherever its spawner ran).
+std::string Monitor::placement_text() const {
+  const std::vector<ThreadSnapshot> threads = snapshot_threads(false);
+  const int first = world_.first_local();
+  std::string text = "process " + std::to_string(world_.process()) + "\npid " +
+                     std::to_string(::getpid()) + "\nranks " + std::to_string(first) + " " +
+                     std::to_string(first + world_.local_ranks() - 1) + "\ntopology " +
+                     topology_spec_ + "\n";
+  auto cpu_of = [this](int vp) {
+    return vp >= 0 && vp < static_cast<int>(vp_cpu_.size()) ? vp_cpu_[static_cast<std::size_t>(vp)]
+                                                            : -1;
+  };
+  for (const ThreadSnapshot& t : threads) {
+    const char* kind = "free";
+    int index = t.placement.index;
+    int placed_cpu = cpu_of(index);
+    if (t.placement.kind == Placement::Kind::pinned) {
+      kind = "pinned";
+    } else if (t.placement.kind == Placement::Kind::numa) {
+      kind = "numa";
+      index = index >= 0 && index < static_cast<int>(numa_os_.size())
+                  ? numa_os_[static_cast<std::size_t>(index)]
+                  : -1;
+      placed_cpu = -1;
+    }
+    text += "thread " + std::to_string(t.id) + " " + std::string(to_string(t.type)) + " " +
+            std::to_string(t.rank) + " " + kind + " " + std::to_string(index) + " " +
+            std::to_string(placed_cpu) + " " + to_string(t.state) + " " + std::to_string(t.vp) +
+            " " + std::to_string(cpu_of(t.vp)) + "\n";
+  }
+  return text;
+}
+
+void Monitor::answer_quit() {
   const std::string request = weft::stack_files::request(::getpid());
   if (::access(request.c_str(), F_OK) == 0) {
-    publish_file(weft::stack_files::output(::getpid()), text);
+    const bool placement = read_file(request).starts_with(weft::stack_files::kPlacementRequest);
+    publish_file(weft::stack_files::output(::getpid()),
+                 placement ? placement_text() : stacks_text());
     ::unlink(request.c_str());
   } else {
-    write_all(STDERR_FILENO, text);
+    write_all(STDERR_FILENO, stacks_text());
   }
 }
 

@@ -56,6 +56,9 @@ void add_call(RankRecord& record, const BlockedCall& call, int rank,
         }
       }
       break;
+    case BlockedCall::Kind::named:
+      // No edge: what it waits for (a lock's holder, a port's other side) is not known here.
+      break;
   }
 }
 
@@ -80,14 +83,13 @@ Report local_report(World& world, const std::vector<ThreadSnapshot>& threads) {
     for (const ThreadSnapshot& t : threads) {
       if (t.rank != rank || t.type != ThreadType::mpi_task) continue;
       live = true;
-      // Copied while the thread stays parked: the note lives in its frame.
-      const BlockedCall call =
-          t.wait_note != nullptr ? *static_cast<const BlockedCall*>(t.wait_note) : BlockedCall{};
-      if (t.wait_note == nullptr || !still_parked(t)) {
+      // Copied while the thread stays in it: the record lives in its frame.
+      const std::optional<BlockedCall> call = read_record(t);
+      if (!call) {
         all_noted = false;
         continue;
       }
-      add_call(record, call, rank, comms);
+      add_call(record, *call, rank, comms);
     }
     record.state = !live       ? RankRecord::State::ended
                    : all_noted ? RankRecord::State::blocked

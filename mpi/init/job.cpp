@@ -120,7 +120,7 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
     }
   }
   // Watches for deadlocks and answers SIGQUIT with the threads' stacks while the ranks run.
-  std::optional<Monitor> monitor(std::in_place, config, world, transport.get());
+  std::optional<Monitor> monitor(std::in_place, config, world, transport.get(), scheduler);
   for (Thread& thread : threads) thread.join();
   // The ranks MPI_Comm_spawn started run on after their parents' main returned (MPI-4.1 11.10.4:
   // MPI_Finalize of a parent does not end its children).

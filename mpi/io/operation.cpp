@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "diagnostics/blocked_call.h"
 #include "init/world.h"
 #include "io/access.h"
 #include "io/collective.h"
@@ -117,8 +118,12 @@ void take_part_without_data(MPI_File file, const Operation& op, const Pending* p
   collective_transfer(*file, call, {}, op.write, error);
 }
 
-// The access itself; raises its error on the file's handler.
+// The access itself; raises its error on the file's handler. Named in stack dumps and deadlock
+// reports while it waits: for the disk, another rank's byte-range lock, or (collective) the
+// other ranks of the file; a wait no proof covers.
 int execute(Pending& p) {
+  const BlockedCall call = blocked_named(p.op.function, nullptr, MPI_PROC_NULL);
+  const BlockedScope blocked(call);
   int error = 0;
   if (p.op.collective) {
     p.moved = collective_transfer(*p.file, p.call, p.access.pieces, p.op.write, error);

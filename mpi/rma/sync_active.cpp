@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "diagnostics/blocked_call.h"
 #include "rma/epoch.h"
 #include "rma/window_error.h"
 #include "util/profiling.h"
@@ -100,6 +101,8 @@ extern "C" int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
   for (int target : targets) {
     const std::uint64_t seen = ++e.posts_seen[static_cast<std::size_t>(target)];
     if ((assert& MPI_MODE_NOCHECK) != 0) continue;
+    const weft::mpi::BlockedCall call = weft::mpi::blocked_named("MPI_Win_start", "target", target);
+    const weft::mpi::BlockedScope blocked(call);
     // acquire: the target's stores before its post are visible to this epoch's accesses.
     wait_until([&] {
       return win->control.posts(win->rank, target).load(std::memory_order_acquire) >= seen;
@@ -146,6 +149,11 @@ int close_exposure(MPI_Win win, std::string_view function, bool block, int* flag
     return win->control.completes(win->rank).load(std::memory_order_acquire) >= expected;
   };
   if (block) {
+    // Named with how many origins the exposure waits for (MPI_Win_wait, the one caller that
+    // blocks).
+    const weft::mpi::BlockedCall call =
+        weft::mpi::blocked_named("MPI_Win_wait", "origins", static_cast<int>(e.post_group.size()));
+    const weft::mpi::BlockedScope blocked(call);
     wait_until(all_completed);
   } else if (!all_completed()) {
     *flag = 0;

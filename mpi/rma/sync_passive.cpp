@@ -6,6 +6,7 @@
 #include <atomic>
 #include <string>
 
+#include "diagnostics/blocked_call.h"
 #include "rma/epoch.h"
 #include "rma/window_error.h"
 #include "util/profiling.h"
@@ -20,7 +21,10 @@ using weft::mpi::rma::Window;
 
 namespace {
 
-void acquire(Window& win, int target, int lock_type) {
+// `function` a string literal: the call named in stack dumps and deadlock reports while it waits.
+void acquire(Window& win, int target, int lock_type, std::string_view function) {
+  const weft::mpi::BlockedCall call = weft::mpi::blocked_named(function, "target", target);
+  const weft::mpi::BlockedScope blocked(call);
   std::atomic_ref<std::int64_t> word = win.control.lock(target);
   // acquire: the previous holder's accesses are visible to this epoch.
   if (lock_type == MPI_LOCK_EXCLUSIVE) {
@@ -115,7 +119,7 @@ extern "C" int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
                  "first");
   }
   const bool nocheck = (assert& MPI_MODE_NOCHECK) != 0;
-  if (!nocheck) acquire(*win, rank, lock_type);
+  if (!nocheck) acquire(*win, rank, lock_type, "MPI_Win_lock");
   e.locks[r] = lock_type;
   e.nocheck[r] = nocheck ? 1 : 0;
   ++e.locked_targets;
@@ -153,7 +157,7 @@ extern "C" int PMPI_Win_lock_all(int assert, MPI_Win win) {
   e.lock_all_nocheck = (assert& MPI_MODE_NOCHECK) != 0;
   // Shared locks in rank order: an exclusive locker waits for each in turn.
   if (!e.lock_all_nocheck) {
-    for (int t = 0; t < win->size; ++t) acquire(*win, t, MPI_LOCK_SHARED);
+    for (int t = 0; t < win->size; ++t) acquire(*win, t, MPI_LOCK_SHARED, "MPI_Win_lock_all");
   }
   e.lock_all = true;
   return MPI_SUCCESS;

@@ -11,6 +11,7 @@
 #include "coll/spanning_exchange.h"
 #include "comm/communicator.h"
 #include "comm/intercomm.h"
+#include "diagnostics/blocked_call.h"
 #include "errhan/error.h"
 #include "group/group.h"
 #include "info/info.h"
@@ -149,6 +150,9 @@ int meet_at_port(std::string_view function, const char* port_name, int root, MPI
       rc != MPI_SUCCESS) {
     return rc;
   }
+  // The other side may be another job that never comes: a named wait, never proven.
+  const weft::mpi::BlockedCall call = weft::mpi::blocked_named(function, "root", root, comm);
+  const weft::mpi::BlockedScope blocked(call);
   const int tag = weft::mpi::inter::next_call_tag(comm);
   int rc = MPI_SUCCESS;
   std::string problem;

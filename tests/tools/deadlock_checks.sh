@@ -133,6 +133,98 @@ case $check in
       expect_in stacks "weft: stacks of process 1"
     fi
     ;;
+  ibarrier_short_p2)
+    # The exchange threads of a nonblocking collective between processes wait under the
+    # collective's record: the hang is proven and explained as for a blocking one.
+    expect_run $deadlock run -n 4 -p 2 "$cases" ibarrier_short
+    expect_in err "weft: deadlock: every rank waits in MPI"
+    for r in 0 1 2; do
+      expect_in err "rank $r: blocked in MPI_Wait(1 request: [0] MPI_Ibarrier(comm=MPI_COMM_WORLD)); MPI_Ibarrier(comm=MPI_COMM_WORLD, collective #0) -> waits for rank 3"
+    done
+    expect_in err "missing partner: rank 0 waits in collective #0 for rank 3, which has ended without joining it"
+    ;;
+  win_lock)
+    # A rank waiting for a window lock yields rather than parks: never proven, but named by
+    # deadlock.timeout's report and by the stack dump.
+    expect_run $deadlock run -n 2 --set deadlock.timeout=1 "$cases" win_lock 0
+    expect_in err "weft: possible deadlock (NOT PROVEN"
+    expect_in err "rank 0: blocked in MPI_Recv(source=1, tag=12, comm=MPI_COMM_WORLD) -> waits for rank 1"
+    expect_in err "rank 1: blocked in MPI_Win_lock(target=1)"
+    run -n 2 "$cases" win_lock 5 > out 2> err &
+    job=$!
+    wait_for_text out ready 60
+    sleep 0.5
+    "$bin/weft-info" stacks --pid $job > stacks 2> stacks.err ||
+      fail "weft-info stacks failed: $(cat stacks.err)"
+    wait $job
+    status=$?
+    ((status == 0)) || fail "the job ended with $status; expected 0"
+    expect_in stacks "waits in MPI_Win_lock(target=1)"
+    ;;
+  file_short)
+    # A collective file access that one rank never joins: never proven (a file's waits are not
+    # all MPI's), named by deadlock.timeout's report.
+    expect_run $deadlock run -n 3 --set deadlock.timeout=1 "$cases" file_short "$work/file"
+    expect_in err "weft: possible deadlock (NOT PROVEN"
+    expect_in err "rank 0: blocked in MPI_File_write_at_all()"
+    expect_in err "rank 1: blocked in MPI_File_write_at_all()"
+    expect_in err "rank 2: ended"
+    ;;
+  accept)
+    # The other side of a port may be another job: never proven, named by deadlock.timeout.
+    expect_run $deadlock run -n 2 --set deadlock.timeout=1 "$cases" accept
+    expect_in err "weft: possible deadlock (NOT PROVEN"
+    expect_in err "rank 0: blocked in MPI_Comm_accept(root=0, comm=MPI_COMM_SELF)"
+    expect_in err "rank 1: blocked in MPI_Recv(source=0, tag=13, comm=MPI_COMM_WORLD) -> waits for rank 0"
+    ;;
+  placement_pid | placement_pid_p2)
+    # 8 ranks of 2 OpenMP threads parked; weft-info asks the job where every thread is placed.
+    procs=(-n 8)
+    [[ $check == placement_pid_p2 ]] && procs+=(-p 2)
+    OMP_NUM_THREADS=2 run "${procs[@]}" "$cases" parked_omp 6 > out 2> err &
+    job=$!
+    wait_for_text out ready 60
+    sleep 0.5
+    "$bin/weft-info" placement --pid $job --svg placement.svg > placement 2> placement.err ||
+      fail "weft-info placement --pid failed: $(cat placement.err)"
+    cpus=$(awk '/^Cpus_allowed_list/ {print $2}' /proc/$job/status)
+    wait $job
+    status=$?
+    ((status == 0)) || fail "the job ended with $status; expected 0"
+    python3 - placement placement.svg "$cpus" "${#procs[@]}" << 'PY' || fail "see above"
+import re, sys, xml.etree.ElementTree as ET
+text, svg, cpus, several = open(sys.argv[1]).read(), sys.argv[2], sys.argv[3], sys.argv[4] != "2"
+allowed = set()
+for part in cpus.split(","):
+    a, _, b = part.partition("-")
+    allowed.update(range(int(a), int(b or a) + 1))
+threads = re.findall(r"^  thread (\d+) \((\w+)(?:, rank (\d+))?\): placed (.*)$", text, re.M)
+ranks = {int(r): placed for _, kind, r, placed in threads if kind == "mpi_task"}
+problems = []
+if sorted(ranks) != list(range(8)):
+    problems.append(f"ranks listed {sorted(ranks)}, expected 0-7")
+for rank, placed in ranks.items():
+    m = re.match(r"on core \d+ \(cpu (\d+)\), pinned; \w+, (?:last )?on core \d+ \(cpu (\d+)\)", placed)
+    if not m or int(m.group(1)) not in allowed or int(m.group(2)) not in allowed:
+        problems.append(f"rank {rank}: '{placed}' names no cpu of the job's cpuset {cpus}")
+workers = {int(r) for _, kind, r, _ in threads if kind == "omp_worker"}
+if workers != set(range(8)):
+    problems.append(f"OpenMP workers of ranks {sorted(workers)}, expected one for each of 0-7")
+if not any(kind == "progress" for _, kind, _, _ in threads):
+    problems.append("no progress thread listed")
+processes = re.findall(r"^weft: placement of process (\d+) ", text, re.M)
+if processes != (["0", "1"] if several else ["0"]):
+    problems.append(f"processes {processes}")
+ns = "{http://www.w3.org/2000/svg}"
+drawn = [g for g in ET.parse(svg).getroot().iter(ns + "g") if g.get("class") == "thread"]
+if len(drawn) != len(threads):
+    problems.append(f"{len(drawn)} thread elements in the SVG for {len(threads)} threads")
+if sorted(int(g.get("data-task")) for g in drawn if g.get("data-kind") == "rank") != list(range(8)):
+    problems.append("the SVG lacks a rank element per rank")
+for p in problems: print("placement:", p)
+sys.exit(1 if problems else 0)
+PY
+    ;;
   crash)
     expect_run 139 run -n 3 "$cases" crash
     expect_in err "crashed with SIGSEGV"
