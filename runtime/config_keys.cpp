@@ -107,6 +107,15 @@ std::vector<ConfigKey> make_keys() {
                "largest message to a rank of another process sent at once through UCX's shared "
                "memory (the receiver buffers it if no receive is posted); larger ones and "
                "synchronous sends go by UCX's rendezvous, read once a receive matches"),
+      enumeration_key("mpi.coll_numa", {"auto", "flat", "staged"}, "auto",
+                      "how the blocking Bcast, Reduce, Allreduce and Allgather of ranks of one "
+                      "process on several NUMA nodes move data: auto by the cost model "
+                      "(docs/mpi-collectives.md), flat (every rank copies from where the data is) "
+                      "or staged (one copy per NUMA node into node-local memory)"),
+      string_key("mpi.coll_numa_constants", {}, "",
+                 "the cost model's constants as local=,remote=,link= (ns per byte), notify=, "
+                 "atomic= (ns); empty takes those weft-info numa --measure cached, else the "
+                 "seed's figures (weft-info numa prints them)"),
       enumeration_key("deadlock.report", {"on", "off"}, "on",
                       "when every rank waits in MPI and no wait can complete (proven: every "
                       "thread parked, nothing in flight), print the wait-for graph and end the "

@@ -356,6 +356,19 @@ bool Topology::bind_current_thread_memory(const std::vector<int>& numa) const {
   return true;
 }
 
+bool Topology::bind_memory(void* address, std::size_t bytes, int numa) const {
+  if (!impl_->this_machine || impl_->num_numa_nodes < 2 || bytes == 0) return false;
+  std::unique_ptr<hwloc_bitmap_s, void (*)(hwloc_bitmap_t)> nodes(hwloc_bitmap_alloc(),
+                                                                  hwloc_bitmap_free);
+  hwloc_bitmap_set(nodes.get(), static_cast<unsigned>(numa_os_index(numa)));
+  if (hwloc_set_area_membind(impl_->handle.get(), address, bytes, nodes.get(), HWLOC_MEMBIND_BIND,
+                             HWLOC_MEMBIND_MIGRATE | HWLOC_MEMBIND_BYNODESET) != 0) {
+    throw Error("Topology::bind_memory: hwloc could not bind " + std::to_string(bytes) +
+                " bytes to NUMA node " + std::to_string(numa) + " (" + std::strerror(errno) + ")");
+  }
+  return true;
+}
+
 bool Topology::bind_current_thread(int core_index) const {
   const Core& target = core(core_index);
   if (!impl_->this_machine) return false;

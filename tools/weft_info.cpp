@@ -4,6 +4,7 @@
 #include <weft/config.h>
 #include <weft/error.h>
 #include <weft/io.h>
+#include <weft/numa_copy.h>
 #include <weft/placement.h>
 #include <weft/topology.h>
 
@@ -58,6 +59,13 @@ constexpr std::string_view kUsage = R"(usage:
   weft-info stacks --pid PID
       every user thread of the job that process PID (weftrun, or one process of the job) runs:
       type, rank, state, core, the MPI call it waits in, and its backtrace
+  weft-info numa [--ranks N] [--bytes SIZE] [--measure] [--topology SPEC] [--set key=value]
+      the NUMA-aware collectives' cost model (docs/mpi-collectives.md): its constants and where
+      they come from, and for N ranks (default one per core) placed on the topology by
+      placement.tasks, the algorithm Bcast (root 0), Reduce, Allreduce and Allgather would take
+      for SIZE bytes (default 1M; Allgather: SIZE per rank), with the model's two times, the
+      fragment, ring slots and notification tree. --measure first measures this machine's
+      constants (about a second) into the cache weft's jobs read
   weft-info --help
 
 Topology SPEC: "host" (this machine), "synthetic:<hwloc synthetic description>" such as
@@ -84,6 +92,9 @@ struct Options {
   bool json = false;
   bool help = false;
   std::optional<int> pid;
+  std::optional<int> ranks;
+  std::optional<std::size_t> bytes;
+  bool measure = false;
 };
 
 int positive_integer(std::string_view option, std::string_view text) {
@@ -96,9 +107,33 @@ int positive_integer(std::string_view option, std::string_view text) {
   return value;
 }
 
+// "4096", "64K", "1M", "2G" (powers of 1024), as the configuration's sizes are written.
+std::optional<std::uint64_t> size_of(std::string_view text) {
+  std::uint64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc()) return std::nullopt;
+  const std::string_view suffix(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  if (suffix.empty()) return value;
+  if (suffix.size() != 1) return std::nullopt;
+  switch (suffix[0]) {
+    case 'K':
+    case 'k':
+      return value << 10;
+    case 'M':
+    case 'm':
+      return value << 20;
+    case 'G':
+    case 'g':
+      return value << 30;
+    default:
+      return std::nullopt;
+  }
+}
+
 Options parse(const std::vector<std::string_view>& arguments) {
   Options options;
   std::vector<std::string_view> placement_only;
+  std::vector<std::string_view> numa_only;
   for (std::size_t i = 0; i < arguments.size(); ++i) {
     std::string_view argument = arguments[i];
     if (!argument.starts_with("-")) {
@@ -108,10 +143,11 @@ Options parse(const std::vector<std::string_view>& arguments) {
       }
       if (!options.command.empty() ||
           (argument != "config" && argument != "topology" && argument != "placement" &&
-           argument != "io" && argument != "trace-summary" && argument != "stacks")) {
+           argument != "io" && argument != "trace-summary" && argument != "stacks" &&
+           argument != "numa")) {
         throw UsageError("'" + std::string(argument) +
                          "' is not a command; expected config, topology, placement, io, "
-                         "trace-summary or stacks");
+                         "trace-summary, stacks or numa");
       }
       options.command = std::string(argument);
       continue;
@@ -146,6 +182,21 @@ Options parse(const std::vector<std::string_view>& arguments) {
       options.overrides.settings.push_back(weft::Config::parse_setting(value()));
     } else if (name == "--pid") {
       options.pid = positive_integer(name, value());
+    } else if (name == "--ranks") {
+      options.ranks = positive_integer(name, value());
+      numa_only.push_back(name);
+    } else if (name == "--bytes") {
+      std::string_view text = value();
+      std::optional<std::uint64_t> bytes = size_of(text);
+      if (!bytes || *bytes == 0) {
+        throw UsageError("--bytes '" + std::string(text) +
+                         "' is not a size; expected bytes, or a number with K, M or G");
+      }
+      options.bytes = static_cast<std::size_t>(*bytes);
+      numa_only.push_back(name);
+    } else if (name == "--measure") {
+      options.measure = true;
+      numa_only.push_back(name);
     } else if (name == "--tasks") {
       options.tasks = positive_integer(name, value());
       placement_only.push_back(name);
@@ -179,6 +230,11 @@ Options parse(const std::vector<std::string_view>& arguments) {
     throw UsageError(std::string(placement_only.front()) +
                      " only applies to placement; expected 'weft-info placement " +
                      std::string(placement_only.front()) + " ...'");
+  }
+  if (options.command != "numa" && !numa_only.empty()) {
+    throw UsageError(std::string(numa_only.front()) +
+                     " only applies to numa; expected 'weft-info numa " +
+                     std::string(numa_only.front()) + " ...'");
   }
   if (options.command != "io" && options.command != "stacks" && options.command != "placement" &&
       options.pid) {
@@ -359,6 +415,82 @@ void print_placement(std::ostream& out, const Options& options, const weft::Conf
   print_table(out, rows);
 }
 
+// The NUMA-aware collectives' constants and choices (weft/numa_copy.h).
+void print_numa(std::ostream& out, const Options& options, const weft::Config& config) {
+  namespace numa = weft::numa_copy;
+  const weft::Topology topology = weft::configured_topology(config);
+  if (options.measure) {
+    const weft::Topology host = weft::Topology::load("host");
+    const numa::Constants measured = numa::measure(host, numa::seed_defaults());
+    numa::write_cache(numa::cache_path(), measured);
+    out << "Measured into " << numa::cache_path() << "\n";
+  }
+  const numa::Constants c = numa::effective(config.get_string("mpi.coll_numa_constants"));
+  out << "Constants (" << c.source << "):\n";
+  auto number = [](double value) {
+    std::ostringstream text;
+    text.precision(4);
+    text << value;
+    return text.str();
+  };
+  auto per_byte = [&](std::string name, double ns) {
+    return std::vector<std::string>{std::move(name), number(ns), "ns/byte",
+                                    "(" + number(1 / ns) + " GB/s)"};
+  };
+  std::vector<std::vector<std::string>> constants = {
+      per_byte("  local copy (t)", c.local_ns_per_byte),
+      per_byte("  remote copy", c.remote_ns_per_byte),
+      per_byte("  link between nodes", c.link_ns_per_byte),
+      {"  notification (t_W)", number(c.notify_ns), "ns", ""},
+      {"  atomic (t_A)", number(c.atomic_ns), "ns", ""}};
+  print_table(out, constants);
+  out << "  as a setting: mpi.coll_numa_constants=" << c.format() << "\n\n";
+
+  const int ranks = options.ranks ? *options.ranks : topology.num_cores();
+  const std::vector<weft::TaskPlace> places =
+      weft::place_tasks(weft::CoreLayout::of(topology), ranks,
+                        static_cast<int>(config.get_int("placement.cores_per_task")),
+                        configured_task_policy(config), weft::ProgressPolicy::none);
+  numa::Layout layout;
+  std::vector<int> per_node(static_cast<std::size_t>(topology.num_numa_nodes()), 0);
+  for (const weft::TaskPlace& place : places) {
+    layout.node_of.push_back(place.numa);
+    ++per_node[static_cast<std::size_t>(place.numa)];
+  }
+  const std::size_t bytes = options.bytes ? *options.bytes : std::size_t{1} << 20;
+  out << ranks << (ranks == 1 ? " rank" : " ranks") << " on topology '"
+      << (topology.spec().empty() ? "host" : topology.spec()) << "' (" << topology.num_numa_nodes()
+      << " NUMA nodes; ranks per node:";
+  for (int count : per_node) out << ' ' << count;
+  out << "), " << bytes << " bytes, mpi.coll_numa = " << config.get_string("mpi.coll_numa")
+      << ":\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"collective", "algorithm", "flat us", "staged us", "fragment", "slots", "tree", "why"}};
+  for (numa::Collective kind : {numa::Collective::bcast, numa::Collective::reduce,
+                                numa::Collective::allreduce, numa::Collective::allgather}) {
+    const std::size_t moved =
+        kind == numa::Collective::allgather ? bytes * static_cast<std::size_t>(ranks) : bytes;
+    numa::Plan plan = numa::choose(kind, moved, layout, 0, true, c);
+    const std::string mode = config.get_string("mpi.coll_numa");
+    if (mode == "flat") {
+      plan.algorithm = numa::Algorithm::flat;
+      plan.reason = "mpi.coll_numa = flat";
+    } else if (mode == "staged" && layout.nodes() > 1) {
+      plan.algorithm = numa::Algorithm::staged;
+      plan.reason = "mpi.coll_numa = staged";
+    }
+    auto us = [&](double ns) { return ns > 0 ? number(ns / 1000) : std::string("-"); };
+    const bool shaped = plan.fragment > 0 && kind == numa::Collective::bcast;
+    rows.push_back(
+        {std::string(numa::to_string(kind)), std::string(numa::to_string(plan.algorithm)),
+         us(plan.flat_ns), us(plan.staged_ns), shaped ? std::to_string(plan.fragment) : "-",
+         shaped ? std::to_string(plan.slots) : "-",
+         shaped ? (plan.arity == 1 ? "chain" : std::to_string(plan.arity) + "-ary") : "-",
+         plan.reason});
+  }
+  print_table(out, rows);
+}
+
 void print_io_stats(std::ostream& out, const Options& options) {
   const std::vector<int> pids =
       options.pid ? std::vector<int>{*options.pid} : weft::io::processes_with_stats();
@@ -396,6 +528,8 @@ void run(const Options& options) {
     weft::tools::print_running_placement(std::cout, *options.pid, options.svg);
   } else if (options.command == "placement") {
     print_placement(std::cout, options, config);
+  } else if (options.command == "numa") {
+    print_numa(std::cout, options, config);
   } else if (options.command == "io") {
     print_io_stats(std::cout, options);
   } else if (options.command == "trace-summary") {

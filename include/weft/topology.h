@@ -3,6 +3,7 @@
 // what-if studies; binding threads is then a no-op, since those cores are not this machine's.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -78,6 +79,11 @@ class Topology {
   // (logical indices), or back to the system's default policy when `numa` is empty. Returns false,
   // doing nothing, when the topology is not this machine's; throws weft::Error if hwloc refuses.
   bool bind_current_thread_memory(const std::vector<int>& numa) const;
+
+  // Binds the pages of [address, address + bytes) to NUMA node `numa` (logical index), moving
+  // those already touched. Returns false, doing nothing, when the topology is not this machine's
+  // or has one node; throws weft::Error if hwloc refuses.
+  bool bind_memory(void* address, std::size_t bytes, int numa) const;
 
   // One human-readable paragraph: packages, NUMA nodes, cores and PUs.
   std::string summary() const;

@@ -2,10 +2,14 @@
 // own block of its receive buffer) and copies every other member's straight into its receive
 // buffer; it writes only its own buffer, and only blocks that no other member reads. The final
 // phase keeps every send block valid until the last reader is done.
+#include <optional>
+#include <vector>
+
 #include "coll/collective.h"
 #include "coll/collective_spanning.h"
 #include "coll/inter_collective.h"
 #include "coll/nbc.h"
+#include "coll/numa_collectives.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
 #include "weft/trace.h"
@@ -68,19 +72,39 @@ int allgather(const collective::Start& start, MPI_Comm comm, std::string_view fu
           side.recv = recv;
         });
   }
+  namespace numa = collective::numa;
   Call call(comm, function);
   const int me = call.rank();
   const int size = call.size();
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  const Block mine =
+  numa::GatherSide mine{
       in_place ? recv.at(me)
-               : Block{const_cast<void*>(sendbuf), static_cast<std::size_t>(sendcount), sendtype};
-  call.publish(&mine);
+               : Block{const_cast<void*>(sendbuf), static_cast<std::size_t>(sendcount), sendtype},
+      nullptr};
   collective::Truncation truncation;
+  // Across NUMA nodes, decided on the receive layout, which every member passes alike.
+  std::size_t total = 0;
+  if (numa::may_stage(*comm)) {
+    for (int r = 0; r < size; ++r) total += recv.at(r).bytes();
+  }
+  if (numa::considered(*comm, total)) {
+    std::vector<std::size_t> blocks(static_cast<std::size_t>(size));
+    for (int r = 0; r < size; ++r) blocks[static_cast<std::size_t>(r)] = recv.at(r).bytes();
+    if (numa::plan(*comm, numa::Collective::allgather, total, 0, true, blocks).algorithm ==
+        numa::Algorithm::staged) {
+      const numa::Nodes nodes(numa::layout_of(*comm));
+      std::optional<numa::NodeBuffer> staging;
+      numa::staged_allgather(call, nodes, recv, mine, staging, truncation);
+      if (me == 0) numa::count_staged(numa::Collective::allgather);
+      call.phase();
+      return truncation.raise(comm, function);
+    }
+  }
+  call.publish(&mine);
   // Starting after the caller spreads the readers over the members' buffers.
   for (int k = in_place ? 1 : 0; k < size; ++k) {
     const int r = (me + k) % size;
-    const Block& from = r == me ? mine : call.of<Block>(r);
+    const Block& from = r == me ? mine.send : call.of<Block>(r);
     truncation.check(r, from, recv.at(r));
     collective::transfer(from, recv.at(r));
   }

@@ -7,6 +7,7 @@
 #include "coll/collective_spanning.h"
 #include "coll/inter_collective.h"
 #include "coll/nbc.h"
+#include "coll/numa_collectives.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
 #include "weft/trace.h"
@@ -21,6 +22,7 @@ struct BcastSide {
   Block data;
   int root = 0;
   bool copied = false;  // the member copied the root's data itself
+  collective::numa::BcastStage stage;  // the staged path's ring, on a node's leader
   // Written by whoever copies into this member, read by it after the final phase.
   mutable collective::Truncation truncation;
 };
@@ -82,15 +84,31 @@ int bcast_entry(const collective::Start& start, std::string_view function, void*
   const int size = call.size();
   BcastSide mine;
   mine.data = {buffer, static_cast<std::size_t>(count), datatype};
+  // Across NUMA nodes, decided on the root's size (every member then decides alike).
+  bool staged = false;
+  if (collective::numa::considered(*comm, mine.data.bytes())) {
+    const std::size_t bytes =
+        call.rank() == root ? mine.data.bytes() : call.of<BcastSide>(root).data.bytes();
+    const collective::numa::Plan plan =
+        collective::numa::plan(*comm, collective::numa::Collective::bcast, bytes, root, true);
+    if (plan.algorithm == collective::numa::Algorithm::staged) {
+      const collective::numa::Nodes nodes(collective::numa::layout_of(*comm));
+      collective::numa::staged_bcast(call, nodes, plan, root, mine);
+      if (call.rank() == root) collective::numa::count_staged(collective::numa::Collective::bcast);
+      staged = true;
+    }
+  }
   const bool serial =
       mine.data.bytes() * static_cast<std::size_t>(size - 1) <= collective::kSerialCopyBytes;
-  if (call.rank() != root && !serial) {
+  if (!staged && call.rank() != root && !serial) {
     const Block& from = call.of<BcastSide>(root).data;
     mine.truncation.check(root, from, mine.data);
     collective::transfer(from, mine.data);
     mine.copied = true;
   }
-  call.publish(&mine);
+  if (!staged) call.publish(&mine);
+  // Copies for the members that did not copy themselves (a small broadcast, or a member whose
+  // size differs from the root's and so took the other path).
   call.phase([&] {
     const Block& from = call.of<BcastSide>(root).data;
     for (int r = 0; r < size; ++r) {

@@ -11,6 +11,7 @@
 #include "coll/collective_spanning.h"
 #include "coll/inter_collective.h"
 #include "coll/nbc_reduction.h"
+#include "coll/numa_collectives.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
 #include "weft/trace.h"
@@ -118,6 +119,52 @@ int check_reduction(MPI_Comm comm, std::string_view function, const void* sendbu
   return collective::check_not_aliased(comm, function, sendbuf, recvbuf, count > 0);
 }
 
+// The blocking Reduce (root >= 0) or Allreduce (root < 0) of the members of this process: staged
+// through one partial per NUMA node when the cost model says so, else flat.
+int blocking_reduction(MPI_Comm comm, std::string_view function, const void* sendbuf, void* recvbuf,
+                       int count, MPI_Datatype datatype, MPI_Op op, int root) {
+  namespace numa = collective::numa;
+  Call call(comm, function);
+  const int size = call.size();
+  const int me = call.rank();
+  numa::ReductionSide mine{{sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf,
+                            static_cast<std::size_t>(count), datatype},
+                           nullptr};
+  const numa::Collective kind = root >= 0 ? numa::Collective::reduce : numa::Collective::allreduce;
+  std::optional<numa::Nodes> nodes;
+  std::optional<numa::NodeScratch> partial;
+  if (numa::considered(*comm, mine.contribution.bytes()) &&
+      numa::plan(*comm, kind, mine.contribution.bytes(), root, commutative(op)).algorithm ==
+          numa::Algorithm::staged) {
+    nodes.emplace(numa::layout_of(*comm));
+    const int node = nodes->node_of[static_cast<std::size_t>(me)];
+    if (nodes->members[static_cast<std::size_t>(node)].front() == me) {
+      partial.emplace(nodes->id[static_cast<std::size_t>(node)], mine.contribution.count,
+                      *datatype);
+      mine.partial = partial->data();
+    }
+  }
+  call.publish(&mine);
+  if (nodes && numa::staged_reduction(call, *nodes, root, datatype, op)) {
+    if (me == (root >= 0 ? root : 0)) numa::count_staged(kind);
+    call.phase();
+    return MPI_SUCCESS;
+  }
+  const collective::Chunks chunks(mine.contribution.count, *datatype, size);
+  if (root >= 0) {
+    // Chunks are owned from the root on, so that the root reduces the first.
+    const int own_part = (me - root + size) % size;
+    collective::reduce_parts(call, chunks, root, own_part, [&](int part) {
+      reduce_part(call, chunks, part, root, false, datatype, op);
+    });
+  } else {
+    collective::reduce_parts(call, chunks, 0, me, [&](int part) {
+      reduce_part(call, chunks, part, me, true, datatype, op);
+    });
+  }
+  return collective::raise_mismatch(comm, function, call.mismatch());
+}
+
 int reduce_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
                  void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm) {
@@ -147,18 +194,7 @@ int reduce_entry(const collective::Start& start, std::string_view function, cons
   if (!start.blocking()) {
     return ireduce<false>(start, comm, function, sendbuf, recvbuf, count, datatype, op, root);
   }
-  Call call(comm, function);
-  const int size = call.size();
-  const Contribution mine{sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf,
-                          static_cast<std::size_t>(count), datatype};
-  call.publish(&mine);
-  const collective::Chunks chunks(mine.count, *datatype, size);
-  // Chunks are owned from the root on, so that the root reduces the first.
-  const int own_part = (call.rank() - root + size) % size;
-  collective::reduce_parts(call, chunks, root, own_part, [&](int part) {
-    reduce_part(call, chunks, part, root, false, datatype, op);
-  });
-  return collective::raise_mismatch(comm, function, call.mismatch());
+  return blocking_reduction(comm, function, sendbuf, recvbuf, count, datatype, op, root);
 }
 
 }  // namespace
@@ -209,17 +245,7 @@ int allreduce_entry(const collective::Start& start, std::string_view function, c
   if (!start.blocking()) {
     return ireduce<true>(start, comm, function, sendbuf, recvbuf, count, datatype, op, 0);
   }
-  Call call(comm, function);
-  const int size = call.size();
-  const int me = call.rank();
-  const Contribution mine{sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf,
-                          static_cast<std::size_t>(count), datatype};
-  call.publish(&mine);
-  const collective::Chunks chunks(mine.count, *datatype, size);
-  collective::reduce_parts(call, chunks, 0, me, [&](int part) {
-    reduce_part(call, chunks, part, me, true, datatype, op);
-  });
-  return collective::raise_mismatch(comm, function, call.mismatch());
+  return blocking_reduction(comm, function, sendbuf, recvbuf, count, datatype, op, -1);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "coll/numa_staging.h"
 #include "comm/communicator.h"
 #include "diagnostics/monitor.h"
 #include "init/fatal.h"
@@ -69,6 +70,7 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
   const int ranks = layout.ranks_of(process);
   Scheduler scheduler(config);
   const std::vector<TaskPlace> places = place_ranks(config, scheduler, ranks);
+  collective::numa::configure(config, scheduler, places, first);
 
   World world(layout, process, config.get_size("mpi.eager_limit"),
               config.get_int("scheduler.spin_us") * 1000);

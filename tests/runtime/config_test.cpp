@@ -85,6 +85,8 @@ TEST(ConfigTest, EveryKeyHasItsDefault) {
       {"io.switch_poll_us", "20"},
       {"io.threads", "0"},
       {"io.timer_poll_us", "1000"},
+      {"mpi.coll_numa", "auto"},
+      {"mpi.coll_numa_constants", ""},
       {"mpi.eager_limit", "8K"},
       {"mpi.ranks", "1"},
       {"mpi.remote_eager_limit", "128K"},

@@ -455,6 +455,32 @@ TEST(WeftInfo, BadInputExitsWithStatusTwo) {
   EXPECT_NE(run.output.find("--policy"), std::string::npos) << run.output;
 }
 
+// The NUMA-aware collectives' model (docs/mpi-collectives.md): constants and choices.
+TEST(WeftInfo, NumaShowsTheConstantsAndEachCollectivesChoice) {
+  const std::string seed =
+      " --set mpi.coll_numa_constants=local=1,remote=2,link=0.5,notify=50,atomic=10";
+  ProgramRun run = run_weft_info(
+      "numa --topology 'synthetic:pack:2 [numa] core:8 pu:1' --ranks 16 --bytes 1M" + seed);
+  EXPECT_EQ(run.status, 0) << run.output;
+  for (const char* part : {"Constants (mpi.coll_numa_constants)", "notification (t_W)  50",
+                           "ranks per node: 8 8", "bcast       staged", "allgather   staged"}) {
+    EXPECT_NE(run.output.find(part), std::string::npos) << part << " in " << run.output;
+  }
+  run = run_weft_info("numa --topology 'synthetic:pack:1 core:8 pu:1' --bytes 1M" + seed);
+  EXPECT_EQ(run.status, 0) << run.output;
+  EXPECT_NE(run.output.find("bcast       flat       -        -          -         -      -     "
+                            "one NUMA node"),
+            std::string::npos)
+      << run.output;
+  for (const char* arguments :
+       {"numa --bytes 1X", "numa --ranks 0", "placement --tasks 2 --bytes 4",
+        "numa --set mpi.coll_numa_constants=fast"}) {
+    run = run_weft_info(arguments);
+    EXPECT_EQ(run.status, 2) << arguments << ": " << run.output;
+    EXPECT_NE(run.output.find("expected"), std::string::npos) << arguments << ": " << run.output;
+  }
+}
+
 TEST(WeftInfo, HelpAndDefaultReport) {
   ProgramRun help = run_weft_info("--help");
   EXPECT_EQ(help.status, 0);
