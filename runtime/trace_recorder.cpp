@@ -57,6 +57,12 @@ struct Slot {
 };
 static_assert(sizeof(Slot) == sizeof(Event));
 
+// The time of an untimed switch (trace::Polling), set at stop by interpolation; the clock never
+// reads 0. At most kMaxUntimed untimed switches in a row: the next one reads the clock, which
+// bounds how far an interpolated time can be from the truth.
+constexpr std::uint64_t kUntimed = 0;
+constexpr std::uint32_t kMaxUntimed = 15;
+
 struct Buffer {
   Location location;
   std::vector<std::unique_ptr<Slot[]>> chunks;
@@ -66,6 +72,10 @@ struct Buffer {
   // instant (Timing::previous).
   std::uint64_t last_time = 0;
   std::size_t max_chunks = 0;
+  // Where a polling thread's yield would record its switch (trace::Polling): a switch recorded
+  // there, with nothing recorded since the mark, is untimed.
+  Slot* polling_slot = nullptr;
+  std::uint32_t untimed_switches = 0;  // in a row, since the last timed switch
   std::uint32_t index = 0;
   std::uint32_t messages = 0;
 
@@ -207,6 +217,26 @@ template <Timing timing>
   std::memcpy(&slot->c, &tail, sizeof tail);
 }
 
+// Untimed switches (kUntimed) get times spread evenly between the timed events before and after
+// them on their track, in clock ticks.
+void interpolate_untimed(std::vector<Event>& events, std::uint64_t end_ticks) {
+  const std::size_t n = events.size();
+  for (std::size_t i = 0; i < n;) {
+    if (events[i].time != kUntimed) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < n && events[j].time == kUntimed) ++j;
+    const std::uint64_t after = j < n ? events[j].time : end_ticks;
+    const std::uint64_t before = i > 0 ? std::min(events[i - 1].time, after) : after;
+    const std::uint64_t steps = j - i + 1;
+    for (std::size_t k = i; k < j; ++k)
+      events[k].time = before + (after - before) * (k - i + 1) / steps;
+    i = j;
+  }
+}
+
 std::string read_line(const char* path) {
   std::ifstream in(path);
   std::string line;
@@ -235,12 +265,33 @@ void instant(Category category, const char* name, std::uint64_t arg) noexcept {
 }
 }  // namespace detail
 
+void detail::polling(bool on) noexcept {
+  Buffer* buffer = t_buffer;
+  if (buffer == nullptr || t_generation != g_generation.load(std::memory_order_relaxed)) return;
+  buffer->polling_slot = on ? buffer->next : nullptr;
+}
+
 void thread_switch(std::uint64_t from, SwitchReason reason, std::uint64_t to,
                    ThreadInfo to_info) noexcept {
-  record<Timing::now>(
-      EventKind::thread_switch, static_cast<std::uint8_t>(reason), from, to,
-      static_cast<std::uint32_t>(to_info.rank),
-      static_cast<std::uint16_t>(to_info.type | static_cast<std::uint8_t>(to_info.priority) << 8));
+  const auto d =
+      static_cast<std::uint16_t>(to_info.type | static_cast<std::uint8_t>(to_info.priority) << 8);
+  const auto rank = static_cast<std::uint32_t>(to_info.rank);
+  Buffer* buffer = t_buffer;
+  if (buffer != nullptr && t_generation == g_generation.load(std::memory_order_relaxed)) {
+    if (buffer->next == buffer->polling_slot && reason == SwitchReason::yield && to != 0 &&
+        buffer->untimed_switches < kMaxUntimed) {
+      // A polling thread's yield (trace::Polling), nothing recorded since it was marked, to a
+      // thread (the idle loop may wait long before the next timed event).
+      ++buffer->untimed_switches;
+      buffer->polling_slot = nullptr;
+      *buffer->slot() = Slot{
+          kUntimed, from, to, rank, EventKind::thread_switch, static_cast<std::uint8_t>(reason), d};
+      return;
+    }
+    buffer->untimed_switches = 0;
+  }
+  record<Timing::now>(EventKind::thread_switch, static_cast<std::uint8_t>(reason), from, to, rank,
+                      d);
 }
 
 void wake(std::uint64_t waker, std::uint64_t woken) noexcept {
@@ -375,14 +426,17 @@ ProcessTrace stop() {
       const Slot* last = c + 1 == buffer->chunks.size() ? buffer->next : first + kChunkEvents;
       for (const Slot* e = first; e != last; ++e) {
         Event event{e->time, e->a, e->b, e->c, e->kind, e->category, e->d};
-        event.time = s.start_ns + static_cast<std::uint64_t>(
-                                      static_cast<double>(e->time - s.start_ticks) * ns_per_tick);
         if (event.kind == EventKind::begin || event.kind == EventKind::end ||
             event.kind == EventKind::instant) {
           event.a = intern(event.a);
         }
         location.events.push_back(event);
       }
+    }
+    interpolate_untimed(location.events, end_ticks);
+    for (Event& event : location.events) {
+      event.time = s.start_ns + static_cast<std::uint64_t>(
+                                    static_cast<double>(event.time - s.start_ticks) * ns_per_tick);
     }
     trace.locations.push_back(std::move(location));
   }

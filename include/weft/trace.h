@@ -29,6 +29,7 @@ void end(Category category, const char* name) noexcept;
 // An end at the time of the calling kernel thread's previous event, without reading the clock.
 void end_with_previous(Category category, const char* name) noexcept;
 void instant(Category category, const char* name, std::uint64_t arg) noexcept;
+void polling(bool on) noexcept;
 }  // namespace detail
 
 // relaxed: a recorder that misses the start or the end of a trace by a few events loses nothing
@@ -91,6 +92,29 @@ void thread_switch(std::uint64_t from, SwitchReason reason, std::uint64_t to,
 // `waker` (0 when no user thread: the idle loop, a timer, another kernel thread) made `woken`
 // runnable.
 void wake(std::uint64_t waker, std::uint64_t woken) noexcept;
+
+// Around the yield of a wait loop of the runtime (an MPI wait's spin, an OpenMP barrier's, a
+// lock's): the thread has done nothing since it last resumed but poll what it waits for, so the
+// switch out of that yield is recorded without reading the clock, and its time is set, when the
+// trace is written, by spreading such switches evenly between the timed events around them on
+// that processor (at most 15 in a row; the 16th reads the clock). A record made meanwhile (an
+// NBC piece the poll ran) ends the effect, and so does the end of the scope.
+class Polling {
+ public:
+  Polling() noexcept : on_(enabled(Category::sched)) {
+    if (on_) [[unlikely]]
+      detail::polling(true);
+  }
+  ~Polling() {
+    if (on_) [[unlikely]]
+      detail::polling(false);
+  }
+  Polling(const Polling&) = delete;
+  Polling& operator=(const Polling&) = delete;
+
+ private:
+  bool on_;
+};
 
 // Messages as flows: the sender records the start under an id the receiver also knows, the
 // receiver (or whoever matches the receive) records the end with the same id. `peer` is the
