@@ -5,6 +5,7 @@
 #include "parking_lot.h"
 #include "weft/detail/spin_lock.h"
 #include "weft/this_thread.h"
+#include "weft/trace.h"
 
 namespace weft::omp {
 
@@ -24,6 +25,7 @@ void spin_round(std::atomic_ref<Word> lock) {
        ++i) {
     detail::spin_pause();
   }
+  const trace::Polling polling;
   this_thread::yield();
 }
 

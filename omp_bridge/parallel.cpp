@@ -4,8 +4,8 @@
 
 #include "pool.h"
 #include "team.h"
-#include "weft/trace.h"
 #include "weft/scheduler.h"
+#include "weft/trace.h"
 
 namespace weft::omp {
 
@@ -76,7 +76,7 @@ void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned fl
   enter_team(self, team, 0, implicit);
   {
     const trace::Span span(trace::Category::omp, "parallel region",
-                           static_cast<std::uint64_t>(size));
+                           static_cast<std::uint64_t>(size), trace::End::with_inner);
     fn(data);
     const trace::Span join(trace::Category::omp, "join");
     master_join(self, team);

@@ -36,8 +36,8 @@ void Worker::run() {
     pool->wake(2 * num + 1);
     pool->wake(2 * num + 2);
     enter_team(state, current, num, state.implicit);
-    const trace::Span span(trace::Category::omp, "parallel region",
-                           static_cast<std::uint64_t>(num));
+    const trace::Span span(trace::Category::omp, "parallel region", static_cast<std::uint64_t>(num),
+                           trace::End::with_inner);
     current.fn(current.data);
     const trace::Span join(trace::Category::omp, "join");
     worker_join(state, current);

@@ -17,6 +17,7 @@
 
 #include "weft/sync.h"
 #include "weft/this_thread.h"
+#include "weft/trace.h"
 
 namespace weft::omp {
 
@@ -38,6 +39,7 @@ class Signal {
         slept(budget, std::chrono::steady_clock::now() - start);
         return;
       }
+      const trace::Polling polling;
       this_thread::yield();
     }
     if (budget < max_budget().count()) {

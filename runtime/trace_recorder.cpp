@@ -33,8 +33,9 @@ std::uint64_t monotonic_ns() noexcept {
          static_cast<std::uint64_t>(now.tv_nsec);
 }
 
-// The recording clock: the time-stamp counter where there is one (a few ns, against some 20 for
-// clock_gettime), converted to CLOCK_MONOTONIC at stop from two samples of both.
+// The recording clock: the time-stamp counter where there is one (22 ns on the KVM guest this
+// was measured on, against 58 for clock_gettime), converted to CLOCK_MONOTONIC at stop from two
+// samples of both.
 std::uint64_t ticks() noexcept {
 #if defined(__x86_64__)
   return __builtin_ia32_rdtsc();
@@ -43,36 +44,61 @@ std::uint64_t ticks() noexcept {
 #endif
 }
 
+// An event as recorded: Event's layout without its member initializers, so that a new chunk is
+// not written twice (allocated, then filled as events come).
+struct Slot {
+  std::uint64_t time;  // c .. d: little-endian, written as one word by record
+  std::uint64_t a;
+  std::uint64_t b;
+  std::uint32_t c;
+  EventKind kind;
+  std::uint8_t category;
+  std::uint16_t d;
+};
+static_assert(sizeof(Slot) == sizeof(Event));
+
+// The time of an untimed switch (trace::Polling), set at stop by interpolation; the clock never
+// reads 0. At most kMaxUntimed untimed switches in a row: the next one reads the clock, which
+// bounds how far an interpolated time can be from the truth.
+constexpr std::uint64_t kUntimed = 0;
+constexpr std::uint32_t kMaxUntimed = 15;
+
 struct Buffer {
   Location location;
-  std::vector<std::unique_ptr<Event[]>> chunks;
-  Event* next = nullptr;
-  Event* limit = nullptr;
+  std::vector<std::unique_ptr<Slot[]>> chunks;
+  Slot* next = nullptr;
+  Slot* limit = nullptr;
+  // The time of the last event recorded with a clock read, for the events made at the same
+  // instant (Timing::previous).
+  std::uint64_t last_time = 0;
   std::size_t max_chunks = 0;
+  // Where a polling thread's yield would record its switch (trace::Polling): a switch recorded
+  // there, with nothing recorded since the mark, is untimed.
+  Slot* polling_slot = nullptr;
+  std::uint32_t untimed_switches = 0;  // in a row, since the last timed switch
   std::uint32_t index = 0;
   std::uint32_t messages = 0;
 
-  // A full buffer keeps recording over its oldest chunk: the trace holds the last events, and
-  // recording costs the same all along (what bench/run's traced runs measure).
-  Event* slot() noexcept {
-    if (next == limit) [[unlikely]] {
-      std::unique_ptr<Event[]> chunk;
-      if (chunks.size() >= max_chunks) {
-        chunk = std::move(chunks.front());
-        chunks.erase(chunks.begin());
-        location.dropped += kChunkEvents;
-      } else {
-        chunk.reset(new (std::nothrow) Event[kChunkEvents]);
-        if (!chunk) {
-          ++location.dropped;
-          return nullptr;
-        }
-      }
-      chunks.push_back(std::move(chunk));
-      next = chunks.back().get();
-      limit = next + kChunkEvents;
-    }
+  Slot* slot() noexcept {
+    if (next == limit) [[unlikely]]
+      next_chunk();
     return next++;
+  }
+  // A full buffer keeps recording over its oldest chunk: the trace holds the last events, and
+  // recording costs the same all along (what bench/run's traced runs measure). Where no new chunk
+  // can be had, the oldest is reused too: slot() never fails, so that recording checks nothing
+  // but the end of the chunk. A buffer has its first chunk from the start (new_buffer_locked).
+  [[gnu::noinline]] void next_chunk() noexcept {
+    std::unique_ptr<Slot[]> chunk;
+    if (chunks.size() < max_chunks) chunk.reset(new (std::nothrow) Slot[kChunkEvents]);
+    if (!chunk) {
+      chunk = std::move(chunks.front());
+      chunks.erase(chunks.begin());
+      location.dropped += kChunkEvents;
+    }
+    chunks.push_back(std::move(chunk));
+    next = chunks.back().get();
+    limit = next + kChunkEvents;
   }
   std::size_t size() const noexcept {
     if (chunks.empty()) return 0;
@@ -87,11 +113,7 @@ struct Session {
   std::vector<std::unique_ptr<Buffer>> buffers;
   std::uint64_t start_ticks = 0;
   std::uint64_t start_ns = 0;
-  std::atomic<std::uint64_t> generation{0};
   int unnamed = 0;
-  // This process's pid in the high bits of its local message ids, read once (getpid is a system
-  // call): two processes' local ids then differ; the top bit, clear, tells them from remote ids.
-  std::uint64_t pid_bits = 0;
 };
 
 Session& session() {
@@ -99,52 +121,120 @@ Session& session() {
   return *instance;
 }
 
+// Bumped by start and stop: a kernel thread's buffer belongs to the session of its generation.
+// A namespace-scope constant-initialized atomic, so that reading it costs no guard (session()'s
+// static would). relaxed: a kernel thread that sees a new generation takes the session's mutex
+// before it touches anything of the session.
+std::atomic<std::uint32_t> g_generation{0};
+
 // initial-exec: libweft is loaded with the program, never dlopen'ed later (scheduler/current.cpp),
 // so each event finds its buffer at a fixed offset from the thread pointer.
 __attribute__((tls_model("initial-exec"))) thread_local Buffer* t_buffer = nullptr;
-__attribute__((tls_model("initial-exec"))) thread_local std::uint64_t t_generation = 0;
+__attribute__((tls_model("initial-exec"))) thread_local std::uint32_t t_generation = 0;
 __attribute__((tls_model("initial-exec"))) thread_local const char* t_name = nullptr;
 __attribute__((tls_model("initial-exec"))) thread_local char t_vp_name[32];
 
+// Null when not even one chunk can be had: that kernel thread then records nothing.
 Buffer* new_buffer_locked(Session& s) {
   auto buffer = std::make_unique<Buffer>();
   buffer->index = static_cast<std::uint32_t>(s.buffers.size());
   buffer->max_chunks =
-      std::max<std::size_t>(1, s.settings.buffer_bytes / (kChunkEvents * sizeof(Event)));
+      std::max<std::size_t>(1, s.settings.buffer_bytes / (kChunkEvents * sizeof(Slot)));
+  std::unique_ptr<Slot[]> first(new (std::nothrow) Slot[kChunkEvents]);
+  if (!first) return nullptr;
+  buffer->next = first.get();
+  buffer->limit = buffer->next + kChunkEvents;
+  buffer->chunks.push_back(std::move(first));
   buffer->location.name =
       t_name != nullptr ? t_name : "kernel thread " + std::to_string(++s.unnamed);
   s.buffers.push_back(std::move(buffer));
   return s.buffers.back().get();
 }
 
-// Out of line, and read afresh at every event: a user thread may resume on another kernel thread
-// after any switch, so a buffer address must not be kept across one.
-[[gnu::noinline]] Buffer* my_buffer() noexcept {
-  asm volatile("" ::: "memory");
+// The first event of a kernel thread in this session.
+[[gnu::noinline]] Buffer* attach_buffer() noexcept {
   Session& s = session();
-  const std::uint64_t generation = s.generation.load(std::memory_order_acquire);
-  if (t_buffer != nullptr && t_generation == generation) [[likely]]
-    return t_buffer;
   std::lock_guard lock(s.mutex);
   if (detail::recorded.load(std::memory_order_relaxed) == 0) return nullptr;
   t_buffer = new_buffer_locked(s);
-  t_generation = generation;
+  t_generation = g_generation.load(std::memory_order_relaxed);
   return t_buffer;
 }
 
-void record(EventKind kind, std::uint8_t category, std::uint64_t a, std::uint64_t b,
-            std::uint32_t c = 0, std::uint16_t d = 0) noexcept {
+// Called only from the out-of-line recording functions below, never inlined into a user thread's
+// code: a user thread may resume on another kernel thread after any switch, so the buffer (a
+// thread_local) is looked up afresh at each event, within one call that cannot switch.
+Buffer* my_buffer() noexcept {
+  Buffer* buffer = t_buffer;
+  if (buffer != nullptr && t_generation == g_generation.load(std::memory_order_relaxed)) [[likely]]
+    return buffer;
+  return attach_buffer();
+}
+
+// Whether an event reads the clock or takes the time of the kernel thread's previous event:
+// `previous` only where the two are made at the same instant by construction (two spans that
+// end together, both ends of a message delivered at once).
+enum class Timing : std::uint8_t { now, previous };
+
+// The slow paths: the kernel thread's first event of the session, or a full chunk.
+template <Timing timing>
+[[gnu::noinline]] void record_slow(EventKind kind, std::uint8_t category, std::uint64_t a,
+                                   std::uint64_t b, std::uint64_t tail) noexcept {
   Buffer* buffer = my_buffer();
   if (buffer == nullptr) return;
-  Event* event = buffer->slot();
-  if (event == nullptr) return;
-  event->time = ticks();
-  event->a = a;
-  event->b = b;
-  event->c = c;
-  event->kind = kind;
-  event->category = category;
-  event->d = d;
+  std::uint64_t time = buffer->last_time;
+  if constexpr (timing == Timing::now) {
+    time = ticks();
+    buffer->last_time = time;
+  }
+  Slot* slot = buffer->slot();
+  *slot = Slot{time, a, b, 0, kind, category, 0};
+  std::memcpy(&slot->c, &tail, sizeof tail);
+}
+
+// `tail` holds c, kind, category and d as they lie in a Slot, written with one store. The fast
+// path saves no register: both slow paths are tail calls.
+template <Timing timing>
+[[gnu::always_inline]] inline void record(EventKind kind, std::uint8_t category, std::uint64_t a,
+                                          std::uint64_t b, std::uint32_t c = 0,
+                                          std::uint16_t d = 0) noexcept {
+  const std::uint64_t tail = c | static_cast<std::uint64_t>(kind) << 32 |
+                             static_cast<std::uint64_t>(category) << 40 |
+                             static_cast<std::uint64_t>(d) << 48;
+  Buffer* buffer = t_buffer;
+  if (buffer == nullptr || t_generation != g_generation.load(std::memory_order_relaxed) ||
+      buffer->next == buffer->limit) [[unlikely]]
+    return record_slow<timing>(kind, category, a, b, tail);
+  std::uint64_t time = buffer->last_time;
+  if constexpr (timing == Timing::now) {
+    time = ticks();
+    buffer->last_time = time;
+  }
+  Slot* slot = buffer->next++;
+  slot->time = time;
+  slot->a = a;
+  slot->b = b;
+  std::memcpy(&slot->c, &tail, sizeof tail);
+}
+
+// Untimed switches (kUntimed) get times spread evenly between the timed events before and after
+// them on their track, in clock ticks.
+void interpolate_untimed(std::vector<Event>& events, std::uint64_t end_ticks) {
+  const std::size_t n = events.size();
+  for (std::size_t i = 0; i < n;) {
+    if (events[i].time != kUntimed) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < n && events[j].time == kUntimed) ++j;
+    const std::uint64_t after = j < n ? events[j].time : end_ticks;
+    const std::uint64_t before = i > 0 ? std::min(events[i - 1].time, after) : after;
+    const std::uint64_t steps = j - i + 1;
+    for (std::size_t k = i; k < j; ++k)
+      events[k].time = before + (after - before) * (k - i + 1) / steps;
+    i = j;
+  }
 }
 
 std::string read_line(const char* path) {
@@ -158,84 +248,95 @@ std::string read_line(const char* path) {
 
 namespace detail {
 void begin(Category category, const char* name, std::uint64_t arg) noexcept {
-  record(EventKind::begin, static_cast<std::uint8_t>(category),
-         reinterpret_cast<std::uintptr_t>(name), arg);
+  record<Timing::now>(EventKind::begin, static_cast<std::uint8_t>(category),
+                      reinterpret_cast<std::uintptr_t>(name), arg);
 }
 void end(Category category, const char* name) noexcept {
-  record(EventKind::end, static_cast<std::uint8_t>(category),
-         reinterpret_cast<std::uintptr_t>(name), 0);
+  record<Timing::now>(EventKind::end, static_cast<std::uint8_t>(category),
+                      reinterpret_cast<std::uintptr_t>(name), 0);
+}
+void end_with_previous(Category category, const char* name) noexcept {
+  record<Timing::previous>(EventKind::end, static_cast<std::uint8_t>(category),
+                           reinterpret_cast<std::uintptr_t>(name), 0);
 }
 void instant(Category category, const char* name, std::uint64_t arg) noexcept {
-  record(EventKind::instant, static_cast<std::uint8_t>(category),
-         reinterpret_cast<std::uintptr_t>(name), arg);
+  record<Timing::now>(EventKind::instant, static_cast<std::uint8_t>(category),
+                      reinterpret_cast<std::uintptr_t>(name), arg);
 }
 }  // namespace detail
 
+void detail::polling(bool on) noexcept {
+  Buffer* buffer = t_buffer;
+  if (buffer == nullptr || t_generation != g_generation.load(std::memory_order_relaxed)) return;
+  buffer->polling_slot = on ? buffer->next : nullptr;
+}
+
 void thread_switch(std::uint64_t from, SwitchReason reason, std::uint64_t to,
                    ThreadInfo to_info) noexcept {
-  if (!enabled(Category::sched)) return;
-  record(
-      EventKind::thread_switch, static_cast<std::uint8_t>(reason), from, to,
-      static_cast<std::uint32_t>(to_info.rank),
-      static_cast<std::uint16_t>(to_info.type | static_cast<std::uint8_t>(to_info.priority) << 8));
+  const auto d =
+      static_cast<std::uint16_t>(to_info.type | static_cast<std::uint8_t>(to_info.priority) << 8);
+  const auto rank = static_cast<std::uint32_t>(to_info.rank);
+  Buffer* buffer = t_buffer;
+  if (buffer != nullptr && t_generation == g_generation.load(std::memory_order_relaxed)) {
+    if (buffer->next == buffer->polling_slot && reason == SwitchReason::yield && to != 0 &&
+        buffer->untimed_switches < kMaxUntimed) {
+      // A polling thread's yield (trace::Polling), nothing recorded since it was marked, to a
+      // thread (the idle loop may wait long before the next timed event).
+      ++buffer->untimed_switches;
+      buffer->polling_slot = nullptr;
+      *buffer->slot() = Slot{
+          kUntimed, from, to, rank, EventKind::thread_switch, static_cast<std::uint8_t>(reason), d};
+      return;
+    }
+    buffer->untimed_switches = 0;
+  }
+  record<Timing::now>(EventKind::thread_switch, static_cast<std::uint8_t>(reason), from, to, rank,
+                      d);
 }
 
 void wake(std::uint64_t waker, std::uint64_t woken) noexcept {
-  if (!enabled(Category::sched)) return;
-  record(EventKind::wake, static_cast<std::uint8_t>(Category::sched), woken, waker);
+  record<Timing::now>(EventKind::wake, static_cast<std::uint8_t>(Category::sched), woken, waker);
 }
 
 namespace {
-
-std::uint64_t new_message_id() noexcept {
-  Buffer* buffer = my_buffer();
-  if (buffer == nullptr) return 0;
-  return session().pid_bits | static_cast<std::uint64_t>(buffer->index & 0xffff) << 32 |
-         ++buffer->messages;
-}
-
+// This process's pid in the high bits of its local message ids, read once per session (getpid is
+// a system call): two processes' local ids then differ; the top bit, clear, tells them from
+// remote ids. relaxed: set by start before any event is recorded, and never changed while one is.
+std::atomic<std::uint64_t> g_pid_bits{0};
 }  // namespace
 
 std::uint64_t local_message_id(const void* message) noexcept {
-  return session().pid_bits | (reinterpret_cast<std::uintptr_t>(message) >> 3 & 0xffffffffffff);
+  return g_pid_bits.load(std::memory_order_relaxed) |
+         (reinterpret_cast<std::uintptr_t>(message) >> 3 & 0xffffffffffff);
 }
 
 void message_sent(std::uint64_t id, int peer) noexcept {
-  if (!enabled(Category::message) || id == 0) return;
-  record(EventKind::sent, static_cast<std::uint8_t>(Category::message), id, 0,
-         static_cast<std::uint32_t>(peer));
+  if (id == 0) return;
+  record<Timing::now>(EventKind::sent, static_cast<std::uint8_t>(Category::message), id, 0,
+                      static_cast<std::uint32_t>(peer));
 }
 
+// Both ends at once: one clock read, the second record takes the first's time.
 void message_delivered(int receiver, int sender) noexcept {
-  if (!enabled(Category::message)) return;
-  const std::uint64_t id = new_message_id();
   Buffer* buffer = my_buffer();
-  if (buffer == nullptr || id == 0) return;
-  Event* sent = buffer->slot();
-  if (sent == nullptr) return;
+  if (buffer == nullptr) [[unlikely]]
+    return;
+  const std::uint64_t id = g_pid_bits.load(std::memory_order_relaxed) |
+                           static_cast<std::uint64_t>(buffer->index & 0xffff) << 32 |
+                           ++buffer->messages;
+  constexpr auto message = static_cast<std::uint8_t>(Category::message);
   const std::uint64_t now = ticks();
-  *sent = Event{now,
-                id,
-                0,
-                static_cast<std::uint32_t>(receiver),
-                EventKind::sent,
-                static_cast<std::uint8_t>(Category::message),
-                0};
-  if (Event* matched = buffer->slot()) {
-    *matched = Event{now,
-                     id,
-                     0,
-                     static_cast<std::uint32_t>(sender),
-                     EventKind::matched,
-                     static_cast<std::uint8_t>(Category::message),
-                     0};
-  }
+  buffer->last_time = now;
+  *buffer->slot() =
+      Slot{now, id, 0, static_cast<std::uint32_t>(receiver), EventKind::sent, message, 0};
+  *buffer->slot() =
+      Slot{now, id, 0, static_cast<std::uint32_t>(sender), EventKind::matched, message, 0};
 }
 
 void message_matched(std::uint64_t id, int peer) noexcept {
-  if (!enabled(Category::message) || id == 0) return;
-  record(EventKind::matched, static_cast<std::uint8_t>(Category::message), id, 0,
-         static_cast<std::uint32_t>(peer));
+  if (id == 0) return;
+  record<Timing::now>(EventKind::matched, static_cast<std::uint8_t>(Category::message), id, 0,
+                      static_cast<std::uint32_t>(peer));
 }
 
 namespace {
@@ -260,8 +361,9 @@ void start(const Settings& settings) {
   s.settings = settings;
   s.buffers.clear();
   s.unnamed = 0;
-  s.generation.fetch_add(1, std::memory_order_release);
-  s.pid_bits = (static_cast<std::uint64_t>(::getpid()) & 0x7fff) << 48;
+  g_generation.fetch_add(1, std::memory_order_relaxed);
+  g_pid_bits.store((static_cast<std::uint64_t>(::getpid()) & 0x7fff) << 48,
+                   std::memory_order_relaxed);
   s.start_ns = monotonic_ns();
   s.start_ticks = ticks();
   detail::recorded.store(settings.categories, std::memory_order_relaxed);
@@ -278,7 +380,8 @@ void attach_virtual_processor(int vp, int core, int numa) noexcept {
   Session& s = session();
   std::lock_guard lock(s.mutex);
   t_buffer = new_buffer_locked(s);
-  t_generation = s.generation.load(std::memory_order_relaxed);
+  t_generation = g_generation.load(std::memory_order_relaxed);
+  if (t_buffer == nullptr) return;
   t_buffer->location.vp = vp;
   t_buffer->location.core = core;
   t_buffer->location.numa = numa;
@@ -319,18 +422,21 @@ ProcessTrace stop() {
     Location location = buffer->location;
     location.events.reserve(buffer->size());
     for (std::size_t c = 0; c < buffer->chunks.size(); ++c) {
-      const Event* first = buffer->chunks[c].get();
-      const Event* last = c + 1 == buffer->chunks.size() ? buffer->next : first + kChunkEvents;
-      for (const Event* e = first; e != last; ++e) {
-        Event event = *e;
-        event.time = s.start_ns + static_cast<std::uint64_t>(
-                                      static_cast<double>(e->time - s.start_ticks) * ns_per_tick);
+      const Slot* first = buffer->chunks[c].get();
+      const Slot* last = c + 1 == buffer->chunks.size() ? buffer->next : first + kChunkEvents;
+      for (const Slot* e = first; e != last; ++e) {
+        Event event{e->time, e->a, e->b, e->c, e->kind, e->category, e->d};
         if (event.kind == EventKind::begin || event.kind == EventKind::end ||
             event.kind == EventKind::instant) {
           event.a = intern(event.a);
         }
         location.events.push_back(event);
       }
+    }
+    interpolate_untimed(location.events, end_ticks);
+    for (Event& event : location.events) {
+      event.time = s.start_ns + static_cast<std::uint64_t>(
+                                    static_cast<double>(event.time - s.start_ticks) * ns_per_tick);
     }
     trace.locations.push_back(std::move(location));
   }
@@ -339,7 +445,7 @@ ProcessTrace stop() {
               return (x.vp < 0 ? 1 << 30 : x.vp) < (y.vp < 0 ? 1 << 30 : y.vp);
             });
   s.buffers.clear();
-  s.generation.fetch_add(1, std::memory_order_release);
+  g_generation.fetch_add(1, std::memory_order_relaxed);
   return trace;
 }
 

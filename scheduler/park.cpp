@@ -40,7 +40,7 @@ bool unpark(Fiber* fiber, std::uint64_t epoch) noexcept {
         if (fiber->park.compare_exchange_weak(word, park_word(epoch, ParkState::running),
                                               std::memory_order_acq_rel)) {
           fiber->woken = true;
-          if (trace::enabled()) [[unlikely]] {
+          if (trace::enabled(trace::Category::sched)) [[unlikely]] {
             const Fiber* waker = current_fiber();
             trace::wake(waker != nullptr ? waker->id : 0, fiber->id);
           }

@@ -335,7 +335,7 @@ void VirtualProcessor::switch_to(Fiber* next, After after) noexcept {
   // A user thread's scheduling points ran the hooks before choosing `next` (see
   // run_switch_hooks); the idle loop's switch into a thread runs them here.
   if (prev == nullptr && scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
-  if (trace::enabled()) [[unlikely]]
+  if (trace::enabled(trace::Category::sched)) [[unlikely]]
     trace_switch(prev, after, next);
   SwitchRecord record{prev, after};
   void* fake_stack = nullptr;

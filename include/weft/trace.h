@@ -3,9 +3,11 @@
 // manager work, wake-ups and messages. docs/observability.md shows what comes out.
 //
 // Each kernel thread records into its own buffer (a virtual processor's kernel thread into the
-// buffer of that processor), so recording takes no lock. While no trace is being recorded each
-// call below costs one relaxed load of a global flag and a predictable branch: callers test
-// enabled() inline and call the out-of-line recorder only when it holds.
+// buffer of that processor), so recording takes no lock and no atomic read-modify-write. While no
+// trace is being recorded each recording point costs one relaxed load of a global word and a
+// predictable branch: callers test enabled(category) inline and call the out-of-line recorder only
+// when it holds, so an event kind that trace.events leaves out costs the same as no trace.
+// docs/observability.md gives the cost of each event while one is recorded.
 //
 // Names are string literals (or other strings that outlive the trace): only their address is
 // recorded; the text is read when the trace is written.
@@ -24,7 +26,10 @@ namespace detail {
 extern std::atomic<std::uint32_t> recorded;
 void begin(Category category, const char* name, std::uint64_t arg) noexcept;
 void end(Category category, const char* name) noexcept;
+// An end at the time of the calling kernel thread's previous event, without reading the clock.
+void end_with_previous(Category category, const char* name) noexcept;
 void instant(Category category, const char* name, std::uint64_t arg) noexcept;
+void polling(bool on) noexcept;
 }  // namespace detail
 
 // relaxed: a recorder that misses the start or the end of a trace by a few events loses nothing
@@ -36,18 +41,28 @@ inline bool enabled(Category category) noexcept {
   return (detail::recorded.load(std::memory_order_relaxed) >> static_cast<int>(category) & 1) != 0;
 }
 
+// How a span's end is timed. `with_inner`: the span ends together with a span nested in it, whose
+// end is recorded just before (destructors back to back, nothing between them), so its end takes
+// that one's time instead of reading the clock again.
+enum class End : std::uint8_t { timed, with_inner };
+
 // A span on the calling thread: MPI_Send, an OpenMP parallel region, a barrier. `arg` is shown
 // with it (a peer rank, a size).
 class Span {
  public:
-  Span(Category category, const char* name, std::uint64_t arg = 0) noexcept
-      : name_(enabled(category) ? name : nullptr), category_(category) {
+  Span(Category category, const char* name, std::uint64_t arg = 0, End end = End::timed) noexcept
+      : name_(enabled(category) ? name : nullptr), category_(category), end_(end) {
     if (name_ != nullptr) [[unlikely]]
       detail::begin(category, name, arg);
   }
   ~Span() {
-    if (name_ != nullptr) [[unlikely]]
-      detail::end(category_, name_);
+    if (name_ != nullptr) [[unlikely]] {
+      if (end_ == End::with_inner) {
+        detail::end_with_previous(category_, name_);
+      } else {
+        detail::end(category_, name_);
+      }
+    }
   }
   Span(const Span&) = delete;
   Span& operator=(const Span&) = delete;
@@ -55,6 +70,7 @@ class Span {
  private:
   const char* name_;
   Category category_;
+  End end_;
 };
 
 inline void instant(Category category, const char* name, std::uint64_t arg = 0) noexcept {
@@ -63,7 +79,8 @@ inline void instant(Category category, const char* name, std::uint64_t arg = 0) 
 }
 
 // The scheduler's events, recorded by the virtual processor's kernel thread. `info` of a thread:
-// its type (weft::ThreadType), rank (-1 for none) and priority.
+// its type (weft::ThreadType), rank (-1 for none) and priority. Callers test
+// enabled(Category::sched) first.
 struct ThreadInfo {
   std::uint8_t type = 0;
   std::int8_t priority = 0;
@@ -76,9 +93,33 @@ void thread_switch(std::uint64_t from, SwitchReason reason, std::uint64_t to,
 // runnable.
 void wake(std::uint64_t waker, std::uint64_t woken) noexcept;
 
+// Around the yield of a wait loop of the runtime (an MPI wait's spin, an OpenMP barrier's, a
+// lock's): the thread has done nothing since it last resumed but poll what it waits for, so the
+// switch out of that yield is recorded without reading the clock, and its time is set, when the
+// trace is written, by spreading such switches evenly between the timed events around them on
+// that processor (at most 15 in a row; the 16th reads the clock). A record made meanwhile (an
+// NBC piece the poll ran) ends the effect, and so does the end of the scope.
+class Polling {
+ public:
+  Polling() noexcept : on_(enabled(Category::sched)) {
+    if (on_) [[unlikely]]
+      detail::polling(true);
+  }
+  ~Polling() {
+    if (on_) [[unlikely]]
+      detail::polling(false);
+  }
+  Polling(const Polling&) = delete;
+  Polling& operator=(const Polling&) = delete;
+
+ private:
+  bool on_;
+};
+
 // Messages as flows: the sender records the start under an id the receiver also knows, the
 // receiver (or whoever matches the receive) records the end with the same id. `peer` is the
-// receiver's rank at the start, the sender's at the end.
+// receiver's rank at the start, the sender's at the end. Callers test enabled(Category::message)
+// first.
 // The id of the `sequence`th message from process `from` to process `to`, which both compute.
 inline std::uint64_t remote_message_id(int from, int to, std::uint64_t sequence) noexcept {
   return std::uint64_t{1} << 63 | static_cast<std::uint64_t>(from & 0xfff) << 51 |

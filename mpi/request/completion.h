@@ -13,6 +13,7 @@
 
 #include "weft/detail/wait_list.h"
 #include "weft/this_thread.h"
+#include "weft/trace.h"
 
 namespace weft::mpi {
 
@@ -153,7 +154,11 @@ bool SpinBudget::spin_until(Pred&& pred) noexcept {
     const std::int64_t before = others ? monotonic_ns() : 0;
     // A yield costs less than a pause instruction when the core has nothing else to run, and
     // when it has, the awaited event often depends on that other thread (ranks share cores).
-    const std::uint64_t turns = this_thread::yield();
+    // Untimed in a trace: between its yields the thread only polls (trace::Polling).
+    const std::uint64_t turns = [] {
+      const trace::Polling polling;
+      return this_thread::yield();
+    }();
     others = turns != 0;
     if (others && before != 0 &&
         monotonic_ns() - before > kTurnOfComputingNs * static_cast<std::int64_t>(turns)) {
