@@ -86,8 +86,11 @@ MeetingRef MeetingTable::join(std::uint64_t call, int size, std::string_view fun
 
 void MeetingTable::leave(int slot) {
   RingEntry& entry = ring_[slot];
+  // Read first: once the last member has left, the entry (and the communicator) may be reused or
+  // freed.
+  const int size = entry.meeting->size();
   // acq_rel: the last member to leave sees every member's last use of the meeting.
-  if (entry.left.fetch_add(1, std::memory_order_acq_rel) + 1 < entry.meeting->size()) return;
+  if (entry.left.fetch_add(1, std::memory_order_acq_rel) + 1 < size) return;
   entry.left.store(0, std::memory_order_relaxed);  // relaxed: published by the release below
   entry.meeting->shared.reset();
   // release: the next call's claimer sees the meeting as the members left it.
