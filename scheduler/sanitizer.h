@@ -61,6 +61,14 @@ inline void start_switch(void** fake_stack, StackBounds to, void* to_fiber) noex
 #endif
 }
 
+// Whether finish_switch below has anything to do: only AddressSanitizer's builds must tell it,
+// after every switch, which stack they left.
+#if defined(WEFT_SANITIZER_ASAN)
+inline constexpr bool kFinishesSwitch = true;
+#else
+inline constexpr bool kFinishesSwitch = false;
+#endif
+
 // Called first thing on the context switched to; `fake_stack` is what its own start_switch
 // saved (null for a context that runs for the first time). Returns the bounds of the stack
 // switched from.

@@ -19,8 +19,6 @@ namespace weft::detail {
 namespace {
 // Fiber objects (with their stacks) a processor keeps for its next spawns.
 constexpr std::size_t kFiberCacheSize = 64;
-// Scheduling points between two looks at timers, timer hooks and parked pollers.
-constexpr std::uint64_t kHousekeepingPeriod = 16;
 // Sleep bounds of an idle processor that still has parked pollers to run.
 constexpr std::int64_t kPollSleepMinNs = 50'000;
 constexpr std::int64_t kPollSleepMaxNs = 1'000'000;
@@ -85,7 +83,7 @@ void VirtualProcessor::idle_loop() {
     }
     if (next != nullptr) {
       stop_searching();
-      switch_to(next, After::nothing);
+      switch_to(current_, next, After::nothing);
       continue;
     }
     if (scheduler_.stopping.load() && scheduler_.live.load() == 0) break;
@@ -212,7 +210,10 @@ Fiber* VirtualProcessor::pop_ready(int level) noexcept {
 }
 
 Fiber* VirtualProcessor::pick(int floor) noexcept {
-  if ((++picks_ % kHousekeepingPeriod) == 0) housekeeping(false);
+  if (--until_housekeeping_ == 0) {
+    until_housekeeping_ = kHousekeepingPeriod;
+    housekeeping(false);
+  }
   drain_inbox();
   if (reprioritize_.load(std::memory_order_relaxed) != 0) {
     reprioritize_.store(0, std::memory_order_relaxed);
@@ -323,8 +324,13 @@ void VirtualProcessor::spin_failed() noexcept {
   spin_budget_ns_ /= 2;
 }
 
-void VirtualProcessor::switch_to(Fiber* next, After after) noexcept {
-  Fiber* prev = current_;
+// Inlined into its callers, the yield's fast path above all: a thread resumed after
+// jump_fcontext (which ends in a jump, not a return) returns through the frames it entered by, and
+// each return there is one the return-address predictor gets wrong, since the last calls it saw
+// were the other thread's. With the switch inlined a yield costs one such return (into the
+// caller of this_thread::yield) instead of three.
+[[gnu::always_inline]] inline void VirtualProcessor::switch_to(Fiber* prev, Fiber* next,
+                                                               After after) noexcept {
   if (prev != nullptr && !prev->stack.canary_intact()) report_stack_overflow(*prev, index_);
   current_ = next;
   if (next != nullptr) {
@@ -343,9 +349,19 @@ void VirtualProcessor::switch_to(Fiber* next, After after) noexcept {
       after == After::exit ? nullptr : &fake_stack,
       next != nullptr ? sanitizer::StackBounds{next->stack.base, next->stack.size} : idle_stack_,
       next != nullptr ? next->tsan_fiber : idle_tsan_fiber_);
+  // What resumes below is `prev`: the idle context and a pinned thread resume on this processor,
+  // a free thread may resume on another one, where `this` is stale.
+  const bool stays = prev == nullptr || prev->placement.kind == Placement::Kind::pinned;
   const transfer_t from = jump_fcontext(next != nullptr ? next->context : idle_context_, &record);
-  // A free thread may resume on another processor: `this` is stale here.
-  current_vp()->finish_switch(from, fake_stack);
+  VirtualProcessor* resumed_on = stays ? this : current_vp();
+  const auto* received = static_cast<const SwitchRecord*>(from.data);
+  // The common case, a thread switched away from to run on, needs no call (but in ASan builds).
+  if (!sanitizer::kFinishesSwitch && received->after == After::nothing &&
+      received->from != nullptr) {
+    received->from->context = from.fctx;
+  } else {
+    resumed_on->finish_switch(from, fake_stack);
+  }
 }
 
 void VirtualProcessor::trace_switch(Fiber* prev, After after, Fiber* next) noexcept {
@@ -406,47 +422,52 @@ std::uint64_t VirtualProcessor::yield_current() noexcept {
   run_switch_hooks();
   Fiber* self = current_;
   const int floor = self->priority.load(std::memory_order_relaxed);
-  if (self->placement.kind == Placement::Kind::pinned && (picks_ + 1) % kHousekeepingPeriod != 0 &&
+  if (self->placement.kind == Placement::Kind::pinned && until_housekeeping_ > 1 &&
       inbox_.load(std::memory_order_relaxed) == nullptr &&
       reprioritize_.load(std::memory_order_relaxed) == 0 &&
       (shared_.mask_hint() | node_.queue.mask_hint()) == 0) {
-    // Fast path of ranks yielding to ranks: only this processor's pinned queue has work, on a
-    // single level, so there is nothing to age and no other queue to weigh.
+    // Fast path of ranks yielding to ranks: only this processor's pinned queue has work, on the
+    // yielder's own level, so there is nothing to age and no other queue to weigh. It counts as a
+    // pick, even when it finds nothing to run: every 16th yield takes the general path and its
+    // housekeeping, so that a thread alone on its processor, yielding in a loop, does not keep
+    // the timers, timer hooks and pollers of the processor from ever running.
     const std::uint32_t mask = ready_.mask();
     if (mask == 0) {
-      // Counted as a pick, so that every 16th yield takes the general path and its housekeeping:
-      // otherwise a thread alone on its processor, yielding in a loop, would keep the timers,
-      // timer hooks and pollers of the processor from ever running.
-      ++picks_;
+      --until_housekeeping_;
       return 0;
     }
-    const int top = top_level(mask);
-    if (top >= floor && (mask & ((1u << top) - 1)) == 0) {
-      ++picks_;
-      Fiber* next = pop_ready(top);
-      ready_.push_back(self);
+    if (mask == 1u << floor) {
+      --until_housekeeping_;
+      Fiber* next = ready_.rotate(floor, self);
+      if (!next->ahead) wake_ahead_budget_ = kWakeAheadLimit;
       const std::uint64_t before = switches_.load(std::memory_order_relaxed);
-      switch_to(next, After::nothing);
-      return turns_since(before);
+      switch_to(self, next, After::nothing);
+      return turns_since(before, true);
     }
   }
+  return yield_general(self, floor);
+}
+
+std::uint64_t VirtualProcessor::yield_general(Fiber* self, int floor) noexcept {
   Fiber* next = pick(floor);
   if (next == nullptr) return 0;
   const std::uint64_t before = switches_.load(std::memory_order_relaxed);
-  if (self->placement.kind == Placement::Kind::pinned) {
+  const bool pinned = self->placement.kind == Placement::Kind::pinned;
+  if (pinned) {
     // Safe before the switch: only this kernel thread takes fibers out of ready_, and it cannot
     // resume `self` before the switch below has saved its context.
     ready_.push_back(self);
-    switch_to(next, After::nothing);
+    switch_to(self, next, After::nothing);
   } else {
-    switch_to(next, After::requeue);
+    switch_to(self, next, After::requeue);
   }
-  return turns_since(before);
+  return turns_since(before, pinned);
 }
 
-std::uint64_t VirtualProcessor::turns_since(std::uint64_t switches) const noexcept {
-  // A free thread may resume on another processor, whose count says nothing of this one's.
-  if (current_vp() != this) return 1;
+std::uint64_t VirtualProcessor::turns_since(std::uint64_t switches, bool pinned) const noexcept {
+  // A free thread may resume on another processor, whose count says nothing of this one's; a
+  // pinned one resumes here, where `this` is still its processor.
+  if (!pinned && current_vp() != this) return 1;
   // Every switch into a thread counts, the one back to the caller too.
   const std::uint64_t now = switches_.load(std::memory_order_relaxed);
   return now - switches > 1 ? now - switches - 1 : 1;
@@ -457,20 +478,20 @@ void VirtualProcessor::run_now(Fiber* fiber) noexcept {
   if (self->placement.kind == Placement::Kind::pinned) {
     // As in yield_current: only this kernel thread takes fibers out of ready_.
     ready_.push_front(self);
-    switch_to(fiber, After::nothing);
+    switch_to(self, fiber, After::nothing);
   } else {
-    switch_to(fiber, After::requeue);
+    switch_to(self, fiber, After::requeue);
   }
 }
 
 void VirtualProcessor::park_current() noexcept {
   run_switch_hooks();
-  switch_to(pick(0), After::park);
+  switch_to(current_, pick(0), After::park);
 }
 
 void VirtualProcessor::exit_current() noexcept {
   run_switch_hooks();
-  switch_to(pick(0), After::exit);
+  switch_to(current_, pick(0), After::exit);
   __builtin_unreachable();
 }
 

@@ -107,8 +107,10 @@ class VirtualProcessor {
   void queue_ready(Fiber* fiber) noexcept;
   Fiber* pop_ready(int level) noexcept;
   // After a switch away that found this processor's switch count at `switches`: the turns other
-  // threads had until the caller resumed, at least 1.
-  std::uint64_t turns_since(std::uint64_t switches) const noexcept;
+  // threads had until the caller (`pinned` or not) resumed, at least 1.
+  std::uint64_t turns_since(std::uint64_t switches, bool pinned) const noexcept;
+  // yield_current beyond its fast path; out of line, so that the fast path needs a small frame.
+  [[gnu::noinline]] std::uint64_t yield_general(Fiber* self, int floor) noexcept;
   void drain_inbox() noexcept;
   Fiber* steal() noexcept;
   bool run_pollers() noexcept;
@@ -118,7 +120,8 @@ class VirtualProcessor {
   // a thread the hooks make runnable here (an I/O waiter whose event a poll found) can be the
   // one chosen, instead of waiting for the next scheduling point behind a whole time slice.
   void run_switch_hooks() noexcept;
-  void switch_to(Fiber* next, After after) noexcept;
+  // `prev` is current_, passed for the compiler's sake: the inlined switch then knows it.
+  void switch_to(Fiber* prev, Fiber* next, After after) noexcept;
   void trace_switch(Fiber* prev, After after, Fiber* next) noexcept;
 
   Scheduler::Impl& scheduler_;
@@ -140,7 +143,10 @@ class VirtualProcessor {
   void* idle_tsan_fiber_ = nullptr;
   std::uint32_t bypassed_[kPriorityLevels] = {};
   unsigned rotation_ = 0;
-  std::uint64_t picks_ = 0;
+  // Scheduling points of a busy processor between two looks at timers, timer hooks and parked
+  // pollers; the picks (fast-path yields included) left until the next look.
+  static constexpr std::uint32_t kHousekeepingPeriod = 16;
+  std::uint32_t until_housekeeping_ = kHousekeepingPeriod;
   // Woken pinned threads queued ahead of yielded ones between two turns of a yielded one: a
   // thread that a message or a lock wakes runs at the next scheduling point instead of behind
   // every computing thread's time slice, and threads that wake each other in turn (a ping-pong on
