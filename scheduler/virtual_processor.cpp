@@ -3,6 +3,7 @@
 #include <sys/prctl.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <exception>
 #include <string>
 #include <utility>
@@ -324,13 +325,27 @@ void VirtualProcessor::spin_failed() noexcept {
   spin_budget_ns_ /= 2;
 }
 
-// Inlined into its callers, the yield's fast path above all: a thread resumed after
-// jump_fcontext (which ends in a jump, not a return) returns through the frames it entered by, and
-// each return there is one the return-address predictor gets wrong, since the last calls it saw
-// were the other thread's. With the switch inlined a yield costs one such return (into the
-// caller of this_thread::yield) instead of three.
+// Inlined into its callers: a thread resumed after jump_fcontext (which ends in a jump, not a
+// return) returns through the frames it entered by, and each of those returns is mispredicted
+// (see weft/detail/yield.h); inlined, the switch adds none of its own.
 [[gnu::always_inline]] inline void VirtualProcessor::switch_to(Fiber* prev, Fiber* next,
                                                                After after) noexcept {
+  begin_switch(prev, next, after);
+  SwitchRecord record{prev, after};
+  void* fake_stack = nullptr;
+  sanitizer::start_switch(
+      after == After::exit ? nullptr : &fake_stack,
+      next != nullptr ? sanitizer::StackBounds{next->stack.base, next->stack.size} : idle_stack_,
+      next != nullptr ? next->tsan_fiber : idle_tsan_fiber_);
+  // What resumes below is `prev`: the idle context and a pinned thread resume on this processor,
+  // a free thread may resume on another one, where `this` is stale.
+  const bool stays = prev == nullptr || prev->placement.kind == Placement::Kind::pinned;
+  const transfer_t from = jump_fcontext(next != nullptr ? next->context : idle_context_, &record);
+  (stays ? this : current_vp())->end_switch(from, fake_stack);
+}
+
+[[gnu::always_inline]] inline void VirtualProcessor::begin_switch(Fiber* prev, Fiber* next,
+                                                                  After after) noexcept {
   if (prev != nullptr && !prev->stack.canary_intact()) report_stack_overflow(*prev, index_);
   current_ = next;
   if (next != nullptr) {
@@ -343,24 +358,18 @@ void VirtualProcessor::spin_failed() noexcept {
   if (prev == nullptr && scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
   if (trace::enabled()) [[unlikely]]
     trace_switch(prev, after, next);
-  SwitchRecord record{prev, after};
-  void* fake_stack = nullptr;
-  sanitizer::start_switch(
-      after == After::exit ? nullptr : &fake_stack,
-      next != nullptr ? sanitizer::StackBounds{next->stack.base, next->stack.size} : idle_stack_,
-      next != nullptr ? next->tsan_fiber : idle_tsan_fiber_);
-  // What resumes below is `prev`: the idle context and a pinned thread resume on this processor,
-  // a free thread may resume on another one, where `this` is stale.
-  const bool stays = prev == nullptr || prev->placement.kind == Placement::Kind::pinned;
-  const transfer_t from = jump_fcontext(next != nullptr ? next->context : idle_context_, &record);
-  VirtualProcessor* resumed_on = stays ? this : current_vp();
+}
+
+[[gnu::always_inline]] inline void VirtualProcessor::end_switch(transfer_t from,
+                                                                void* fake_stack) noexcept {
   const auto* received = static_cast<const SwitchRecord*>(from.data);
-  // The common case, a thread switched away from to run on, needs no call (but in ASan builds).
+  // The common case, a thread switched away from to run another, needs no call (but in ASan
+  // builds).
   if (!sanitizer::kFinishesSwitch && received->after == After::nothing &&
       received->from != nullptr) {
     received->from->context = from.fctx;
   } else {
-    resumed_on->finish_switch(from, fake_stack);
+    finish_switch(from, fake_stack);
   }
 }
 
@@ -418,12 +427,14 @@ void VirtualProcessor::run_switch_hooks() noexcept {
   if (scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
 }
 
-std::uint64_t VirtualProcessor::yield_current() noexcept {
+void VirtualProcessor::prepare_yield(PreparedYield& yield) noexcept {
   run_switch_hooks();
   Fiber* self = current_;
   const int floor = self->priority.load(std::memory_order_relaxed);
-  if (self->placement.kind == Placement::Kind::pinned && until_housekeeping_ > 1 &&
-      inbox_.load(std::memory_order_relaxed) == nullptr &&
+  // The sanitizers' annotations must come just before the jump, on the switching frame: their
+  // builds take the general path.
+  if (!sanitizer::kAnnotatesSwitches && self->placement.kind == Placement::Kind::pinned &&
+      until_housekeeping_ > 1 && inbox_.load(std::memory_order_relaxed) == nullptr &&
       reprioritize_.load(std::memory_order_relaxed) == 0 &&
       (shared_.mask_hint() | node_.queue.mask_hint()) == 0) {
     // Fast path of ranks yielding to ranks: only this processor's pinned queue has work, on the
@@ -434,18 +445,60 @@ std::uint64_t VirtualProcessor::yield_current() noexcept {
     const std::uint32_t mask = ready_.mask();
     if (mask == 0) {
       --until_housekeeping_;
-      return 0;
+      yield.to = nullptr;
+      yield.turns = 0;
+      return;
     }
     if (mask == 1u << floor) {
       --until_housekeeping_;
+      // Safe before the switch: only this kernel thread takes fibers out of ready_, and it
+      // cannot resume `self` before the caller's switch has saved its context.
       Fiber* next = ready_.rotate(floor, self);
       if (!next->ahead) wake_ahead_budget_ = kWakeAheadLimit;
-      const std::uint64_t before = switches_.load(std::memory_order_relaxed);
-      switch_to(self, next, After::nothing);
-      return turns_since(before, true);
+      yield.vp = this;
+      yield.switches = switches_.load(std::memory_order_relaxed);
+      yield.record = SwitchRecord{self, After::nothing};
+      begin_switch(self, next, After::nothing);
+      yield.to = next->context;
+      return;
     }
   }
-  return yield_general(self, floor);
+  yield.to = nullptr;
+  yield.turns = yield_general(self, floor);
+}
+
+std::uint64_t VirtualProcessor::finish_yield(std::uint64_t switches, SwitchTransfer from) noexcept {
+  end_switch(transfer_t{from.context, from.data}, nullptr);
+  return turns_since(switches, true);
+}
+
+void prepare_yield(PreparedYield& yield) noexcept {
+  VirtualProcessor* vp = current_vp();
+  if (vp == nullptr || vp->current() == nullptr) {
+    std::this_thread::yield();
+    yield.to = nullptr;
+    yield.turns = 0;
+    return;
+  }
+  vp->prepare_yield(yield);
+}
+
+SwitchTransfer switch_context(void* to, void* data) {
+  // Called as a function returning SwitchTransfer, jump_fcontext is a tail call (a jump): a copy
+  // of its transfer_t into a SwitchTransfer would keep a frame here for the resumed side to
+  // return through, at the cost weft/detail/yield.h describes. Both are two pointers, returned in
+  // the same two registers.
+  static_assert(sizeof(SwitchTransfer) == sizeof(transfer_t) &&
+                offsetof(SwitchTransfer, context) == offsetof(transfer_t, fctx) &&
+                offsetof(SwitchTransfer, data) == offsetof(transfer_t, data));
+  using Jump = SwitchTransfer (*)(void*, void*);
+  // Through void (*)(), the type that GCC's -Wcast-function-type lets any function become.
+  return reinterpret_cast<Jump>(reinterpret_cast<void (*)()>(&jump_fcontext))(to, data);
+}
+
+std::uint64_t finish_yield(const PreparedYield& yield, SwitchTransfer from) noexcept {
+  // A prepared yield is a pinned thread's: it resumes on the processor it left.
+  return yield.vp->finish_yield(yield.switches, from);
 }
 
 std::uint64_t VirtualProcessor::yield_general(Fiber* self, int floor) noexcept {
@@ -476,7 +529,7 @@ std::uint64_t VirtualProcessor::turns_since(std::uint64_t switches, bool pinned)
 void VirtualProcessor::run_now(Fiber* fiber) noexcept {
   Fiber* self = current_;
   if (self->placement.kind == Placement::Kind::pinned) {
-    // As in yield_current: only this kernel thread takes fibers out of ready_.
+    // As in prepare_yield: only this kernel thread takes fibers out of ready_.
     ready_.push_front(self);
     switch_to(self, fiber, After::nothing);
   } else {
