@@ -37,6 +37,31 @@ class PriorityQueue {
     return fiber;
   }
 
+  // pop_front(level) then push_back(fiber), for a yield to the next thread of the yielder's own
+  // level (non-empty; `fiber`'s priority is `level`). The bitmap and the size stay as they are.
+  Fiber* rotate(int level, Fiber* fiber) noexcept {
+    Level& l = levels_[level];
+    Fiber* next = l.head;
+    Fiber* second = next->next;
+    fiber->level = level;
+    fiber->ahead = false;
+    fiber->next = nullptr;
+    fiber->queue.store(this, std::memory_order_relaxed);
+    if (second == nullptr) {
+      fiber->prev = nullptr;
+      l.head = fiber;
+    } else {
+      second->prev = nullptr;
+      l.head = second;
+      fiber->prev = l.tail;
+      l.tail->next = fiber;
+    }
+    l.tail = fiber;
+    next->next = nullptr;
+    next->queue.store(nullptr, std::memory_order_relaxed);
+    return next;
+  }
+
   void unlink(Fiber* fiber) noexcept {
     Level& l = levels_[fiber->level];
     if (fiber->prev != nullptr) {

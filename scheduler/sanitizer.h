@@ -61,6 +61,19 @@ inline void start_switch(void** fake_stack, StackBounds to, void* to_fiber) noex
 #endif
 }
 
+// Whether start_switch and finish_switch below have anything to do: AddressSanitizer's builds
+// must be told of every switch before and after it, ThreadSanitizer's before it.
+#if defined(WEFT_SANITIZER_ASAN)
+inline constexpr bool kFinishesSwitch = true;
+#else
+inline constexpr bool kFinishesSwitch = false;
+#endif
+#if defined(WEFT_SANITIZER_ASAN) || defined(WEFT_SANITIZER_TSAN)
+inline constexpr bool kAnnotatesSwitches = true;
+#else
+inline constexpr bool kAnnotatesSwitches = false;
+#endif
+
 // Called first thing on the context switched to; `fake_stack` is what its own start_switch
 // saved (null for a context that runs for the first time). Returns the bounds of the stack
 // switched from.

@@ -11,6 +11,7 @@
 #include "timer_heap.h"
 #include "virtual_processor.h"
 #include "weft/detail/spin_lock.h"
+#include "weft/this_thread.h"
 #include "weft/trace.h"
 
 namespace weft::detail {
@@ -37,7 +38,7 @@ bool spin_wait(Pred&& pred) {
     if (vp->has_local_work()) {
       // The awaited thread may be one of them: pausing here would only delay it.
       const trace::Polling polling;
-      vp->yield_current();
+      this_thread::yield();
     } else {
       for (int i = 0; i < 16; ++i) {
         if (pred()) {

@@ -201,15 +201,6 @@ void set_local_data(void* data, void (*destroy)(void*)) {
   }
 }
 
-std::uint64_t yield() {
-  detail::VirtualProcessor* vp = detail::current_vp();
-  if (vp == nullptr || vp->current() == nullptr) {
-    std::this_thread::yield();
-    return 0;
-  }
-  return vp->yield_current();
-}
-
 void sleep_until(std::chrono::steady_clock::time_point deadline) {
   detail::Fiber* self = detail::current_fiber();
   if (self == nullptr) {

@@ -3,6 +3,7 @@
 #include <sys/prctl.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <exception>
 #include <string>
 #include <utility>
@@ -19,8 +20,6 @@ namespace weft::detail {
 namespace {
 // Fiber objects (with their stacks) a processor keeps for its next spawns.
 constexpr std::size_t kFiberCacheSize = 64;
-// Scheduling points between two looks at timers, timer hooks and parked pollers.
-constexpr std::uint64_t kHousekeepingPeriod = 16;
 // Sleep bounds of an idle processor that still has parked pollers to run.
 constexpr std::int64_t kPollSleepMinNs = 50'000;
 constexpr std::int64_t kPollSleepMaxNs = 1'000'000;
@@ -85,7 +84,7 @@ void VirtualProcessor::idle_loop() {
     }
     if (next != nullptr) {
       stop_searching();
-      switch_to(next, After::nothing);
+      switch_to(current_, next, After::nothing);
       continue;
     }
     if (scheduler_.stopping.load() && scheduler_.live.load() == 0) break;
@@ -212,7 +211,10 @@ Fiber* VirtualProcessor::pop_ready(int level) noexcept {
 }
 
 Fiber* VirtualProcessor::pick(int floor) noexcept {
-  if ((++picks_ % kHousekeepingPeriod) == 0) housekeeping(false);
+  if (--until_housekeeping_ == 0) {
+    until_housekeeping_ = kHousekeepingPeriod;
+    housekeeping(false);
+  }
   drain_inbox();
   if (reprioritize_.load(std::memory_order_relaxed) != 0) {
     reprioritize_.store(0, std::memory_order_relaxed);
@@ -323,8 +325,27 @@ void VirtualProcessor::spin_failed() noexcept {
   spin_budget_ns_ /= 2;
 }
 
-void VirtualProcessor::switch_to(Fiber* next, After after) noexcept {
-  Fiber* prev = current_;
+// Inlined into its callers: a thread resumed after jump_fcontext (which ends in a jump, not a
+// return) returns through the frames it entered by, and each of those returns is mispredicted
+// (see weft/detail/yield.h); inlined, the switch adds none of its own.
+[[gnu::always_inline]] inline void VirtualProcessor::switch_to(Fiber* prev, Fiber* next,
+                                                               After after) noexcept {
+  begin_switch(prev, next, after);
+  SwitchRecord record{prev, after};
+  void* fake_stack = nullptr;
+  sanitizer::start_switch(
+      after == After::exit ? nullptr : &fake_stack,
+      next != nullptr ? sanitizer::StackBounds{next->stack.base, next->stack.size} : idle_stack_,
+      next != nullptr ? next->tsan_fiber : idle_tsan_fiber_);
+  // What resumes below is `prev`: the idle context and a pinned thread resume on this processor,
+  // a free thread may resume on another one, where `this` is stale.
+  const bool stays = prev == nullptr || prev->placement.kind == Placement::Kind::pinned;
+  const transfer_t from = jump_fcontext(next != nullptr ? next->context : idle_context_, &record);
+  (stays ? this : current_vp())->end_switch(from, fake_stack);
+}
+
+[[gnu::always_inline]] inline void VirtualProcessor::begin_switch(Fiber* prev, Fiber* next,
+                                                                  After after) noexcept {
   if (prev != nullptr && !prev->stack.canary_intact()) report_stack_overflow(*prev, index_);
   current_ = next;
   if (next != nullptr) {
@@ -337,15 +358,19 @@ void VirtualProcessor::switch_to(Fiber* next, After after) noexcept {
   if (prev == nullptr && scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
   if (trace::enabled(trace::Category::sched)) [[unlikely]]
     trace_switch(prev, after, next);
-  SwitchRecord record{prev, after};
-  void* fake_stack = nullptr;
-  sanitizer::start_switch(
-      after == After::exit ? nullptr : &fake_stack,
-      next != nullptr ? sanitizer::StackBounds{next->stack.base, next->stack.size} : idle_stack_,
-      next != nullptr ? next->tsan_fiber : idle_tsan_fiber_);
-  const transfer_t from = jump_fcontext(next != nullptr ? next->context : idle_context_, &record);
-  // A free thread may resume on another processor: `this` is stale here.
-  current_vp()->finish_switch(from, fake_stack);
+}
+
+[[gnu::always_inline]] inline void VirtualProcessor::end_switch(transfer_t from,
+                                                                void* fake_stack) noexcept {
+  const auto* received = static_cast<const SwitchRecord*>(from.data);
+  // The common case, a thread switched away from to run another, needs no call (but in ASan
+  // builds).
+  if (!sanitizer::kFinishesSwitch && received->after == After::nothing &&
+      received->from != nullptr) {
+    received->from->context = from.fctx;
+  } else {
+    finish_switch(from, fake_stack);
+  }
 }
 
 void VirtualProcessor::trace_switch(Fiber* prev, After after, Fiber* next) noexcept {
@@ -402,51 +427,100 @@ void VirtualProcessor::run_switch_hooks() noexcept {
   if (scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
 }
 
-std::uint64_t VirtualProcessor::yield_current() noexcept {
+void VirtualProcessor::prepare_yield(PreparedYield& yield) noexcept {
   run_switch_hooks();
   Fiber* self = current_;
   const int floor = self->priority.load(std::memory_order_relaxed);
-  if (self->placement.kind == Placement::Kind::pinned && (picks_ + 1) % kHousekeepingPeriod != 0 &&
-      inbox_.load(std::memory_order_relaxed) == nullptr &&
+  // The sanitizers' annotations must come just before the jump, on the switching frame: their
+  // builds take the general path.
+  if (!sanitizer::kAnnotatesSwitches && self->placement.kind == Placement::Kind::pinned &&
+      until_housekeeping_ > 1 && inbox_.load(std::memory_order_relaxed) == nullptr &&
       reprioritize_.load(std::memory_order_relaxed) == 0 &&
       (shared_.mask_hint() | node_.queue.mask_hint()) == 0) {
-    // Fast path of ranks yielding to ranks: only this processor's pinned queue has work, on a
-    // single level, so there is nothing to age and no other queue to weigh.
+    // Fast path of ranks yielding to ranks: only this processor's pinned queue has work, on the
+    // yielder's own level, so there is nothing to age and no other queue to weigh. It counts as a
+    // pick, even when it finds nothing to run: every 16th yield takes the general path and its
+    // housekeeping, so that a thread alone on its processor, yielding in a loop, does not keep
+    // the timers, timer hooks and pollers of the processor from ever running.
     const std::uint32_t mask = ready_.mask();
     if (mask == 0) {
-      // Counted as a pick, so that every 16th yield takes the general path and its housekeeping:
-      // otherwise a thread alone on its processor, yielding in a loop, would keep the timers,
-      // timer hooks and pollers of the processor from ever running.
-      ++picks_;
-      return 0;
+      --until_housekeeping_;
+      yield.to = nullptr;
+      yield.turns = 0;
+      return;
     }
-    const int top = top_level(mask);
-    if (top >= floor && (mask & ((1u << top) - 1)) == 0) {
-      ++picks_;
-      Fiber* next = pop_ready(top);
-      ready_.push_back(self);
-      const std::uint64_t before = switches_.load(std::memory_order_relaxed);
-      switch_to(next, After::nothing);
-      return turns_since(before);
+    if (mask == 1u << floor) {
+      --until_housekeeping_;
+      // Safe before the switch: only this kernel thread takes fibers out of ready_, and it
+      // cannot resume `self` before the caller's switch has saved its context.
+      Fiber* next = ready_.rotate(floor, self);
+      if (!next->ahead) wake_ahead_budget_ = kWakeAheadLimit;
+      yield.vp = this;
+      yield.switches = switches_.load(std::memory_order_relaxed);
+      yield.record = SwitchRecord{self, After::nothing};
+      begin_switch(self, next, After::nothing);
+      yield.to = next->context;
+      return;
     }
   }
+  yield.to = nullptr;
+  yield.turns = yield_general(self, floor);
+}
+
+std::uint64_t VirtualProcessor::finish_yield(std::uint64_t switches, SwitchTransfer from) noexcept {
+  end_switch(transfer_t{from.context, from.data}, nullptr);
+  return turns_since(switches, true);
+}
+
+void prepare_yield(PreparedYield& yield) noexcept {
+  VirtualProcessor* vp = current_vp();
+  if (vp == nullptr || vp->current() == nullptr) {
+    std::this_thread::yield();
+    yield.to = nullptr;
+    yield.turns = 0;
+    return;
+  }
+  vp->prepare_yield(yield);
+}
+
+SwitchTransfer switch_context(void* to, void* data) {
+  // Called as a function returning SwitchTransfer, jump_fcontext is a tail call (a jump): a copy
+  // of its transfer_t into a SwitchTransfer would keep a frame here for the resumed side to
+  // return through, at the cost weft/detail/yield.h describes. Both are two pointers, returned in
+  // the same two registers.
+  static_assert(sizeof(SwitchTransfer) == sizeof(transfer_t) &&
+                offsetof(SwitchTransfer, context) == offsetof(transfer_t, fctx) &&
+                offsetof(SwitchTransfer, data) == offsetof(transfer_t, data));
+  using Jump = SwitchTransfer (*)(void*, void*);
+  // Through void (*)(), the type that GCC's -Wcast-function-type lets any function become.
+  return reinterpret_cast<Jump>(reinterpret_cast<void (*)()>(&jump_fcontext))(to, data);
+}
+
+std::uint64_t finish_yield(const PreparedYield& yield, SwitchTransfer from) noexcept {
+  // A prepared yield is a pinned thread's: it resumes on the processor it left.
+  return yield.vp->finish_yield(yield.switches, from);
+}
+
+std::uint64_t VirtualProcessor::yield_general(Fiber* self, int floor) noexcept {
   Fiber* next = pick(floor);
   if (next == nullptr) return 0;
   const std::uint64_t before = switches_.load(std::memory_order_relaxed);
-  if (self->placement.kind == Placement::Kind::pinned) {
+  const bool pinned = self->placement.kind == Placement::Kind::pinned;
+  if (pinned) {
     // Safe before the switch: only this kernel thread takes fibers out of ready_, and it cannot
     // resume `self` before the switch below has saved its context.
     ready_.push_back(self);
-    switch_to(next, After::nothing);
+    switch_to(self, next, After::nothing);
   } else {
-    switch_to(next, After::requeue);
+    switch_to(self, next, After::requeue);
   }
-  return turns_since(before);
+  return turns_since(before, pinned);
 }
 
-std::uint64_t VirtualProcessor::turns_since(std::uint64_t switches) const noexcept {
-  // A free thread may resume on another processor, whose count says nothing of this one's.
-  if (current_vp() != this) return 1;
+std::uint64_t VirtualProcessor::turns_since(std::uint64_t switches, bool pinned) const noexcept {
+  // A free thread may resume on another processor, whose count says nothing of this one's; a
+  // pinned one resumes here, where `this` is still its processor.
+  if (!pinned && current_vp() != this) return 1;
   // Every switch into a thread counts, the one back to the caller too.
   const std::uint64_t now = switches_.load(std::memory_order_relaxed);
   return now - switches > 1 ? now - switches - 1 : 1;
@@ -455,22 +529,22 @@ std::uint64_t VirtualProcessor::turns_since(std::uint64_t switches) const noexce
 void VirtualProcessor::run_now(Fiber* fiber) noexcept {
   Fiber* self = current_;
   if (self->placement.kind == Placement::Kind::pinned) {
-    // As in yield_current: only this kernel thread takes fibers out of ready_.
+    // As in prepare_yield: only this kernel thread takes fibers out of ready_.
     ready_.push_front(self);
-    switch_to(fiber, After::nothing);
+    switch_to(self, fiber, After::nothing);
   } else {
-    switch_to(fiber, After::requeue);
+    switch_to(self, fiber, After::requeue);
   }
 }
 
 void VirtualProcessor::park_current() noexcept {
   run_switch_hooks();
-  switch_to(pick(0), After::park);
+  switch_to(current_, pick(0), After::park);
 }
 
 void VirtualProcessor::exit_current() noexcept {
   run_switch_hooks();
-  switch_to(pick(0), After::exit);
+  switch_to(current_, pick(0), After::exit);
   __builtin_unreachable();
 }
 

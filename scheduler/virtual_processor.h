@@ -19,6 +19,7 @@
 #include "park.h"
 #include "priority_queue.h"
 #include "timer_heap.h"
+#include "weft/detail/yield.h"
 #include "weft/scheduler.h"
 
 namespace weft::detail {
@@ -68,8 +69,10 @@ class VirtualProcessor {
   Scheduler::VpStats stats() const;
 
   // The owning kernel thread, on behalf of its running user thread.
-  // The turns other threads had before the caller resumed (this_thread::yield).
-  std::uint64_t yield_current() noexcept;
+  // this_thread::yield's two halves (weft/detail/yield.h): the scheduling, and on the resumed
+  // side, the end of a switch prepare_yield left to its caller.
+  void prepare_yield(PreparedYield& yield) noexcept;
+  std::uint64_t finish_yield(std::uint64_t switches, SwitchTransfer from) noexcept;
   // Switches to `fiber`, a thread this processor may run that is in no queue; the caller is
   // queued to resume first (ThreadAttr::run_at_once).
   void run_now(Fiber* fiber) noexcept;
@@ -91,11 +94,7 @@ class VirtualProcessor {
   bool cache_fiber(Fiber* fiber) noexcept;
 
  private:
-  enum class After : std::uint8_t { nothing, requeue, park, exit };
-  struct SwitchRecord {
-    Fiber* from;
-    After after;
-  };
+  using After = SwitchAfter;
   enum : std::uint32_t { kRunning = 0, kSleeping = 1 };
 
   void main();
@@ -107,8 +106,11 @@ class VirtualProcessor {
   void queue_ready(Fiber* fiber) noexcept;
   Fiber* pop_ready(int level) noexcept;
   // After a switch away that found this processor's switch count at `switches`: the turns other
-  // threads had until the caller resumed, at least 1.
-  std::uint64_t turns_since(std::uint64_t switches) const noexcept;
+  // threads had until the caller (`pinned` or not) resumed, at least 1.
+  std::uint64_t turns_since(std::uint64_t switches, bool pinned) const noexcept;
+  // A yield beyond prepare_yield's fast path, switch included; out of line, so that the fast
+  // path needs a small frame.
+  [[gnu::noinline]] std::uint64_t yield_general(Fiber* self, int floor) noexcept;
   void drain_inbox() noexcept;
   Fiber* steal() noexcept;
   bool run_pollers() noexcept;
@@ -118,7 +120,12 @@ class VirtualProcessor {
   // a thread the hooks make runnable here (an I/O waiter whose event a poll found) can be the
   // one chosen, instead of waiting for the next scheduling point behind a whole time slice.
   void run_switch_hooks() noexcept;
-  void switch_to(Fiber* next, After after) noexcept;
+  // `prev` is current_, passed for the compiler's sake: the inlined switch then knows it.
+  void switch_to(Fiber* prev, Fiber* next, After after) noexcept;
+  // switch_to's halves before and after the jump (the sanitizers' annotations aside), which
+  // prepare_yield and finish_yield also use.
+  void begin_switch(Fiber* prev, Fiber* next, After after) noexcept;
+  void end_switch(transfer_t from, void* fake_stack) noexcept;
   void trace_switch(Fiber* prev, After after, Fiber* next) noexcept;
 
   Scheduler::Impl& scheduler_;
@@ -140,7 +147,10 @@ class VirtualProcessor {
   void* idle_tsan_fiber_ = nullptr;
   std::uint32_t bypassed_[kPriorityLevels] = {};
   unsigned rotation_ = 0;
-  std::uint64_t picks_ = 0;
+  // Scheduling points of a busy processor between two looks at timers, timer hooks and parked
+  // pollers; the picks (fast-path yields included) left until the next look.
+  static constexpr std::uint32_t kHousekeepingPeriod = 16;
+  std::uint32_t until_housekeeping_ = kHousekeepingPeriod;
   // Woken pinned threads queued ahead of yielded ones between two turns of a yielded one: a
   // thread that a message or a lock wakes runs at the next scheduling point instead of behind
   // every computing thread's time slice, and threads that wake each other in turn (a ping-pong on

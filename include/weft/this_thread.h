@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include "weft/detail/yield.h"
 #include "weft/thread_type.h"
 
 namespace weft::this_thread {
@@ -35,8 +36,13 @@ void* local_data();
 void set_local_data(void* data, void (*destroy)(void*) = nullptr);
 
 // How many turns other user threads had before the caller resumed (0 when none ran); always 0
-// outside weft, where the kernel does not tell.
-std::uint64_t yield();
+// outside weft, where the kernel does not tell. Inline: see weft/detail/yield.h.
+inline std::uint64_t yield() {
+  detail::PreparedYield prepared;
+  detail::prepare_yield(prepared);
+  if (prepared.to == nullptr) return prepared.turns;
+  return detail::finish_yield(prepared, detail::switch_context(prepared.to, &prepared.record));
+}
 void sleep_for(std::chrono::nanoseconds duration);
 void sleep_until(std::chrono::steady_clock::time_point deadline);
 
