@@ -174,9 +174,10 @@ std::vector<ThreadSnapshot> snapshot_threads(bool backtraces) {
     if (!fiber->live.load(std::memory_order_acquire)) continue;
     ThreadSnapshot t;
     t.handle = fiber;
-    t.id = fiber->id;
-    t.type = fiber->type;
-    t.rank = fiber->rank;
+    // relaxed atomics: the fiber may be recycled for a new thread meanwhile (new_fiber).
+    t.id = std::atomic_ref(fiber->id).load(std::memory_order_relaxed);
+    t.type = std::atomic_ref(fiber->type).load(std::memory_order_relaxed);
+    t.rank = std::atomic_ref(fiber->rank).load(std::memory_order_relaxed);
     t.vp = fiber->vp.load(std::memory_order_relaxed);
     // acquire: pairs with finish_switch's, so a `parked` word comes with its saved context.
     const std::uint64_t word = fiber->park.load(std::memory_order_acquire);

@@ -71,6 +71,12 @@ BlockedCall blocked_on_requests(std::string_view function, const MPI_Request* re
   call.size = function.size();
   call.requests = requests;
   call.count = count;
+  for (int i = 0; i < count; ++i) {
+    const Request* request = requests[i];
+    if (request != MPI_REQUEST_NULL && request->kind == RequestKind::generalized) {
+      call.generalized = true;
+    }
+  }
   return call;
 }
 
@@ -102,12 +108,7 @@ std::string describe(const BlockedCall& call, int world_rank) {
 }
 
 bool provable(const BlockedCall& call) {
-  if (call.kind != BlockedCall::Kind::requests) return true;
-  for (int i = 0; i < call.count; ++i) {
-    const Request* request = call.requests[i];
-    if (request != MPI_REQUEST_NULL && request->kind == RequestKind::generalized) return false;
-  }
-  return true;
+  return call.kind != BlockedCall::Kind::requests || !call.generalized;
 }
 
 }  // namespace weft::mpi

@@ -32,6 +32,10 @@ struct BlockedCall : WaitNoteName {
   std::uint64_t collective = 0;
   const MPI_Request* requests = nullptr;
   int count = 0;
+  // Whether a request waited on is generalized (completed by the program's own code). Decided
+  // by the waiting thread when it makes the record: the monitor must not read the requests,
+  // which the thread writes (MPI_REQUEST_NULL, the request's release) once it resumes.
+  bool generalized = false;
 };
 
 // Sets the record on the calling thread for the scope's life, the previous one after. A plain
