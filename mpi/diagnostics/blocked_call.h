@@ -38,11 +38,18 @@ struct BlockedCall : WaitNoteName {
   bool generalized = false;
 };
 
+// Whether the call can only end by another rank's MPI call: false when a request it waits on
+// is completed by the program's own code (a generalized request).
+bool provable(const BlockedCall& call);
+
 // Sets the record on the calling thread for the scope's life, the previous one after. A plain
-// store on the thread's own control block: a blocking call costs two.
+// store on the thread's own control block: a blocking call costs two. A wait that is not
+// provable sets none: the monitor counts a parked rank without a record as not deadlocked, and
+// so never reads the record off a stack the thread may be reusing by then.
 class BlockedScope {
  public:
-  explicit BlockedScope(const BlockedCall& call) : previous_(this_thread::set_wait_note(&call)) {}
+  explicit BlockedScope(const BlockedCall& call)
+      : previous_(this_thread::set_wait_note(provable(call) ? &call : nullptr)) {}
   ~BlockedScope() { this_thread::set_wait_note(previous_); }
   BlockedScope(const BlockedScope&) = delete;
   BlockedScope& operator=(const BlockedScope&) = delete;
@@ -64,8 +71,5 @@ std::string describe(const BlockedCall& call, int world_rank);
 // The communicator's name as its member `world_rank` set it, else "communicator <context>".
 std::string comm_name(MPI_Comm comm, int world_rank);
 
-// Whether the call can only end by another rank's MPI call: false when a request it waits on
-// is completed by the program's own code (a generalized request).
-bool provable(const BlockedCall& call);
 
 }  // namespace weft::mpi

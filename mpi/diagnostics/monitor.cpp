@@ -185,8 +185,7 @@ Monitor::Look Monitor::look() {
       quiescent = false;
     } else if (t.type == ThreadType::mpi_task) {
       // A rank's thread must wait in an MPI call that only another MPI call can end.
-      if (t.wait_note == nullptr || !provable(*static_cast<const BlockedCall*>(t.wait_note)) ||
-          !still_parked(t)) {
+      if (t.wait_note == nullptr || !still_parked(t)) {
         quiescent = false;
       }
     } else if (t.type != ThreadType::progress && t.type != ThreadType::omp_worker) {
