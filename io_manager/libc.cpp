@@ -76,6 +76,7 @@ std::atomic<int (*)(idtype_t, id_t, siginfo_t*, int)> waitid_fn{nullptr};
 std::atomic<int (*)(const char*)> system_fn{nullptr};
 std::atomic<int (*)(FILE*)> pclose_fn{nullptr};
 std::atomic<int (*)(pthread_t, void**)> pthread_join_fn{nullptr};
+std::atomic<int (*)(pthread_t, void**)> pthread_tryjoin_np_fn{nullptr};
 
 }  // namespace
 
@@ -189,6 +190,9 @@ int waitid(idtype_t type, id_t id, siginfo_t* info, int options) {
 }
 int pthread_join(pthread_t thread, void** value) {
   return real(pthread_join_fn, "pthread_join")(thread, value);
+}
+int pthread_tryjoin_np(pthread_t thread, void** value) {
+  return real(pthread_tryjoin_np_fn, "pthread_tryjoin_np")(thread, value);
 }
 int system(const char* command) {
   return real(system_fn, "system")(command);

@@ -57,6 +57,7 @@ pid_t wait4(pid_t pid, int* status, int options, rusage* usage);
 pid_t waitpid(pid_t pid, int* status, int options);
 int waitid(idtype_t type, id_t id, siginfo_t* info, int options);
 int pthread_join(pthread_t thread, void** value);
+int pthread_tryjoin_np(pthread_t thread, void** value);
 int system(const char* command);
 int pclose(FILE* stream);
 

@@ -227,8 +227,14 @@ void Manager::complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexc
   weft::detail::unpark(wait->fiber, wait->epoch);
 }
 
+void Manager::run_blocking(void (*body)(void*), void* context) noexcept {
+  [[maybe_unused]] const weft::detail::SanitizerCallScope sanitizer_scope;
+  spare_threads_.run(body, context);
+}
+
 WaitEnd Manager::wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns,
                       const sigset_t* mask) {
+  [[maybe_unused]] const weft::detail::SanitizerCallScope sanitizer_scope;
   weft::detail::Fiber* self = weft::detail::current_fiber();
   if (mode_ != Mode::block) {
     ensure_polling();

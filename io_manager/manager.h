@@ -103,9 +103,7 @@ class Manager final : public Scheduler::Service {
   WaitEnd wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns,
                const sigset_t* mask = nullptr);
   // Carries out body(context) on a spare kernel thread while the calling user thread is parked.
-  void run_blocking(void (*body)(void*), void* context) noexcept {
-    spare_threads_.run(body, context);
-  }
+  void run_blocking(void (*body)(void*), void* context) noexcept;
   std::uint64_t add_source(SourceSpec spec);
   void remove_source(std::uint64_t id);
   Stats stats() const;

@@ -11,6 +11,7 @@
 #include <threads.h>
 
 #include <atomic>
+#include <cstdint>
 #include <new>
 #include <string>
 
@@ -47,10 +48,9 @@ ThrdCreate real_thrd_create() noexcept {
   return function;
 }
 
-// What the new thread needs before it runs its start routine; freed by it.
-template <class Start>
+// What the new thread needs before it runs its start routine; freed when it ends.
 struct Launch {
-  Start start;
+  void* (*start)(void*);
   void* argument;
   int rank;
 };
@@ -59,32 +59,55 @@ struct Launch {
 // unseen by the scheduler, so no deadlock is proven while there are any. relaxed: a count.
 std::atomic<int> live_rank_threads{0};
 
-// Counts the calling thread out when it ends, however it ends (return, pthread_exit).
-struct CountedOut {
-  ~CountedOut() { live_rank_threads.fetch_sub(1, std::memory_order_relaxed); }
-};
+// Counts the thread out and frees its Launch when it ends, however it ends (return,
+// pthread_exit): a key's destructor, set by start_pthread, which may not register a
+// thread_local's destructor (that allocates).
+void rank_thread_ended(void* launch) {
+  live_rank_threads.fetch_sub(1, std::memory_order_relaxed);
+  delete static_cast<Launch*>(launch);
+}
+
+pthread_key_t launch_key;
+
+void make_launch_key() {
+  static const bool made = [] {
+    if (::pthread_key_create(&launch_key, &rank_thread_ended) != 0) {
+      fatal("cannot create the key that counts the threads ranks start");
+    }
+    return true;
+  }();
+  (void)made;
+}
 
 // The rank a thread started now by the caller belongs to, -1 for none.
 int rank_to_inherit() noexcept {
   return creating_runtime_thread ? -1 : this_thread::rank();
 }
 
-void* start_pthread(void* context) {
-  const Launch<void* (*)(void*)> launch = *static_cast<Launch<void* (*)(void*)>*>(context);
-  delete static_cast<Launch<void* (*)(void*)>*>(context);
-  inherited_rank = launch.rank;
-  static thread_local CountedOut counted;
-  (void)counted;
-  return launch.start(launch.argument);
+// The first code of a kernel thread a rank started. Under ThreadSanitizer, whose interceptor of
+// pthread_create comes before ours, `start` is TSan's own start of the thread: until it runs
+// the thread is unknown to TSan, and instrumented code or an allocation here would use TSan's
+// state of a thread it never set up (it crashed). So nothing here is instrumented, and nothing
+// allocates: glibc keeps the slots of the first 32 keys, this early one among them, in the
+// thread's own block.
+__attribute__((no_sanitize("thread"))) void* start_pthread(void* context) {
+  auto* launch = static_cast<Launch*>(context);
+  inherited_rank = launch->rank;
+  ::pthread_setspecific(launch_key, launch);
+  return launch->start(launch->argument);
 }
 
-int start_thrd(void* context) {
-  const Launch<thrd_start_t> launch = *static_cast<Launch<thrd_start_t>*>(context);
-  delete static_cast<Launch<thrd_start_t>*>(context);
-  inherited_rank = launch.rank;
-  static thread_local CountedOut counted;
-  (void)counted;
-  return launch.start(launch.argument);
+// A C11 thread of a rank, run as a pthread (glibc's thrd_create is pthread_create with the int
+// result carried in the pointer, which thrd_join takes back).
+struct Thrd {
+  thrd_start_t start;
+  void* argument;
+};
+
+void* start_thrd(void* context) {
+  const Thrd thrd = *static_cast<Thrd*>(context);
+  delete static_cast<Thrd*>(context);
+  return reinterpret_cast<void*>(static_cast<std::intptr_t>(thrd.start(thrd.argument)));
 }
 
 }  // namespace
@@ -112,7 +135,8 @@ extern "C" int pthread_create(pthread_t* thread, const pthread_attr_t* attr, voi
   using namespace weft::detail;
   const int rank = rank_to_inherit();
   if (rank < 0) return real_pthread_create()(thread, attr, start, argument);
-  auto* launch = new (std::nothrow) Launch<void* (*)(void*)>{start, argument, rank};
+  make_launch_key();
+  auto* launch = new (std::nothrow) Launch{start, argument, rank};
   if (launch == nullptr) return EAGAIN;
   live_rank_threads.fetch_add(1, std::memory_order_relaxed);
   const int result = real_pthread_create()(thread, attr, &start_pthread, launch);
@@ -125,15 +149,13 @@ extern "C" int pthread_create(pthread_t* thread, const pthread_attr_t* attr, voi
 
 extern "C" int thrd_create(thrd_t* thread, thrd_start_t start, void* argument) {
   using namespace weft::detail;
-  const int rank = rank_to_inherit();
-  if (rank < 0) return real_thrd_create()(thread, start, argument);
-  auto* launch = new (std::nothrow) Launch<thrd_start_t>{start, argument, rank};
-  if (launch == nullptr) return thrd_nomem;
-  live_rank_threads.fetch_add(1, std::memory_order_relaxed);
-  const int result = real_thrd_create()(thread, &start_thrd, launch);
-  if (result != thrd_success) {
-    live_rank_threads.fetch_sub(1, std::memory_order_relaxed);
-    delete launch;
-  }
-  return result;
+  if (rank_to_inherit() < 0) return real_thrd_create()(thread, start, argument);
+  auto* thrd = new (std::nothrow) Thrd{start, argument};
+  if (thrd == nullptr) return thrd_nomem;
+  // pthread_create as the program sees it, ours above: a ThreadSanitizer build has an
+  // interceptor for it (none for thrd_create, whose threads it would not know).
+  const int result = ::pthread_create(thread, nullptr, &start_thrd, thrd);
+  if (result == 0) return thrd_success;
+  delete thrd;
+  return result == ENOMEM ? thrd_nomem : thrd_error;
 }

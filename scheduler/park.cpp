@@ -54,4 +54,22 @@ bool unpark(Fiber* fiber, std::uint64_t epoch) noexcept {
   }
 }
 
+#if defined(WEFT_SANITIZER_TSAN)
+SanitizerCallScope::SanitizerCallScope() noexcept : self_(current_fiber()) {
+  if (self_ == nullptr) return;
+  outer_ = self_->tsan_fiber;
+  // Written before the switch: a processor that resumes this thread switches to tsan_fiber.
+  self_->tsan_fiber = sanitizer::create_fiber();
+  __tsan_switch_to_fiber(self_->tsan_fiber, 0);
+}
+
+SanitizerCallScope::~SanitizerCallScope() {
+  if (self_ == nullptr) return;
+  void* inner = self_->tsan_fiber;
+  self_->tsan_fiber = outer_;
+  __tsan_switch_to_fiber(outer_, 0);
+  sanitizer::destroy_fiber(inner);
+}
+#endif
+
 }  // namespace weft::detail

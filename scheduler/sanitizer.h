@@ -33,6 +33,9 @@
 #endif
 #if defined(WEFT_SANITIZER_TSAN)
 #include <sanitizer/tsan_interface.h>
+// TSan's dynamic annotations (exported by its runtime, declared by no installed header).
+extern "C" void AnnotateIgnoreReadsBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreReadsEnd(const char* file, int line);
 #endif
 
 namespace weft::detail::sanitizer {
@@ -113,6 +116,24 @@ inline void* current_fiber() noexcept {
   return nullptr;
 #endif
 }
+
+// Reads TSan must not check while the scope lives: a copy that races with its owner's writes by
+// design and is kept only once validated after the read (a seqlock read).
+class IgnoreReads {
+ public:
+#if defined(WEFT_SANITIZER_TSAN)
+  IgnoreReads() noexcept {
+    AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+  }
+  ~IgnoreReads() {
+    AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+  }
+#else
+  IgnoreReads() noexcept = default;
+#endif
+  IgnoreReads(const IgnoreReads&) = delete;
+  IgnoreReads& operator=(const IgnoreReads&) = delete;
+};
 
 // A recycled stack keeps the poisoned redzones of the frames of the thread that last ran on it
 // (it ended inside them, never returning); the next thread must start on clean memory.

@@ -193,12 +193,16 @@ detail::Fiber* Scheduler::Impl::new_fiber(const ThreadAttr& attr, std::function<
       throw;
     }
   }
-  fiber->id = next_id.fetch_add(1, std::memory_order_relaxed);
-  fiber->type = attr.type;
-  fiber->rank = attr.rank;
+  // Atomic: a thread dump (snapshot_threads, which the deadlock monitor takes from its own kernel
+  // thread) may be reading these of the fiber's previous thread, which it saw live.
+  std::atomic_ref(fiber->id).store(next_id.fetch_add(1, std::memory_order_relaxed),
+                                   std::memory_order_relaxed);
+  std::atomic_ref(fiber->type).store(attr.type, std::memory_order_relaxed);
+  std::atomic_ref(fiber->rank).store(attr.rank, std::memory_order_relaxed);
   fiber->local_data = nullptr;
   fiber->local_destroy = nullptr;
-  fiber->placement = attr.placement;
+  std::atomic_ref(fiber->placement.kind).store(attr.placement.kind, std::memory_order_relaxed);
+  std::atomic_ref(fiber->placement.index).store(attr.placement.index, std::memory_order_relaxed);
   fiber->priority.store(priority, std::memory_order_relaxed);
   fiber->base_priority = priority;
   fiber->vp.store(start, std::memory_order_relaxed);

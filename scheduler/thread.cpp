@@ -213,6 +213,7 @@ void sleep_until(std::chrono::steady_clock::time_point deadline) {
     yield();
     return;
   }
+  [[maybe_unused]] const detail::SanitizerCallScope sanitizer_scope;
   detail::TimerNode timer;
   timer.deadline_ns = deadline_ns;
   timer.fiber = self;

@@ -26,6 +26,7 @@
 #include "fiber.h"
 #include "kernel_thread_rank.h"
 #include "park.h"
+#include "sanitizer.h"
 #include "scheduler_impl.h"
 #include "virtual_processor.h"
 
@@ -174,10 +175,12 @@ std::vector<ThreadSnapshot> snapshot_threads(bool backtraces) {
     if (!fiber->live.load(std::memory_order_acquire)) continue;
     ThreadSnapshot t;
     t.handle = fiber;
-    t.id = fiber->id;
-    t.type = fiber->type;
-    t.rank = fiber->rank;
-    t.placement = fiber->placement;
+    // relaxed atomics: the fiber may be recycled for a new thread meanwhile (new_fiber).
+    t.id = std::atomic_ref(fiber->id).load(std::memory_order_relaxed);
+    t.type = std::atomic_ref(fiber->type).load(std::memory_order_relaxed);
+    t.rank = std::atomic_ref(fiber->rank).load(std::memory_order_relaxed);
+    t.placement.kind = std::atomic_ref(fiber->placement.kind).load(std::memory_order_relaxed);
+    t.placement.index = std::atomic_ref(fiber->placement.index).load(std::memory_order_relaxed);
     t.vp = fiber->vp.load(std::memory_order_relaxed);
     // acquire: pairs with finish_switch's, so a `parked` word comes with its saved context.
     const std::uint64_t word = fiber->park.load(std::memory_order_acquire);
@@ -231,6 +234,15 @@ bool still_noted(const ThreadSnapshot& thread) {
   // acquire: what the note holds was written before the note was set.
   return thread.running_note != nullptr && fiber->live.load(std::memory_order_relaxed) &&
          fiber->wait_note.load(std::memory_order_acquire) == thread.running_note;
+}
+
+bool copy_note(const ThreadSnapshot& thread, const void* note, void* out, std::size_t size) {
+  if (note == nullptr) return false;
+  {
+    const detail::sanitizer::IgnoreReads racy_by_design;
+    std::memcpy(out, note, size);
+  }
+  return note == thread.wait_note ? still_parked(thread) : still_noted(thread);
 }
 
 int rank_kernel_threads() {

@@ -59,6 +59,12 @@ bool still_parked(const ThreadSnapshot& thread);
 // otherwise: a wait restores the previous note before its frame goes).
 bool still_noted(const ThreadSnapshot& thread);
 
+// Copies `size` bytes of `note`, the snapshot's wait_note or running_note of `thread`, into
+// `out`; true when the copy is whole: the thread stayed in the park (or kept the note) across
+// it. The note lives in the thread's frame, which a woken thread overwrites at once, so the copy
+// is validated after it is made, never trusted before.
+bool copy_note(const ThreadSnapshot& thread, const void* note, void* out, std::size_t size);
+
 // Kernel threads that ranks started (pthread_create, std::thread) and that still run: unseen by
 // the scheduler, they may call MPI at any moment.
 int rank_kernel_threads();

@@ -137,16 +137,14 @@ std::string describe(const BlockedCall& call, int world_rank, const std::functio
 }
 
 std::optional<BlockedCall> read_record(const ThreadSnapshot& thread) {
+  BlockedCall call;
   if (thread.wait_note != nullptr) {
-    const BlockedCall call = *static_cast<const BlockedCall*>(thread.wait_note);
-    if (still_parked(thread)) return call;
-    return std::nullopt;
+    if (!copy_note(thread, thread.wait_note, &call, sizeof call)) return std::nullopt;
+    return call;
   }
-  if (thread.running_note == nullptr || !still_noted(thread)) return std::nullopt;
-  // Not parked: the record may be left at any moment, so it is copied, then kept only when the
-  // thread still holds it and it is a named one of plain values (a pointer of it is not read).
-  const BlockedCall call = *static_cast<const BlockedCall*>(thread.running_note);
-  if (!still_noted(thread) || call.kind != BlockedCall::Kind::named || call.comm != MPI_COMM_NULL) {
+  // Not parked: only a named record of plain values is kept (none of its pointers is followed).
+  if (!copy_note(thread, thread.running_note, &call, sizeof call) ||
+      call.kind != BlockedCall::Kind::named || call.comm != MPI_COMM_NULL) {
     return std::nullopt;
   }
   return call;
