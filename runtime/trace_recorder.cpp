@@ -16,6 +16,7 @@
 #include "weft/error.h"
 #include "weft/trace.h"
 #include "weft/trace_file.h"
+#include "weft/trace_message.h"
 
 namespace weft::trace {
 namespace detail {

@@ -14,7 +14,6 @@
 #pragma once
 
 #include <atomic>
-#include <cstddef>
 #include <cstdint>
 
 namespace weft::trace {
@@ -119,15 +118,8 @@ class Polling {
 
 // Messages as flows: the sender records the start under an id the receiver also knows, the
 // receiver (or whoever matches the receive) records the end with the same id. `peer` is the
-// receiver's rank in the communicator at the start, the sender's at the end; `tag`, `bytes` (the
-// message's length) and `context` (the communicator's point-to-point or collective context) are
-// what an OTF2 MpiSend / MpiRecv record needs. Callers test enabled(Category::message) first.
-struct MessageInfo {
-  int peer;
-  int tag;
-  std::size_t bytes;
-  std::uint32_t context;
-};
+// receiver's rank at the start, the sender's at the end. Callers test enabled(Category::message)
+// first.
 // The id of the `sequence`th message from process `from` to process `to`, which both compute.
 inline std::uint64_t remote_message_id(int from, int to, std::uint64_t sequence) noexcept {
   return std::uint64_t{1} << 63 | static_cast<std::uint64_t>(from & 0xfff) << 51 |
@@ -137,14 +129,13 @@ inline std::uint64_t remote_message_id(int from, int to, std::uint64_t sequence)
 // it), for remote_message_id.
 void set_process(int process) noexcept;
 int process() noexcept;
-void message_sent(std::uint64_t id, const MessageInfo& message) noexcept;
-void message_matched(std::uint64_t id, const MessageInfo& message) noexcept;
+void message_sent(std::uint64_t id, int peer) noexcept;
+void message_matched(std::uint64_t id, int peer) noexcept;
 // The id of a message queued at `message` (an address no other queued message has), in this
 // process.
 std::uint64_t local_message_id(const void* message) noexcept;
 // A send that met its posted receive: both ends at once (one clock read), under a new id.
-// `message.peer` is the receiver, `sender` the sender's rank in the communicator.
-void message_delivered(const MessageInfo& message, int sender) noexcept;
+void message_delivered(int receiver, int sender) noexcept;
 
 // Names the calling kernel thread's track for what it records, when it is not a virtual
 // processor (an I/O manager's spare thread, a transport's progress thread): "io spare" ...

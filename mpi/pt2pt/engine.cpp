@@ -5,7 +5,7 @@
 #include <string>
 
 #include "init/fatal.h"
-#include "weft/trace.h"
+#include "weft/trace_message.h"
 
 namespace weft::mpi {
 

@@ -30,7 +30,7 @@
 #include "weft/error.h"
 #include "weft/io.h"
 #include "weft/this_thread.h"
-#include "weft/trace.h"
+#include "weft/trace_message.h"
 
 namespace weft::mpi {
 
