@@ -22,8 +22,20 @@ struct MessageInfo {
   std::size_t bytes;
   std::uint32_t context;
 };
+// The id of the `sequence`th message from process `from` to process `to`, which both compute.
+inline std::uint64_t remote_message_id(int from, int to, std::uint64_t sequence) noexcept {
+  return std::uint64_t{1} << 63 | static_cast<std::uint64_t>(from & 0xfff) << 51 |
+         static_cast<std::uint64_t>(to & 0xfff) << 39 | (sequence & ((std::uint64_t{1} << 39) - 1));
+}
+// This process's index among the job's processes (0 until the transport between processes sets
+// it), for remote_message_id.
+void set_process(int process) noexcept;
+int process() noexcept;
 void message_sent(std::uint64_t id, const MessageInfo& message) noexcept;
 void message_matched(std::uint64_t id, const MessageInfo& message) noexcept;
+// The id of a message queued at `message` (an address no other queued message has), in this
+// process.
+std::uint64_t local_message_id(const void* message) noexcept;
 // A send that met its posted receive: both ends at once (one clock read), under a new id.
 // `message.peer` is the receiver, `sender` the sender's rank in the communicator.
 void message_delivered(const MessageInfo& message, int sender) noexcept;
