@@ -253,8 +253,11 @@ void write_json(const Timeline& timeline, const std::string& path) {
           o << ",\"ph\":\"" << (op.kind == Op::Kind::flow_out ? "s" : "f")
             << "\",\"bp\":\"e\",\"id\":" << op.id << ",\"name\":";
           put_string(o, *op.name);
-          o << ",\"cat\":\"" << category_of(op.category) << "\",\"args\":{\"peer\":" << op.arg
-            << "}}";
+          o << ",\"cat\":\"" << category_of(op.category) << "\",\"args\":{\"peer\":" << op.arg;
+          if (op.category == static_cast<std::uint8_t>(Category::message)) {
+            o << ",\"tag\":" << op.tag << ",\"bytes\":" << op.bytes << ",\"comm\":" << op.comm;
+          }
+          o << "}}";
           break;
       }
     }

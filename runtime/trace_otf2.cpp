@@ -66,6 +66,22 @@ void write_otf2(const Timeline& timeline, const std::string& path) {
   check(OTF2_Archive_SetSerialCollectiveCallbacks(archive), "collective callbacks");
   check(OTF2_Archive_SetCreator(archive, "weft"), "creator");
 
+  // Communicators: one per message_comm seen (MPI_COMM_WORLD first), refs in that order. World
+  // ranks: each the location its thread first ran on, for the COMM_LOCATIONS group.
+  std::map<std::uint16_t, OTF2_CommRef> comms{{0, 0}};
+  std::map<int, std::uint64_t> rank_locations;
+  for (std::size_t t = 0; t < timeline.tracks.size(); ++t) {
+    for (const Op& op : timeline.tracks[t].ops) {
+      if (op.category == kThreadCategory && op.kind == Op::Kind::enter && op.rank >= 0) {
+        rank_locations.emplace(op.rank, t);
+      }
+      if (op.category == static_cast<std::uint8_t>(Category::message) &&
+          (op.kind == Op::Kind::flow_out || op.kind == Op::Kind::flow_in)) {
+        comms.emplace(op.comm, static_cast<OTF2_CommRef>(comms.size()));
+      }
+    }
+  }
+
   // Regions: one per (name, category).
   std::map<std::pair<const std::string*, std::uint8_t>, OTF2_RegionRef> regions;
   std::vector<std::uint64_t> event_counts;
@@ -86,6 +102,22 @@ void write_otf2(const Timeline& timeline, const std::string& path) {
       } else if (op.kind == Op::Kind::leave && !open.empty()) {
         check(OTF2_EvtWriter_Leave(writer, nullptr, op.time, open.back()), "leave");
         open.pop_back();
+        ++count;
+      } else if (op.category == static_cast<std::uint8_t>(Category::message) &&
+                 (op.kind == Op::Kind::flow_out || op.kind == Op::Kind::flow_in)) {
+        // MpiSend names the receiver, MpiRecv (at the receive's completion) the sender, each by
+        // its rank in the communicator.
+        const auto peer = static_cast<std::uint32_t>(op.arg);
+        const auto tag = static_cast<std::uint32_t>(op.tag);
+        if (op.kind == Op::Kind::flow_out) {
+          check(
+              OTF2_EvtWriter_MpiSend(writer, nullptr, op.time, peer, comms[op.comm], tag, op.bytes),
+              "MPI send");
+        } else {
+          check(
+              OTF2_EvtWriter_MpiRecv(writer, nullptr, op.time, peer, comms[op.comm], tag, op.bytes),
+              "MPI receive");
+        }
         ++count;
       }
     }
@@ -152,6 +184,36 @@ void write_otf2(const Timeline& timeline, const std::string& path) {
                                              OTF2_LOCATION_TYPE_CPU_THREAD, event_counts[t],
                                              static_cast<OTF2_LocationGroupRef>(track.process)),
           "location");
+  }
+  // MPI ranks as OTF2 expects them: a COMM_LOCATIONS group whose i-th member is world rank i's
+  // location (a rank is a user thread and may move between virtual processors: the one it first
+  // ran on), MPI_COMM_WORLD's group the world ranks. Another communicator's members are not
+  // recorded: its group is left undefined, and its messages' peers are its own ranks.
+  std::vector<std::uint64_t> locations;
+  for (const auto& [rank, track] : rank_locations) {
+    if (static_cast<std::size_t>(rank) >= locations.size()) {
+      locations.resize(static_cast<std::size_t>(rank) + 1, 0);
+    }
+    locations[static_cast<std::size_t>(rank)] = track;
+  }
+  std::vector<std::uint64_t> world(locations.size());
+  for (std::size_t r = 0; r < world.size(); ++r) world[r] = r;
+  check(OTF2_GlobalDefWriter_WriteGroup(
+            defs, 0, string("MPI ranks"), OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+            OTF2_GROUP_FLAG_NONE, static_cast<std::uint32_t>(locations.size()), locations.data()),
+        "group of locations");
+  check(OTF2_GlobalDefWriter_WriteGroup(
+            defs, 1, string("MPI_COMM_WORLD"), OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+            OTF2_GROUP_FLAG_NONE, static_cast<std::uint32_t>(world.size()), world.data()),
+        "group of MPI_COMM_WORLD");
+  for (const auto& [comm, ref] : comms) {
+    const std::string name = comm == 0   ? "MPI_COMM_WORLD"
+                             : comm == 1 ? "MPI_COMM_SELF"
+                                         : "communicator " + std::to_string(comm);
+    check(OTF2_GlobalDefWriter_WriteComm(defs, ref, string(name),
+                                         comm == 0 ? OTF2_GroupRef{1} : OTF2_UNDEFINED_GROUP,
+                                         OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+          "communicator");
   }
   check(OTF2_Archive_CloseGlobalDefWriter(archive, defs), "closing the global definitions");
 }

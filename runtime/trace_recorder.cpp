@@ -16,6 +16,7 @@
 #include "weft/error.h"
 #include "weft/trace.h"
 #include "weft/trace_file.h"
+#include "weft/trace_message.h"
 
 namespace weft::trace {
 namespace detail {
@@ -310,33 +311,37 @@ std::uint64_t local_message_id(const void* message) noexcept {
          (reinterpret_cast<std::uintptr_t>(message) >> 3 & 0xffffffffffff);
 }
 
-void message_sent(std::uint64_t id, int peer) noexcept {
+void message_sent(std::uint64_t id, const MessageInfo& message) noexcept {
   if (id == 0) return;
-  record<Timing::now>(EventKind::sent, static_cast<std::uint8_t>(Category::message), id, 0,
-                      static_cast<std::uint32_t>(peer));
+  record<Timing::now>(EventKind::sent, static_cast<std::uint8_t>(Category::message), id,
+                      message_word(message.tag, message.bytes),
+                      static_cast<std::uint32_t>(message.peer), message_comm(message.context));
 }
 
 // Both ends at once: one clock read, the second record takes the first's time.
-void message_delivered(int receiver, int sender) noexcept {
+void message_delivered(const MessageInfo& message, int sender) noexcept {
   Buffer* buffer = my_buffer();
   if (buffer == nullptr) [[unlikely]]
     return;
   const std::uint64_t id = g_pid_bits.load(std::memory_order_relaxed) |
                            static_cast<std::uint64_t>(buffer->index & 0xffff) << 32 |
                            ++buffer->messages;
-  constexpr auto message = static_cast<std::uint8_t>(Category::message);
+  constexpr auto category = static_cast<std::uint8_t>(Category::message);
+  const std::uint64_t word = message_word(message.tag, message.bytes);
+  const std::uint16_t comm = message_comm(message.context);
   const std::uint64_t now = ticks();
   buffer->last_time = now;
+  *buffer->slot() = Slot{
+      now, id, word, static_cast<std::uint32_t>(message.peer), EventKind::sent, category, comm};
   *buffer->slot() =
-      Slot{now, id, 0, static_cast<std::uint32_t>(receiver), EventKind::sent, message, 0};
-  *buffer->slot() =
-      Slot{now, id, 0, static_cast<std::uint32_t>(sender), EventKind::matched, message, 0};
+      Slot{now, id, word, static_cast<std::uint32_t>(sender), EventKind::matched, category, comm};
 }
 
-void message_matched(std::uint64_t id, int peer) noexcept {
+void message_matched(std::uint64_t id, const MessageInfo& message) noexcept {
   if (id == 0) return;
-  record<Timing::now>(EventKind::matched, static_cast<std::uint8_t>(Category::message), id, 0,
-                      static_cast<std::uint32_t>(peer));
+  record<Timing::now>(EventKind::matched, static_cast<std::uint8_t>(Category::message), id,
+                      message_word(message.tag, message.bytes),
+                      static_cast<std::uint32_t>(message.peer), message_comm(message.context));
 }
 
 namespace {

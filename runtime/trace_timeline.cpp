@@ -263,7 +263,11 @@ Timeline build_timeline(const std::vector<ProcessTrace>& processes) {
           op.category = static_cast<std::uint8_t>(Category::message);
           op.arg = static_cast<std::int32_t>(e.c);
           op.thread = current[l];
+          op.rank = current[l] != 0 ? threads[current[l]].rank : -1;
           op.id = e.a;
+          op.tag = message_tag(e);
+          op.bytes = message_bytes(e);
+          op.comm = e.d;
           track.ops.push_back(op);
           break;
         }

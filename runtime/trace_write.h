@@ -33,6 +33,11 @@ struct Op {
   int rank = -1;
   std::int64_t arg = 0;
   std::uint64_t id = 0;  // span: same for every piece of one span; flow: the flow's id
+  // A message's flow (arg: the peer's rank in the communicator): its tag, length and
+  // communicator (message_comm).
+  int tag = 0;
+  std::uint64_t bytes = 0;
+  std::uint16_t comm = 0;
 };
 
 struct Track {

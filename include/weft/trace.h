@@ -116,26 +116,7 @@ class Polling {
   bool on_;
 };
 
-// Messages as flows: the sender records the start under an id the receiver also knows, the
-// receiver (or whoever matches the receive) records the end with the same id. `peer` is the
-// receiver's rank at the start, the sender's at the end. Callers test enabled(Category::message)
-// first.
-// The id of the `sequence`th message from process `from` to process `to`, which both compute.
-inline std::uint64_t remote_message_id(int from, int to, std::uint64_t sequence) noexcept {
-  return std::uint64_t{1} << 63 | static_cast<std::uint64_t>(from & 0xfff) << 51 |
-         static_cast<std::uint64_t>(to & 0xfff) << 39 | (sequence & ((std::uint64_t{1} << 39) - 1));
-}
-// This process's index among the job's processes (0 until the transport between processes sets
-// it), for remote_message_id.
-void set_process(int process) noexcept;
-int process() noexcept;
-void message_sent(std::uint64_t id, int peer) noexcept;
-void message_matched(std::uint64_t id, int peer) noexcept;
-// The id of a message queued at `message` (an address no other queued message has), in this
-// process.
-std::uint64_t local_message_id(const void* message) noexcept;
-// A send that met its posted receive: both ends at once (one clock read), under a new id.
-void message_delivered(int receiver, int sender) noexcept;
+// Messages: weft/trace_message.h.
 
 // Names the calling kernel thread's track for what it records, when it is not a virtual
 // processor (an I/O manager's spare thread, a transport's progress thread): "io spare" ...

@@ -35,12 +35,30 @@ struct Event {
   std::uint64_t time = 0;
   std::uint64_t a = 0;  // begin/end/instant: name (index into strings); switch: from; wake:
                         // woken; sent/matched: message id
-  std::uint64_t b = 0;  // begin/instant: arg; switch: to; wake: waker
+  std::uint64_t b = 0;  // begin/instant: arg; switch: to; wake: waker; sent/matched: the tag
+                        // (low 32 bits) and the length in bytes (high 32, at most 2^32 - 1)
   std::uint32_t c = 0;  // switch: the rank of `to`; sent/matched: peer rank
   EventKind kind = EventKind::begin;
   std::uint8_t category = 0;  // begin/end/instant: Category; switch: SwitchReason
-  std::uint16_t d = 0;        // switch: type | priority << 8 of `to`
+  std::uint16_t d = 0;        // switch: type | priority << 8 of `to`; sent/matched: message_comm
 };
+
+// A message event's fields (Event::b, Event::d), packed without a branch: a length past 32 bits
+// is recorded as 2^32 - 1, a communicator is its context / 2 (a communicator's point-to-point and
+// collective contexts are 2k and 2k + 1: MPI_COMM_WORLD 0, MPI_COMM_SELF 1), its low 16 bits.
+inline std::uint64_t message_word(int tag, std::size_t bytes) noexcept {
+  const std::uint64_t length = bytes < 0xffffffffu ? bytes : 0xffffffffu;
+  return static_cast<std::uint32_t>(tag) | length << 32;
+}
+inline int message_tag(const Event& e) noexcept {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(e.b));
+}
+inline std::uint64_t message_bytes(const Event& e) noexcept {
+  return e.b >> 32;
+}
+inline std::uint16_t message_comm(std::uint32_t context) noexcept {
+  return static_cast<std::uint16_t>(context >> 1);
+}
 
 struct Location {
   std::string name;  // "VP 3" or the kernel thread's name

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "init/fatal.h"
-#include "weft/trace.h"
+#include "weft/trace_message.h"
 
 namespace weft::mpi {
 
@@ -41,6 +41,10 @@ std::uint64_t flow_id(const weft_mpi_message* message, std::uint64_t sender_key)
                                     sender_key & (kRemote - 1));
   }
   return trace::local_message_id(message);
+}
+
+trace::MessageInfo message_info(int peer, const Envelope& envelope) {
+  return {peer, envelope.tag, envelope.bytes, envelope.context};
 }
 
 }  // namespace
@@ -161,7 +165,7 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
       envelope,
       [&] {
         if (trace::enabled(trace::Category::message)) [[unlikely]]
-          trace::message_delivered(send.peer, envelope.source);
+          trace::message_delivered(message_info(send.peer, envelope), envelope.source);
         fill_slot(send.buffer, count, *send.datatype);
         sent();
       },
@@ -172,7 +176,7 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
                                              static_cast<std::size_t>(recv.count), *recv.datatype);
         set_received_status(recv, envelope, moved);
         if (trace::enabled(trace::Category::message)) [[unlikely]]
-          trace::message_delivered(send.peer, envelope.source);
+          trace::message_delivered(message_info(send.peer, envelope), envelope.source);
         finish(recv);
         sent();
       },
@@ -184,7 +188,7 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
           copy->sender_key = ++eager_keys_;
           if (queued_key != nullptr) *queued_key = copy->sender_key;
           if (trace::enabled(trace::Category::message)) [[unlikely]]
-            trace::message_sent(flow_id(copy, copy->sender_key), send.peer);
+            trace::message_sent(flow_id(copy, copy->sender_key), message_info(send.peer, envelope));
           enqueue(copy);
           lock_.unlock();
           sent();
@@ -196,7 +200,8 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
         send.rendezvous.sender_key = ++eager_keys_;
         if (queued_key != nullptr) *queued_key = send.rendezvous.sender_key;
         if (trace::enabled(trace::Category::message)) [[unlikely]]
-          trace::message_sent(flow_id(&send.rendezvous, send.rendezvous.sender_key), send.peer);
+          trace::message_sent(flow_id(&send.rendezvous, send.rendezvous.sender_key),
+                              message_info(send.peer, envelope));
         enqueue(&send.rendezvous);
         lock_.unlock();
       });
@@ -207,7 +212,7 @@ void Engine::arrive_eager(const Envelope& envelope, const void* data, std::uint6
       envelope,
       [&] {
         if (trace::enabled(trace::Category::message)) [[unlikely]]
-          trace::message_matched(flow_id(nullptr, key), envelope.source);
+          trace::message_matched(flow_id(nullptr, key), message_info(envelope.source, envelope));
         fill_slot(data, envelope.bytes, weft_mpi_byte);
       },
       [&](Request& recv) {
@@ -217,7 +222,7 @@ void Engine::arrive_eager(const Envelope& envelope, const void* data, std::uint6
                                              static_cast<std::size_t>(recv.count), *recv.datatype);
         set_received_status(recv, envelope, moved);
         if (trace::enabled(trace::Category::message)) [[unlikely]]
-          trace::message_matched(flow_id(nullptr, key), envelope.source);
+          trace::message_matched(flow_id(nullptr, key), message_info(envelope.source, envelope));
         finish(recv);
       },
       [&] {
@@ -233,7 +238,7 @@ void Engine::arrive(weft_mpi_message& message) {
   const std::uint64_t key = message.sender_key;
   auto traced = [&] {
     if (trace::enabled(trace::Category::message)) [[unlikely]]
-      trace::message_matched(flow_id(nullptr, key), envelope.source);
+      trace::message_matched(flow_id(nullptr, key), message_info(envelope.source, envelope));
   };
   route(
       envelope,
@@ -325,7 +330,8 @@ void Engine::receive_blocking(Request& recv, SpinBudget& budget) {
 void Engine::receive(Request& recv, weft_mpi_message& message) {
   const Envelope envelope = message.envelope;  // the message is gone after release()
   if (trace::enabled(trace::Category::message)) [[unlikely]]
-    trace::message_matched(flow_id(&message, message.sender_key), envelope.source);
+    trace::message_matched(flow_id(&message, message.sender_key),
+                           message_info(envelope.source, envelope));
   const std::size_t moved =
       message.deliver(recv.buffer, static_cast<std::size_t>(recv.count), *recv.datatype);
   message.release();

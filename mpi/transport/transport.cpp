@@ -30,7 +30,7 @@
 #include "weft/error.h"
 #include "weft/io.h"
 #include "weft/this_thread.h"
-#include "weft/trace.h"
+#include "weft/trace_message.h"
 
 namespace weft::mpi {
 
@@ -744,7 +744,7 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
     if (queued_key != nullptr) *queued_key = remote_message_key(header.process, header.sequence);
     if (trace::enabled(trace::Category::message)) [[unlikely]]
       trace::message_sent(trace::remote_message_id(header.process, process, header.sequence),
-                          header.dest);
+                          {send.peer, envelope.tag, envelope.bytes, envelope.context});
     status = ucp_am_send_nbx(ep, kMessageId, &header, sizeof header, data, wire_bytes, &param);
     if (!UCS_PTR_IS_ERR(status) && status != nullptr) {
       impl.went_in_flight();

@@ -9,7 +9,13 @@
   trace_check.py svg FILE THREADS              the SVG parses as XML with THREADS thread elements
   trace_check.py timeline FILE                 the trace's SVG drawing parses and shows ranks and
                                                MPI calls
+  trace_check.py messages FILE RANKS TAGS      otf2-print's listing: each MPI_SEND has an MPI_RECV
+                                               of the same communicator, tag and length; the ring
+                                               of examples/hybrid.c (tags 0..TAGS-1, 4 bytes, on
+                                               MPI_COMM_WORLD) names each of RANKS ranks once per
+                                               tag as a receiver and once as a sender
 """
+import collections
 import json
 import re
 import sys
@@ -114,6 +120,35 @@ def check_timeline(path):
     print("ok: %d bars" % len(bars))
 
 
+def check_messages(path, ranks, tags):
+    pattern = re.compile(r"^(MPI_SEND|MPI_RECV) .*(Receiver|Sender): (\d+).*, Communicator: (.*), "
+                         r"Tag: (\d+), Length: (\d+)")
+    records = {"MPI_SEND": [], "MPI_RECV": []}
+    with open(path) as listing:
+        for line in listing:
+            m = pattern.match(line)
+            if m:
+                records[m.group(1)].append((int(m.group(3)), m.group(4), int(m.group(5)),
+                                            int(m.group(6))))
+    sends, recvs = records["MPI_SEND"], records["MPI_RECV"]
+    if not sends:
+        fail("%s lists no MPI_SEND" % path)
+    unmatched = collections.Counter(r[1:] for r in sends)
+    unmatched.subtract(collections.Counter(r[1:] for r in recvs))
+    differ = {k: v for k, v in unmatched.items() if v != 0}
+    if differ:
+        fail("MPI_SEND and MPI_RECV differ (communicator, tag, length: sends less receives): %s"
+             % sorted(differ.items())[:10])
+    for tag in range(tags):
+        for name, listed in (("receivers", sends), ("senders", recvs)):
+            peers = sorted(r[0] for r in listed if r[2] == tag and r[3] == 4
+                           and "MPI_COMM_WORLD" in r[1])
+            if peers != list(range(ranks)):
+                fail("the ring's messages of tag %d name the %s %s; expected %s"
+                     % (tag, name, peers, list(range(ranks))))
+    print("ok: %d MPI_SEND, %d MPI_RECV" % (len(sends), len(recvs)))
+
+
 def main():
     mode = sys.argv[1]
     if mode == "json":
@@ -122,6 +157,8 @@ def main():
         check_summary(sys.argv[2])
     elif mode == "timeline":
         check_timeline(sys.argv[2])
+    elif mode == "messages":
+        check_messages(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif mode == "svg":
         check_svg(sys.argv[2], int(sys.argv[3]))
     else:

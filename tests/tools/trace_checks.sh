@@ -38,7 +38,8 @@ needs_otf2() {
   fi
 }
 
-# otf2-print must read the archive and list what was recorded on every location.
+# otf2-print must read the archive and list what was recorded on every location, with the MPI
+# point-to-point records of hybrid's ring of 4 ranks (trace_check.py messages).
 otf2_validate() { # <archive> <locations at least>
   otf2-print "$1" > print.txt 2> print.err || { cat print.err >&2; fail "otf2-print $1 failed"; }
   grep -q "^ENTER" print.txt || fail "otf2-print lists no ENTER"
@@ -50,7 +51,9 @@ otf2_validate() { # <archive> <locations at least>
   grep -q '"rank 0"' print.txt || fail "no region of rank 0"
   grep -q '"MPI_Reduce"' print.txt || fail "no MPI_Reduce region"
   grep -q '"parallel region"' print.txt || fail "no OpenMP parallel region"
+  validate messages print.txt 4 "$OMP_NUM_THREADS"
   otf2-print -G "$1" > defs.txt 2>&1 || fail "otf2-print -G $1 failed"
+  grep -q '"MPI_COMM_WORLD"' defs.txt || fail "no MPI_COMM_WORLD communicator defined"
   local locations
   locations=$(grep -c "^LOCATION " defs.txt)
   ((locations >= $2)) || fail "$locations locations; expected at least $2"

@@ -1,0 +1,43 @@
+// The message events of a trace (trace.events=message): each point-to-point message as a flow
+// from its send to the receive that matched it, with what an OTF2 MpiSend / MpiRecv record needs.
+// Recorded by the MPI layer's matching engine and transport; kept apart from weft/trace.h, which
+// the scheduler's headers bring into every file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "weft/trace.h"
+
+namespace weft::trace {
+
+// Messages as flows: the sender records the start under an id the receiver also knows, the
+// receiver (or whoever matches the receive) records the end with the same id. `peer` is the
+// receiver's rank in the communicator at the start, the sender's at the end; `tag`, `bytes` (the
+// message's length) and `context` (the communicator's point-to-point or collective context) are
+// what an OTF2 MpiSend / MpiRecv record needs. Callers test enabled(Category::message) first.
+struct MessageInfo {
+  int peer;
+  int tag;
+  std::size_t bytes;
+  std::uint32_t context;
+};
+// The id of the `sequence`th message from process `from` to process `to`, which both compute.
+inline std::uint64_t remote_message_id(int from, int to, std::uint64_t sequence) noexcept {
+  return std::uint64_t{1} << 63 | static_cast<std::uint64_t>(from & 0xfff) << 51 |
+         static_cast<std::uint64_t>(to & 0xfff) << 39 | (sequence & ((std::uint64_t{1} << 39) - 1));
+}
+// This process's index among the job's processes (0 until the transport between processes sets
+// it), for remote_message_id.
+void set_process(int process) noexcept;
+int process() noexcept;
+void message_sent(std::uint64_t id, const MessageInfo& message) noexcept;
+void message_matched(std::uint64_t id, const MessageInfo& message) noexcept;
+// The id of a message queued at `message` (an address no other queued message has), in this
+// process.
+std::uint64_t local_message_id(const void* message) noexcept;
+// A send that met its posted receive: both ends at once (one clock read), under a new id.
+// `message.peer` is the receiver, `sender` the sender's rank in the communicator.
+void message_delivered(const MessageInfo& message, int sender) noexcept;
+
+}  // namespace weft::trace
