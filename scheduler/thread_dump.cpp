@@ -239,7 +239,7 @@ bool still_noted(const ThreadSnapshot& thread) {
 bool copy_note(const ThreadSnapshot& thread, const void* note, void* out, std::size_t size) {
   if (note == nullptr) return false;
   {
-    const detail::sanitizer::IgnoreReads racy_by_design;
+    [[maybe_unused]] const detail::sanitizer::IgnoreReads racy_by_design;
     std::memcpy(out, note, size);
   }
   return note == thread.wait_note ? still_parked(thread) : still_noted(thread);

@@ -43,6 +43,20 @@ run() { # <weftrun options...> <program> <case> [args]: two cores in all, as CI 
   fi
 }
 
+# Runs a job (weftrun's arguments) that prints "ready" once its ranks wait, takes every thread's
+# stack with weft-info stacks --pid into `stacks`, and expects the job to end with 0.
+stacks_of_running_job() {
+  run "$@" > out 2> err &
+  local job=$!
+  wait_for_text out ready 60
+  sleep 0.5
+  "$bin/weft-info" stacks --pid $job > stacks 2> stacks.err ||
+    fail "weft-info stacks failed: $(cat stacks.err)"
+  wait $job
+  local status=$?
+  ((status == 0)) || fail "the job ended with $status; expected 0"
+}
+
 case $check in
   recv_cycle | recv_cycle_p2)
     if [[ $check == recv_cycle ]]; then procs=(-n 4); else procs=(-n 2 -p 2); fi
@@ -116,15 +130,7 @@ case $check in
   info_stacks | info_stacks_p2)
     procs=(-n 4)
     [[ $check == info_stacks_p2 ]] && procs+=(-p 2)
-    run "${procs[@]}" "$cases" parked 6 > out 2> err &
-    job=$!
-    wait_for_text out ready 60
-    sleep 0.5
-    "$bin/weft-info" stacks --pid $job > stacks 2> stacks.err ||
-      fail "weft-info stacks failed: $(cat stacks.err)"
-    wait $job
-    status=$?
-    ((status == 0)) || fail "the job ended with $status; expected 0"
+    stacks_of_running_job "${procs[@]}" "$cases" parked 6
     for r in 1 2 3; do expect_in stacks "(mpi_task, rank $r) parked"; done
     expect_in stacks "waits in MPI_Recv(source=0, tag=3, comm=MPI_COMM_WORLD)"
     expect_in stacks "PMPI_Recv"
@@ -150,15 +156,7 @@ case $check in
     expect_in err "weft: possible deadlock (NOT PROVEN"
     expect_in err "rank 0: blocked in MPI_Recv(source=1, tag=12, comm=MPI_COMM_WORLD) -> waits for rank 1"
     expect_in err "rank 1: blocked in MPI_Win_lock(target=1)"
-    run -n 2 "$cases" win_lock 5 > out 2> err &
-    job=$!
-    wait_for_text out ready 60
-    sleep 0.5
-    "$bin/weft-info" stacks --pid $job > stacks 2> stacks.err ||
-      fail "weft-info stacks failed: $(cat stacks.err)"
-    wait $job
-    status=$?
-    ((status == 0)) || fail "the job ended with $status; expected 0"
+    stacks_of_running_job -n 2 "$cases" win_lock 5
     expect_in stacks "waits in MPI_Win_lock(target=1)"
     ;;
   file_short)
