@@ -89,6 +89,10 @@ std::vector<ConfigKey> make_keys() {
                   "parks"),
       integer_key("scheduler.idle_spin_us", 0, 1000000, 20,
                   "microseconds an idle virtual processor looks for work before it sleeps"),
+      integer_key("scheduler.preempt_ms", 0, 10000, 10,
+                  "CPU milliseconds after which a thread running the program's own code without "
+                  "a scheduling point is switched out when others wait on its core "
+                  "(weft/preemption.h); 0: threads are never preempted"),
       enumeration_key(
           "placement.tasks", {"scatter", "numa", "compact"}, "numa",
           "how MPI ranks spread over the cores: evenly over all cores leaving gaps for "

@@ -40,6 +40,12 @@ extern "C" void AnnotateIgnoreReadsEnd(const char* file, int line);
 
 namespace weft::detail::sanitizer {
 
+#if defined(WEFT_SANITIZER_TSAN)
+inline constexpr bool kThread = true;
+#else
+inline constexpr bool kThread = false;
+#endif
+
 // The stack a context runs on, as AddressSanitizer wants it (lowest address and size).
 struct StackBounds {
   const void* bottom = nullptr;

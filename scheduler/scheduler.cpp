@@ -106,6 +106,7 @@ Scheduler::Impl::Impl(const Config& cfg)
   starvation_limit = static_cast<std::uint32_t>(config.get_int("scheduler.starvation_limit"));
   spin_ns = config.get_int("scheduler.spin_us") * 1000;
   idle_spin_ns = config.get_int("scheduler.idle_spin_us") * 1000;
+  preempt_period_ms = static_cast<long>(config.get_int("scheduler.preempt_ms"));
 
   trace::start(trace::settings_of(config));
   const int count = virtual_processor_count(config, topology);

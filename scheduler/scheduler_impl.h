@@ -39,6 +39,7 @@ struct Scheduler::Impl {
   std::uint32_t starvation_limit = 32;
   std::int64_t spin_ns = 50'000;
   std::int64_t idle_spin_ns = 20'000;
+  long preempt_period_ms = 10;
 
   std::atomic<std::uint64_t> next_id{1};
   std::atomic<std::size_t> live{0};

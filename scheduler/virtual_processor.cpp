@@ -57,6 +57,14 @@ void VirtualProcessor::main() {
     }
   }
   idle_tsan_fiber_ = sanitizer::current_fiber();
+  if (!sanitizer::kThread) {
+    // ThreadSanitizer defers asynchronous signals to its own safe points, where a switch from the
+    // handler would run behind its back: its builds stay cooperative.
+    preemption_timer_.emplace(scheduler_.preempt_period_ms);
+    // seq_cst, against allow_preemption_in's publication of its first range (preemption.cpp).
+    preemption_ready_.store(true);
+    if (preemptible_code_registered()) preemption_timer_->arm();
+  }
   idle_loop();
   for (Fiber* fiber : fiber_cache_) scheduler_.release_fiber_memory(fiber);
   fiber_cache_.clear();
@@ -561,12 +569,33 @@ bool VirtualProcessor::cache_fiber(Fiber* fiber) noexcept {
   return true;
 }
 
+void VirtualProcessor::arm_preemption() noexcept {
+  if (preemption_ready_.load()) preemption_timer_->arm();
+}
+
+bool VirtualProcessor::preemption_due(const void* sp) noexcept {
+  Fiber* running = current_;
+  // Inside a switch made from inlined code (weft/detail/yield.h), current_ is already the next
+  // thread while the stack is still the previous one's: not a point to preempt at.
+  if (running == nullptr || !running->stack.contains(sp)) return false;
+  const std::uint64_t switches = switches_.load(std::memory_order_relaxed);
+  if (switches != preemption_mark_) {
+    preemption_mark_ = switches;
+    return false;
+  }
+  if (!has_local_work()) return false;
+  // Only this kernel thread writes the counter; readers want an approximate figure.
+  preemptions_.store(preemptions_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  return true;
+}
+
 Scheduler::VpStats VirtualProcessor::stats() const {
   Scheduler::VpStats s;
   s.switches = switches_.load(std::memory_order_relaxed);
   s.steals = steals_.load(std::memory_order_relaxed);
   s.sleeps = sleeps_.load(std::memory_order_relaxed);
   s.remote_wakes = remote_wakes_.load(std::memory_order_relaxed);
+  s.preemptions = preemptions_.load(std::memory_order_relaxed);
   return s;
 }
 

@@ -11,12 +11,14 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "context.h"
 #include "fiber.h"
 #include "park.h"
+#include "preemption.h"
 #include "priority_queue.h"
 #include "timer_heap.h"
 #include "weft/detail/yield.h"
@@ -89,6 +91,13 @@ class VirtualProcessor {
   // does what the switch left to do (requeue, park, release an ended thread). `fake_stack` is
   // what the switched-to context's sanitizer::start_switch saved (null for a new thread).
   void finish_switch(transfer_t from, void* fake_stack) noexcept;
+
+  // Any thread: starts this processor's preemption timer, once the processor has made it.
+  void arm_preemption() noexcept;
+  // The preemption signal's handler, on this processor's kernel thread, interrupting registered
+  // code whose stack pointer was `sp`: whether the running thread should yield now. True when it
+  // has not switched since the previous tick and other threads wait on this processor.
+  bool preemption_due(const void* sp) noexcept;
 
   Fiber* cached_fiber() noexcept;
   bool cache_fiber(Fiber* fiber) noexcept;
@@ -165,11 +174,19 @@ class VirtualProcessor {
 
   std::vector<Fiber*> fiber_cache_;
 
+  // Made by main() on this processor's kernel thread (its CPU clock), kept until destruction so
+  // that arm_preemption never sees it go; `preemption_ready_` publishes it (release/acquire).
+  std::optional<PreemptionTimer> preemption_timer_;
+  std::atomic<bool> preemption_ready_{false};
+  // The switch count the previous tick saw (owner only: ticks arrive on this kernel thread).
+  std::uint64_t preemption_mark_ = ~std::uint64_t{0};
+
   std::atomic<std::uint32_t> state_{kRunning};
   std::atomic<std::uint64_t> switches_{0};
   std::atomic<std::uint64_t> steals_{0};
   std::atomic<std::uint64_t> sleeps_{0};
   std::atomic<std::uint64_t> remote_wakes_{0};
+  std::atomic<std::uint64_t> preemptions_{0};
 };
 
 }  // namespace weft::detail

@@ -45,6 +45,7 @@ class Scheduler {
     std::uint64_t steals = 0;        // threads this VP took from another VP's queue
     std::uint64_t sleeps = 0;        // times this VP went to sleep for lack of work
     std::uint64_t remote_wakes = 0;  // times another thread woke this VP from its sleep
+    std::uint64_t preemptions = 0;   // threads switched out by its timer (weft/preemption.h)
   };
   std::vector<VpStats> stats() const;
 

@@ -102,6 +102,7 @@ TEST(ConfigTest, EveryKeyHasItsDefault) {
       {"scheduler.bind", "true"},
       {"scheduler.cores", ""},
       {"scheduler.idle_spin_us", "20"},
+      {"scheduler.preempt_ms", "10"},
       {"scheduler.spin_us", "50"},
       {"scheduler.starvation_limit", "32"},
       {"scheduler.vps", "0"},

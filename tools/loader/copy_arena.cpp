@@ -11,6 +11,7 @@
 #include <string>
 
 #include "weft/error.h"
+#include "weft/preemption.h"
 
 namespace weft::tools {
 
@@ -107,6 +108,9 @@ CopyArena::CopyArena(std::size_t slots, std::size_t stride, std::size_t alignmen
   record.eh_frame = eh_frame;
   record.template_map = template_map;
   arena_count.store(index + 1, std::memory_order_release);
+  // The copies' code is the program's own: a rank or worker spinning in it for a teammate on its
+  // core can be switched out (weft/preemption.h).
+  weft::allow_preemption_in(memory_, slots * stride);
 }
 
 char* CopyArena::take() {

@@ -3,6 +3,7 @@
 // program, and runs the job: every rank calls main with its own argv; in a privatized build each
 // rank runs its own copy of the program, constructors, main and finalizers in its own thread.
 #include <fcntl.h>
+#include <link.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "weft/cpu_list.h"
 #include "weft/error.h"
 #include "weft/mpi_job.h"
+#include "weft/preemption.h"
 #include "weft/process_end.h"
 #include "weft_loader.h"
 
@@ -191,6 +193,23 @@ weft::Config launch_config(weft::tools::LaunchSettings& launch) {
   return weft::tools::load_launch_config(launch, environment);
 }
 
+// A --no-privatize program's code is the executable's (the loader and weft are shared objects):
+// its executable segments may be preempted, as a privatized program's copies are.
+void allow_preempting_executable() {
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void*) {
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+          if (segment.p_type == PT_LOAD && (segment.p_flags & PF_X) != 0) {
+            weft::allow_preemption_in(reinterpret_cast<const void*>(info->dlpi_addr + segment.p_vaddr),
+                                      segment.p_memsz);
+          }
+        }
+        return 1;  // the first object is the executable
+      },
+      nullptr);
+}
+
 int run(int argc, char** argv, MainFunction shared_main) {
   // Removes weftrun's variables: the ranks' environ and the programs they start do not see them.
   weft::tools::LaunchSettings launch = weft::tools::take_launch_settings();
@@ -201,6 +220,7 @@ int run(int argc, char** argv, MainFunction shared_main) {
   const std::unique_ptr<weft::Bootstrap> bootstrap =
       weft::connect_bootstrap(static_cast<int>(config.get_int("mpi.ranks")));
   if (shared_main != nullptr) {
+    allow_preempting_executable();
     // Its own program has no image to copy; it may still spawn other weft programs.
     const SpawnLoaderInstallation spawning(nullptr);
     return weft::mpi::run_job(
