@@ -70,7 +70,8 @@ static void run_if0(int n) {
 
 int main(int argc, char** argv) {
   if (argc != 3 || atoi(argv[2]) <= 0 || atoi(argv[2]) % BATCH != 0) {
-    fprintf(stderr, "usage: taskcost inline|deferred|group|if0 <tasks per thread, a multiple of %d>\n",
+    fprintf(stderr,
+            "usage: taskcost inline|deferred|group|if0 <tasks per thread, a multiple of %d>\n",
             BATCH);
     return 2;
   }
