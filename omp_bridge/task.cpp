@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <new>
 
+#include "thread_state.h"
+#include "weft/this_thread.h"
+
 namespace weft::omp {
 
 bool Task::descends_from(const Task* ancestor) const {
@@ -22,13 +25,42 @@ std::size_t data_offset(std::size_t align) {
 
 }  // namespace
 
+TaskBlockCache::~TaskBlockCache() {
+  for (int c = 0; c < kClasses; ++c) {
+    while (void* block = take(c)) ::operator delete(block, std::align_val_t(kAlign));
+  }
+}
+
+namespace {
+
+// The calling thread's cache of task blocks; null outside OpenMP threads (a thread that is not
+// one may still fulfill an event, which frees its task). Only the OpenMP bridge uses the slot.
+TaskBlockCache* block_cache() {
+  void* state = this_thread::local_data();
+  return state != nullptr ? &static_cast<ThreadState*>(state)->task_blocks : nullptr;
+}
+
+}  // namespace
+
 Task* allocate_task(std::size_t size, std::size_t align) {
   align = std::max(align, alignof(Task));
   const std::size_t offset = data_offset(align);
-  void* memory = ::operator new(offset + size, std::align_val_t(align));
+  const int size_class =
+      align <= TaskBlockCache::kAlign ? TaskBlockCache::size_class(offset + size) : -1;
+  void* memory = nullptr;
+  if (size_class >= 0) {
+    if (TaskBlockCache* cache = block_cache()) memory = cache->take(size_class);
+    if (memory == nullptr) {
+      memory = ::operator new(TaskBlockCache::block_size(size_class),
+                              std::align_val_t(TaskBlockCache::kAlign));
+    }
+  } else {
+    memory = ::operator new(offset + size, std::align_val_t(align));
+  }
   Task* task = new (memory) Task;
   task->data = static_cast<char*>(memory) + offset;
-  task->allocation_align = align;
+  task->allocation_align = size_class >= 0 ? TaskBlockCache::kAlign : align;
+  task->block_class = static_cast<std::int8_t>(size_class);
   return task;
 }
 
@@ -38,12 +70,22 @@ Task* allocated_task_of(void* data, std::size_t align) {
 }
 
 void release_task(Task* task) {
-  // acq_rel: the last reference frees the task after every other user is done with it.
-  if (task->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  const std::size_t align = task->allocation_align;
-  if (align == 0) return;
-  task->~Task();
-  ::operator delete(static_cast<void*>(task), std::align_val_t(align));
+  // Up the chain of parents, as long as each reference dropped is the last.
+  while (task != nullptr) {
+    // acq_rel: the last reference frees the task after every other user is done with it.
+    if (task->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    Task* const parent = task->holds_parent ? task->parent : nullptr;
+    // A task on a stack is its creator's to end.
+    if (const std::size_t align = task->allocation_align; align != 0) {
+      const int size_class = task->block_class;
+      task->~Task();
+      TaskBlockCache* cache = size_class >= 0 ? block_cache() : nullptr;
+      if (cache == nullptr || !cache->keep(task, size_class)) {
+        ::operator delete(static_cast<void*>(task), std::align_val_t(align));
+      }
+    }
+    task = parent;
+  }
 }
 
 void TaskQueue::push(Task* task) {

@@ -1,11 +1,14 @@
 // Explicit and implicit tasks. A task is queued in its team's TaskQueue once its dependences are
 // met, run by whichever thread of the team takes it at a scheduling point (barrier, taskwait,
-// taskgroup end), and freed when it has finished and so have all its children.
+// taskgroup end), and freed when it has finished and its children have been freed.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <unordered_map>
 #include <vector>
 
@@ -47,6 +50,16 @@ struct DependenceEntry {
   std::vector<Task*> readers;   // in siblings since it, not finished
 };
 
+// What a task with dependences, or one whose children have some, keeps; allocated at its first
+// need (under the team's TaskQueue lock), so that the many tasks without dependences neither build
+// nor destroy it.
+struct TaskDependences {
+  std::vector<Task*> successors;
+  // The addresses the task is listed under in its parent's `children`.
+  std::vector<void*> addresses;
+  std::unordered_map<void*, DependenceEntry> children;  // of the task's children
+};
+
 struct Task {
   void (*fn)(void*) = nullptr;
   void* data = nullptr;
@@ -65,13 +78,19 @@ struct Task {
   // task without dependences or detach is not: its creator runs it to completion before anyone
   // could wait for it, and not counting spares it the atomics on lines the whole team shares.
   bool counted = true;
+  // It holds a reference on its parent (not implicit), dropped when the task is freed: a task's
+  // chain of parents stays valid as long as the task lives (TaskQueue::take walks it). A counted
+  // task takes it when adopted, an uncounted allocated one at its first child (a task without
+  // children is walked through by nobody); a task on a stack outlives its children and needs none.
+  bool holds_parent = false;
+  std::int8_t block_class = -1;      // its block's TaskBlockCache class; -1: not cached
   std::size_t allocation_align = 0;  // of allocate_task's block; 0 for a task on a stack
   // Run at once by its creator, which waits for its detach event (a task on a stack always is;
   // LLVM's ABI allocates undeferred tasks too).
   bool undeferred = false;
 
   std::atomic<int> children{0};  // children not finished
-  // Own execution plus one per unfinished child; the last reference frees an explicit task.
+  // Own execution plus one per child not freed; the last reference frees an explicit task.
   std::atomic<int> refs{1};
 
   // The detach clause: 2 from creation, until both the body returned and omp_fulfill_event
@@ -83,20 +102,75 @@ struct Task {
   // Under the team's TaskQueue lock. Set for a task with dependences only: no sibling can
   // find another in its parent's map.
   bool finished = false;
-  std::vector<Task*> successors;
-  std::vector<void*> dependences;  // addresses this task is listed under in parent->depends
-  std::unordered_map<void*, DependenceEntry> depends;  // of this task's children
+  std::unique_ptr<TaskDependences> deps;  // under the team's TaskQueue lock
+
+  // This task's dependence state, allocated at the first call; under the TaskQueue lock.
+  TaskDependences& dependences() {
+    if (deps == nullptr) deps = std::make_unique<TaskDependences>();
+    return *deps;
+  }
+  bool has_dependences() const { return deps != nullptr && !deps->addresses.empty(); }
 
   bool creator_waits() const { return allocation_align == 0 || undeferred; }
   // True when `ancestor` is this task or one of its ancestors.
   bool descends_from(const Task* ancestor) const;
 };
 
-// Allocates a deferred task with `size` bytes of argument data aligned to `align`.
+// Blocks of freed tasks that a thread keeps for its next ones, by size class (libomp keeps a free
+// list per thread alike): the heap's aligned allocation and free cost more than a small task's
+// own work. A block freed by another thread than its creator's joins the freeing thread's cache.
+class TaskBlockCache {
+ public:
+  static constexpr std::size_t kAlign = 128;  // of every cached block: LLVM's tasks ask for it
+  TaskBlockCache() = default;
+  TaskBlockCache(const TaskBlockCache&) = delete;
+  TaskBlockCache& operator=(const TaskBlockCache&) = delete;
+  ~TaskBlockCache();
+
+  // The class of a block of `bytes`, -1 past the largest.
+  static int size_class(std::size_t bytes) {
+    for (int c = 0; c < kClasses; ++c) {
+      if (bytes <= block_size(c)) return c;
+    }
+    return -1;
+  }
+  static std::size_t block_size(int size_class) { return kSmallest << size_class; }
+
+  // A kept block of the class, or null.
+  void* take(int size_class) {
+    FreeBlock* block = heads_[static_cast<std::size_t>(size_class)];
+    if (block == nullptr) return nullptr;
+    heads_[static_cast<std::size_t>(size_class)] = block->next;
+    --counts_[static_cast<std::size_t>(size_class)];
+    return block;
+  }
+  // Keeps `block` unless the class is full; false when it did not.
+  bool keep(void* block, int size_class) {
+    const auto c = static_cast<std::size_t>(size_class);
+    if (counts_[c] == kDepth) return false;
+    heads_[c] = new (block) FreeBlock{heads_[c]};
+    ++counts_[c];
+    return true;
+  }
+
+ private:
+  struct FreeBlock {
+    FreeBlock* next;
+  };
+  static constexpr int kClasses = 4;  // 256 to 2048 bytes
+  static constexpr std::size_t kSmallest = 256;
+  static constexpr int kDepth = 64;  // blocks per class: a batch of tasks a thread runs
+  std::array<FreeBlock*, kClasses> heads_{};
+  std::array<int, kClasses> counts_{};
+};
+
+// Allocates a deferred task with `size` bytes of argument data aligned to `align`, from the
+// calling OpenMP thread's cache when it has a block of the size.
 Task* allocate_task(std::size_t size, std::size_t align);
 // The task whose argument block, allocated by allocate_task with `align`, is at `data`.
 Task* allocated_task_of(void* data, std::size_t align);
-// Drops a reference; the last frees a task from allocate_task.
+// Drops a reference; the last frees a task from allocate_task (into the calling thread's cache
+// when there is room) and drops the reference it held on its parent.
 void release_task(Task* task);
 
 class TaskQueue {

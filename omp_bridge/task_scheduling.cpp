@@ -12,7 +12,7 @@ namespace {
 
 void add_edge(Task* predecessor, Task& task) {
   if (predecessor == nullptr || predecessor == &task || predecessor->finished) return;
-  predecessor->successors.push_back(&task);
+  predecessor->deps->successors.push_back(&task);
   task.blockers.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -25,24 +25,25 @@ void finish(Team& team, Task& task) {
   bool wake = false;
   // Only a task with dependences is listed in its parent's map, so only it can have successors
   // or be looked at by a sibling being registered: the others finish without the team's lock.
-  if (!task.dependences.empty()) {
+  if (task.has_dependences()) {
     std::lock_guard<weft::Mutex> lock(team.tasks.lock());
     task.finished = true;
-    for (Task* successor : task.successors) {
+    for (Task* successor : task.deps->successors) {
       // release: an undeferred successor waits for 0 without the lock, then runs.
       if (successor->blockers.fetch_sub(1, std::memory_order_release) == 1) {
         wake = true;
         if (!successor->creator_waits()) team.tasks.push(successor);
       }
     }
-    task.successors.clear();
-    for (void* address : task.dependences) {
-      auto entry = parent->depends.find(address);
-      if (entry == parent->depends.end()) continue;
+    task.deps->successors.clear();
+    auto& siblings = parent->deps->children;
+    for (void* address : task.deps->addresses) {
+      auto entry = siblings.find(address);
+      if (entry == siblings.end()) continue;
       if (entry->second.last_writer == &task) entry->second.last_writer = nullptr;
       std::erase(entry->second.readers, &task);
       if (entry->second.last_writer == nullptr && entry->second.readers.empty()) {
-        parent->depends.erase(entry);
+        siblings.erase(entry);
       }
     }
   }
@@ -55,12 +56,12 @@ void finish(Team& team, Task& task) {
   }
   if (parent->children.fetch_sub(1, std::memory_order_release) == 1) wake = true;
   if (team.tasks.finished()) wake = true;
-  // Before the wake-up: an undeferred parent waits for its references to drop to its own.
-  if (!parent->implicit) release_task(parent);
+  // Before the wake-up: an undeferred parent waits for its references to drop to its own, which
+  // happens when this task is freed (now, unless children of its own are left).
+  release_task(&task);
   if (wake) team.signal.notify();
   // release: the last touch of the team; the region may end once no task is pending.
   team.touching.fetch_sub(1, std::memory_order_release);
-  release_task(&task);
 }
 
 }  // namespace
@@ -144,20 +145,23 @@ void register_dependences(Task& parent, Task& task, const std::vector<Dependence
     if (dependence.address != all_memory()) continue;
     // After every sibling still listed, which need not be listed any more: every later sibling
     // with dependences is ordered after this task, through the all_memory entry.
-    for (auto& [address, entry] : parent.depends) {
+    auto& siblings = parent.dependences().children;
+    for (auto& [address, entry] : siblings) {
       add_edge(entry.last_writer, task);
       for (Task* reader : entry.readers) add_edge(reader, task);
     }
-    parent.depends.clear();
-    parent.depends[all_memory()].last_writer = &task;
-    task.dependences.push_back(all_memory());
+    siblings.clear();
+    siblings[all_memory()].last_writer = &task;
+    task.dependences().addresses.push_back(all_memory());
     return;
   }
-  if (auto all = parent.depends.find(all_memory()); all != parent.depends.end()) {
+  auto& siblings = parent.dependences().children;
+  std::vector<void*>& addresses = task.dependences().addresses;
+  if (auto all = siblings.find(all_memory()); all != siblings.end()) {
     add_edge(all->second.last_writer, task);
   }
   for (const Dependence& dependence : dependences) {
-    DependenceEntry& entry = parent.depends[dependence.address];
+    DependenceEntry& entry = siblings[dependence.address];
     add_edge(entry.last_writer, task);
     if (dependence.writer) {
       for (Task* reader : entry.readers) add_edge(reader, task);
@@ -166,7 +170,7 @@ void register_dependences(Task& parent, Task& task, const std::vector<Dependence
     } else if (entry.last_writer != &task) {
       entry.readers.push_back(&task);
     }
-    task.dependences.push_back(dependence.address);
+    addresses.push_back(dependence.address);
   }
 }
 
@@ -176,8 +180,18 @@ void adopt_child(ThreadState& self, Task& task) {
   task.counted_in = parent.group;
   task.group = parent.group;
   task.team = &self.team();
+  // A parent run at once without being counted (LLVM's layer allocates it) takes its reference
+  // on its own parent at its first child, whose walks up the chain may outlive it.
+  if (parent.allocation_align != 0 && !parent.holds_parent && parent.parent != nullptr &&
+      !parent.parent->implicit) {
+    parent.parent->refs.fetch_add(1, std::memory_order_relaxed);
+    parent.holds_parent = true;
+  }
   if (!task.counted) return;
-  if (!parent.implicit) parent.refs.fetch_add(1, std::memory_order_relaxed);
+  if (!parent.implicit) {
+    parent.refs.fetch_add(1, std::memory_order_relaxed);
+    task.holds_parent = true;
+  }
   parent.children.fetch_add(1, std::memory_order_relaxed);
   if (parent.group != nullptr) parent.group->pending.fetch_add(1, std::memory_order_relaxed);
   self.team().tasks.created();

@@ -21,7 +21,7 @@ Team::Team(int size, int level, int active_level, Team* parent, int parent_num, 
 void enter_team(ThreadState& self, Team& team, int num, Task& implicit) {
   implicit.implicit = true;
   implicit.group = team.implicit_group;
-  implicit.depends.clear();
+  if (implicit.deps != nullptr) implicit.deps->children.clear();
   LoopCursor loop;
   std::uint64_t constructs = 0;
   if (team.starts_with_work_share) {

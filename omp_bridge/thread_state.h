@@ -40,6 +40,8 @@ struct TeamContext {
 };
 
 struct ThreadState {
+  // First, so destroyed last: blocks of the tasks this thread freed, for the next it creates.
+  TaskBlockCache task_blocks;
   TeamContext context;
   Task implicit;  // the thread's implicit task in its current team
   // Hot pools, one per nesting level the thread forks teams from: the pool of an enclosing
