@@ -1,7 +1,8 @@
 // File hints (MPI-4.1 14.2.8), under ROMIO's names so that job scripts written for MPICH and
-// Open MPI keep working. weft acts on romio_cb_write and romio_cb_read; the others the program
-// sets (cb_buffer_size, cb_nodes, striping_unit...) are kept and returned by MPI_File_get_info
-// (weft's aggregators are one per NUMA node inside a process, one per process between them).
+// Open MPI keep working. weft acts on romio_cb_write, romio_cb_read, cb_buffer_size and
+// striping_unit (collective_buffer.h); the others the program sets (cb_nodes...) are kept and
+// returned by MPI_File_get_info (weft's aggregators are one per NUMA node inside a process, one
+// per process between them).
 #pragma once
 
 #include <string>
