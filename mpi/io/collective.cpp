@@ -103,6 +103,9 @@ struct Domains {
   std::vector<std::vector<Piece>> pieces;  // by domain
   std::vector<int> aggregator;             // by domain: the slot that moves it
   std::vector<int> errors;                 // by domain
+  // By domain, for a write of small pieces: its collective buffers, filled by the ranks of the
+  // domain's node while its aggregator writes them (collective_buffer.h).
+  std::vector<std::shared_ptr<BufferedWrite>> buffered;
 };
 
 // Every side of the meeting (parking until each has published).
@@ -230,6 +233,11 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
     meeting->phase([&] {
       auto plan = std::make_shared<Plan>();
       plan->domains = plan_domains(*meeting);
+      if (plan->domains != nullptr && write) {
+        for (const std::vector<Piece>& domain : plan->domains->pieces) {
+          plan->domains->buffered.push_back(plan_buffered(file, {std::span<const Piece>(domain)}));
+        }
+      }
       if (plan->domains == nullptr && write) plan->buffered = plan_buffered(file, *meeting, slot);
       if (plan->domains == nullptr && plan->buffered == nullptr) aggregate(file, *meeting, write);
       meeting->shared = plan;
@@ -242,8 +250,15 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
       meeting->phase([&] { finish(b->sides, b->write->error(), 0, true); });
     } else if (Domains* d = plan->domains.get(); d != nullptr) {
       for (std::size_t k = 0; k < d->pieces.size(); ++k) {
-        if (d->aggregator[k] == slot)
+        const bool aggregator = d->aggregator[k] == slot;
+        const int node = d->sides[static_cast<std::size_t>(d->aggregator[k])]->group;
+        if (k < d->buffered.size() && d->buffered[k] != nullptr) {
+          if (d->sides[static_cast<std::size_t>(slot)]->group != node) continue;
+          d->buffered[k]->run(aggregator);
+          if (aggregator) d->errors[k] = d->buffered[k]->error();
+        } else if (aggregator) {
           d->errors[k] = move(file.fd, d->pieces[k], write) < 0 ? errno : 0;
+        }
       }
       meeting->phase([&] {
         int rc = 0;
