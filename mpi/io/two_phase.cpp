@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "comm/communicator.h"
+#include "io/hints.h"
 
 namespace weft::mpi::io {
 
@@ -101,7 +102,13 @@ int two_phase(File& file, std::uint64_t call, const std::vector<Piece>& pieces, 
     high = std::max(high, range[1]);
   }
   // This process's pieces by domain.
-  std::vector<std::vector<Piece>> to = split_domains(pieces, low, high, processes);
+  // The first cb_nodes processes' heads aggregate (all by default). Each process decides alone
+  // where its pieces go and each head moves what it receives, so processes given different
+  // hints still move every piece once.
+  const std::size_t hinted = aggregator_processes(file);
+  const std::size_t aggregators = hinted == 0 ? processes : std::min(hinted, processes);
+  std::vector<std::vector<Piece>> to = split_domains(pieces, low, high, aggregators);
+  to.resize(processes);
   // Round 1: how many pieces go to each domain; round 2: their offsets and lengths.
   for (std::size_t g = 0; g < processes; ++g) {
     send[g] = bytes_of(std::vector<long long>{static_cast<long long>(to[g].size())});

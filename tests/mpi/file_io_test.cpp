@@ -223,10 +223,10 @@ TEST(FileIo, InterleavedCollectiveWritesWithAndWithoutBuffering) {
 }
 
 // Collective buffers of 4608 bytes (cb_buffer_size 5000 rounded down to the 512-byte striping
-// unit), so that a write crosses many windows: a view with a hole after every rank's blocks
-// (the holes keep the file's earlier bytes), a count that ends inside a block, and requests
-// that overlap (inside a process the highest rank's bytes are written; across processes one of
-// the overlapping ranks' bytes).
+// unit), so that a write crosses many windows, and between processes one aggregator (cb_nodes): a
+// view with a hole after every rank's blocks (the holes keep the file's earlier bytes), a count
+// that ends inside a block, and requests that overlap (inside a process the highest rank's bytes
+// are written; across processes one of the overlapping ranks' bytes).
 TEST(FileIo, CollectiveBuffersKeepHolesOverlapsAndOddSizes) {
   constexpr int kRanks = 4, kCount = 1001, kTile = 16, kFill = -7;
   constexpr int kTiles = (kCount + 2) / 3, kInts = kTiles * kTile + 64;
@@ -239,6 +239,8 @@ TEST(FileIo, CollectiveBuffersKeepHolesOverlapsAndOddSizes) {
             MPI_Info_create(&info);
             MPI_Info_set(info, "cb_buffer_size", "5000");
             MPI_Info_set(info, "striping_unit", "512");
+            // Between processes, the first process's head aggregates every domain.
+            MPI_Info_set(info, "cb_nodes", "1");
             MPI_File fh = MPI_FILE_NULL;
             ASSERT_EQ(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR,
                                     info, &fh),
