@@ -9,6 +9,7 @@
 
 #include "coll/meeting.h"
 #include "comm/communicator.h"
+#include "io/collective_buffer.h"
 #include "io/hints.h"
 #include "io/two_phase.h"
 #include "weft/scheduler.h"
@@ -20,7 +21,8 @@ namespace {
 // One rank's side of the call, published in the meeting; the aggregator writes the results.
 struct Side {
   const std::vector<Piece>* pieces = nullptr;
-  int group = 0;  // the ranks of one group have one aggregator (aggregation_group)
+  std::size_t bytes = 0;  // of the pieces
+  int group = 0;          // the ranks of one group have one aggregator (aggregation_group)
   long long moved = 0;
   int error = 0;
 };
@@ -58,9 +60,9 @@ std::vector<Side*> gather(Meeting& meeting, std::vector<Piece>& all) {
 void finish(const std::vector<Side*>& sides, int error, MPI_Offset end, bool write) {
   for (Side* side : sides) {
     side->error = error;
-    long long requested = 0;
-    for (const Piece& piece : *side->pieces) requested += static_cast<long long>(piece.length);
-    side->moved = error != 0 ? -1 : write ? requested : readable(*side->pieces, end);
+    side->moved = error != 0 ? -1
+                  : write    ? static_cast<long long>(side->bytes)
+                             : readable(*side->pieces, end);
   }
 }
 
@@ -101,18 +103,30 @@ struct Domains {
   std::vector<std::vector<Piece>> pieces;  // by domain
   std::vector<int> aggregator;             // by domain: the slot that moves it
   std::vector<int> errors;                 // by domain
+  // By domain, for a write of small pieces: its collective buffers, filled by the ranks of the
+  // domain's node while its aggregator writes them (collective_buffer.h).
+  std::vector<std::shared_ptr<BufferedWrite>> buffered;
 };
+
+// Every side of the meeting (parking until each has published).
+std::vector<Side*> sides_of(Meeting& meeting) {
+  std::vector<Side*> sides;
+  for (int slot = 0; slot < meeting.size(); ++slot) {
+    sides.push_back(static_cast<Side*>(const_cast<void*>(meeting.arguments(slot))));
+  }
+  return sides;
+}
 
 // The domains of the call, or nullptr when the ranks of the process form one group.
 std::shared_ptr<Domains> plan_domains(Meeting& meeting) {
-  std::vector<Piece> all;
-  auto domains = std::make_shared<Domains>();
-  domains->sides = gather(meeting, all);
   std::vector<int> nodes;
-  for (const Side* side : domains->sides) nodes.push_back(side->group);
+  for (const Side* side : sides_of(meeting)) nodes.push_back(side->group);
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   if (nodes.size() < 2) return nullptr;
+  std::vector<Piece> all;
+  auto domains = std::make_shared<Domains>();
+  domains->sides = gather(meeting, all);
   MPI_Offset low = std::numeric_limits<MPI_Offset>::max(), high = 0;
   for (const Piece& piece : all) {
     low = std::min(low, piece.file);
@@ -130,6 +144,43 @@ std::shared_ptr<Domains> plan_domains(Meeting& meeting) {
   }
   domains->errors.assign(nodes.size(), 0);
   return domains;
+}
+
+// A collective write through collective buffers (collective_buffer.h), when its pieces are
+// small: the kernel copies a vector of a pwritev into the page cache at a cost per vector, so
+// pieces under kBufferedPieceBytes on average go faster copied into one buffer by the ranks in
+// parallel, while the previous buffer is written; larger ones go straight from the ranks'
+// memory, one pwritev per extent.
+inline constexpr std::size_t kBufferedPieceBytes = std::size_t{16} << 10;
+
+// A collective write of `sources` through collective buffers, or nullptr when its pieces are
+// large enough to go straight from memory.
+std::shared_ptr<BufferedWrite> plan_buffered(const File& file,
+                                             const std::vector<std::span<const Piece>>& sources) {
+  std::size_t pieces = 0, bytes = 0;
+  for (std::span<const Piece> source : sources) {
+    pieces += source.size();
+    for (const Piece& piece : source) bytes += piece.length;
+  }
+  if (pieces == 0 || bytes / pieces >= kBufferedPieceBytes) return nullptr;
+  return std::make_shared<BufferedWrite>(file.fd, sources, buffer_geometry(file));
+}
+
+struct Buffered {
+  std::vector<Side*> sides;
+  std::shared_ptr<BufferedWrite> write;
+  int writer = 0;  // the slot that writes the windows
+};
+
+std::shared_ptr<Buffered> plan_buffered(const File& file, Meeting& meeting, int writer) {
+  auto buffered = std::make_shared<Buffered>();
+  buffered->sides = sides_of(meeting);
+  // In rank order: where ranks' pieces overlap, the highest rank's bytes are written.
+  std::vector<std::span<const Piece>> sources;
+  for (const Side* side : buffered->sides) sources.emplace_back(*side->pieces);
+  buffered->write = plan_buffered(file, sources);
+  buffered->writer = writer;
+  return buffered->write != nullptr ? buffered : nullptr;
 }
 
 // The heads of the processes meet: each sends an empty message to every other and receives one
@@ -162,6 +213,7 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
                                         [size] { return std::make_shared<Meeting>(size); });
   Side side;
   side.pieces = &pieces;
+  for (const Piece& piece : pieces) side.bytes += piece.length;
   const bool spans = file.comm->spans_processes;
   if (!collective_buffering(file, write)) {
     // Each rank moves its own pieces; the meeting only orders the ranks.
@@ -173,17 +225,40 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
   } else if (!spans) {
     side.group = aggregation_group(write);
     meeting->publish(slot, &side);
-    std::shared_ptr<Domains> domains;
+    // One of the two, or neither when the last rank to arrive moved everything at once.
+    struct Plan {
+      std::shared_ptr<Domains> domains;
+      std::shared_ptr<Buffered> buffered;
+    };
     meeting->phase([&] {
-      domains = plan_domains(*meeting);
-      // One group: the last rank to arrive moves everything at once.
-      if (domains == nullptr) aggregate(file, *meeting, write);
-      meeting->shared = domains;
+      auto plan = std::make_shared<Plan>();
+      plan->domains = plan_domains(*meeting);
+      if (plan->domains != nullptr && write) {
+        for (const std::vector<Piece>& domain : plan->domains->pieces) {
+          plan->domains->buffered.push_back(plan_buffered(file, {std::span<const Piece>(domain)}));
+        }
+      }
+      if (plan->domains == nullptr && write) plan->buffered = plan_buffered(file, *meeting, slot);
+      if (plan->domains == nullptr && plan->buffered == nullptr) aggregate(file, *meeting, write);
+      meeting->shared = plan;
     });
-    if (auto* d = static_cast<Domains*>(meeting->shared.get()); d != nullptr) {
+    const auto* plan = static_cast<const Plan*>(meeting->shared.get());
+    if (Buffered* b = plan->buffered.get(); b != nullptr) {
+      // Every rank of the process copies pieces into the collective buffers; the last to arrive
+      // writes them.
+      b->write->run(b->writer == slot);
+      meeting->phase([&] { finish(b->sides, b->write->error(), 0, true); });
+    } else if (Domains* d = plan->domains.get(); d != nullptr) {
       for (std::size_t k = 0; k < d->pieces.size(); ++k) {
-        if (d->aggregator[k] == slot)
+        const bool aggregator = d->aggregator[k] == slot;
+        const int node = d->sides[static_cast<std::size_t>(d->aggregator[k])]->group;
+        if (k < d->buffered.size() && d->buffered[k] != nullptr) {
+          if (d->sides[static_cast<std::size_t>(slot)]->group != node) continue;
+          d->buffered[k]->run(aggregator);
+          if (aggregator) d->errors[k] = d->buffered[k]->error();
+        } else if (aggregator) {
           d->errors[k] = move(file.fd, d->pieces[k], write) < 0 ? errno : 0;
+        }
       }
       meeting->phase([&] {
         int rc = 0;
@@ -195,14 +270,39 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
     }
   } else {
     meeting->publish(slot, &side);
+    // The head exchanges the data of the file domains with the other heads; then the ranks of
+    // the process copy its domain's pieces into its collective buffers while it writes them.
+    std::vector<Side*> sides;
+    std::vector<Piece> all;
+    MPI_Offset end = 0;
+    int rc = 0;
+    bool met = false;
+    auto write_domain = [&](const std::vector<std::span<const Piece>>& by_process) {
+      auto buffered = plan_buffered(file, by_process);
+      meeting->shared = buffered;
+      meeting->phase();
+      met = true;
+      if (buffered == nullptr) {
+        std::vector<Piece> domain;
+        for (std::span<const Piece> pieces_of : by_process) {
+          domain.insert(domain.end(), pieces_of.begin(), pieces_of.end());
+        }
+        std::stable_sort(domain.begin(), domain.end(),
+                         [](const Piece& a, const Piece& b) { return a.file < b.file; });
+        return move(file.fd, domain, true) < 0 ? errno : 0;
+      }
+      buffered->run(true);
+      return buffered->error();
+    };
     if (slot == 0) {
-      // The head aggregates its process and takes part in the two-phase exchange.
-      std::vector<Piece> all;
-      const std::vector<Side*> sides = gather(*meeting, all);
-      MPI_Offset end = 0;
-      const int rc = two_phase(file, call, all, write, end);
-      finish(sides, rc, end, write);
+      sides = gather(*meeting, all);
+      rc = two_phase(file, call, all, write, write_domain, end);
     }
+    if (!met) meeting->phase();
+    if (slot != 0) {
+      if (auto* b = static_cast<BufferedWrite*>(meeting->shared.get()); b != nullptr) b->run(false);
+    }
+    if (slot == 0) finish(sides, rc, end, write);
   }
   // Every rank of the process waits for its head (and so for the other processes).
   if (spans) meeting->phase();

@@ -70,4 +70,12 @@ bool collective_buffering(const File& file, bool write) {
   return value == nullptr || *value != "disable";
 }
 
+std::size_t aggregator_processes(const File& file) {
+  const std::string* value = find(file, "cb_nodes");
+  if (value == nullptr) return 0;
+  char* end = nullptr;
+  const long long n = std::strtoll(value->c_str(), &end, 10);
+  return end != value->c_str() && *end == '\0' && n > 0 ? static_cast<std::size_t>(n) : 0;
+}
+
 }  // namespace weft::mpi::io

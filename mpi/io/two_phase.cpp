@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "comm/communicator.h"
+#include "io/hints.h"
 
 namespace weft::mpi::io {
 
@@ -78,7 +79,7 @@ std::vector<std::vector<Piece>> split_domains(const std::vector<Piece>& pieces, 
 }
 
 int two_phase(File& file, std::uint64_t call, const std::vector<Piece>& pieces, bool write,
-              MPI_Offset& end) {
+              const DomainWriter& write_domain, MPI_Offset& end) {
   const Comm& comm = *file.comm;
   const auto processes = comm.groups.ranks.size();
   const auto me = static_cast<std::size_t>(comm.groups.local);
@@ -101,7 +102,13 @@ int two_phase(File& file, std::uint64_t call, const std::vector<Piece>& pieces, 
     high = std::max(high, range[1]);
   }
   // This process's pieces by domain.
-  std::vector<std::vector<Piece>> to = split_domains(pieces, low, high, processes);
+  // The first cb_nodes processes' heads aggregate (all by default). Each process decides alone
+  // where its pieces go and each head moves what it receives, so processes given different
+  // hints still move every piece once.
+  const std::size_t hinted = aggregator_processes(file);
+  const std::size_t aggregators = hinted == 0 ? processes : std::min(hinted, processes);
+  std::vector<std::vector<Piece>> to = split_domains(pieces, low, high, aggregators);
+  to.resize(processes);
   // Round 1: how many pieces go to each domain; round 2: their offsets and lengths.
   for (std::size_t g = 0; g < processes; ++g) {
     send[g] = bytes_of(std::vector<long long>{static_cast<long long>(to[g].size())});
@@ -121,7 +128,6 @@ int two_phase(File& file, std::uint64_t call, const std::vector<Piece>& pieces, 
   exchange(file, message_tag(call, 2), send, receive);
   // The pieces of this domain: this process's own, and every other process's, whose bytes travel
   // in `data[g]` (for a write, what it sent; for a read, what goes back to it).
-  std::vector<Piece> domain = to[me];
   std::vector<std::vector<std::byte>> data(processes);
   std::vector<std::vector<long long>> theirs(processes);
   for (std::size_t g = 0; g < processes; ++g) {
@@ -137,24 +143,36 @@ int two_phase(File& file, std::uint64_t call, const std::vector<Piece>& pieces, 
     // Round 3: the bytes of the pieces sent to each domain.
     for (std::size_t g = 0; g < processes; ++g) {
       send[g].clear();
+      if (g == me) continue;
       for (const Piece& piece : to[g]) {
         send[g].insert(send[g].end(), piece.memory, piece.memory + piece.length);
       }
     }
     exchange(file, message_tag(call, 3), send, data);
   }
+  // The pieces of this domain by process (this process's own point into its ranks' memory).
+  std::vector<std::vector<Piece>> from(processes);
+  from[me] = std::move(to[me]);
   for (std::size_t g = 0; g < processes; ++g) {
     std::size_t at = 0;
     for (std::size_t i = 0; g != me && i < theirs[g].size(); i += 2) {
       const auto length = static_cast<std::size_t>(theirs[g][i + 1]);
-      domain.push_back({theirs[g][i], data[g].data() + at, length});
+      from[g].push_back({theirs[g][i], data[g].data() + at, length});
       at += length;
     }
   }
-  std::stable_sort(domain.begin(), domain.end(),
-                   [](const Piece& a, const Piece& b) { return a.file < b.file; });
   const int fd = file.fd;
-  int error = move(fd, domain, write) < 0 ? errno : 0;
+  int error = 0;
+  if (write) {
+    error = write_domain(std::vector<std::span<const Piece>>(from.begin(), from.end()));
+  } else {
+    std::vector<Piece> domain;
+    for (const auto& pieces_of : from)
+      domain.insert(domain.end(), pieces_of.begin(), pieces_of.end());
+    std::stable_sort(domain.begin(), domain.end(),
+                     [](const Piece& a, const Piece& b) { return a.file < b.file; });
+    error = move(fd, domain, write) < 0 ? errno : 0;
+  }
   struct stat st {};
   if (error == 0 && !write) error = ::fstat(fd, &st) != 0 ? errno : 0;
   end = st.st_size;

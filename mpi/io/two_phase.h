@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <vector>
 
 #include "io/access.h"
@@ -24,10 +26,15 @@ int message_tag(std::uint64_t call, int round);
 std::vector<std::vector<Piece>> split_domains(const std::vector<Piece>& pieces, MPI_Offset low,
                                               MPI_Offset high, std::size_t count);
 
+// Writes the pieces of the head's file domain, given by process in process order (the pieces
+// of each in the order that process sent them); returns an errno or 0.
+using DomainWriter = std::function<int(const std::vector<std::span<const Piece>>& by_process)>;
+
 // Run by the head of each process with all its process's pieces (any order; the memory they
-// point to stays valid until it returns). Returns an errno (0 when every process succeeded) and,
-// for a read, the end of the file in `end`.
+// point to stays valid until it returns); a write of its domain goes through `write_domain`.
+// Returns an errno (0 when every process succeeded) and, for a read, the end of the file in
+// `end`.
 int two_phase(File& file, std::uint64_t call, const std::vector<Piece>& pieces, bool write,
-              MPI_Offset& end);
+              const DomainWriter& write_domain, MPI_Offset& end);
 
 }  // namespace weft::mpi::io

@@ -222,6 +222,82 @@ TEST(FileIo, InterleavedCollectiveWritesWithAndWithoutBuffering) {
   }
 }
 
+// Collective buffers of 4608 bytes (cb_buffer_size 5000 rounded down to the 512-byte striping
+// unit), so that a write crosses many windows, and between processes one aggregator (cb_nodes): a
+// view with a hole after every rank's blocks (the holes keep the file's earlier bytes), a count
+// that ends inside a block, and requests that overlap (inside a process the highest rank's bytes
+// are written; across processes one of the overlapping ranks' bytes).
+TEST(FileIo, CollectiveBuffersKeepHolesOverlapsAndOddSizes) {
+  constexpr int kRanks = 4, kCount = 1001, kTile = 16, kFill = -7;
+  constexpr int kTiles = (kCount + 2) / 3, kInts = kTiles * kTile + 64;
+  TestFile path("buffers");
+  EXPECT_EQ(
+      run_ranks(
+          kRanks, 2,
+          [&](int rank) {
+            MPI_Info info;
+            MPI_Info_create(&info);
+            MPI_Info_set(info, "cb_buffer_size", "5000");
+            MPI_Info_set(info, "striping_unit", "512");
+            // Between processes, the first process's head aggregates every domain.
+            MPI_Info_set(info, "cb_nodes", "1");
+            MPI_File fh = MPI_FILE_NULL;
+            ASSERT_EQ(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR,
+                                    info, &fh),
+                      MPI_SUCCESS);
+            MPI_Info_free(&info);
+            if (rank == 0) {
+              const std::vector<int> fill(kInts, kFill);
+              MPI_File_write_at(fh, 0, fill.data(), kInts, MPI_INT, MPI_STATUS_IGNORE);
+            }
+            MPI_Barrier(MPI_COMM_WORLD);
+            // Rank r writes ints 4r, 4r+1, 4r+2 of every tile of 16; 4r+3 is a hole.
+            MPI_Datatype three, tile;
+            MPI_Type_contiguous(3, MPI_INT, &three);
+            MPI_Type_create_resized(three, 0, kTile * sizeof(int), &tile);
+            MPI_Type_commit(&tile);
+            MPI_File_set_view(fh, rank * 4 * sizeof(int), MPI_INT, tile, "native", MPI_INFO_NULL);
+            std::vector<int> mine(kCount);
+            for (int i = 0; i < kCount; ++i) mine[i] = rank * 100000 + i;
+            MPI_Status status;
+            EXPECT_EQ(MPI_File_write_all(fh, mine.data(), kCount, MPI_INT, &status), MPI_SUCCESS);
+            EXPECT_EQ(count_of(status, MPI_INT), kCount);
+            MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+            std::vector<int> all(kInts, 0);
+            MPI_File_read_at_all(fh, 0, all.data(), kInts, MPI_INT, MPI_STATUS_IGNORE);
+            for (int i = 0; i < kInts; ++i) {
+              const int t = i / kTile, r = i % kTile / 4, k = i % 4, n = t * 3 + k;
+              const int expected = k < 3 && n < kCount ? r * 100000 + n : kFill;
+              ASSERT_EQ(all[i], expected) << "at int " << i;
+            }
+            // Overlapping requests: rank r writes 4000 ints from int 3000 r, so each
+            // overlaps the next rank's by 1000.
+            std::vector<int> chunk(4000);
+            for (int i = 0; i < 4000; ++i) chunk[i] = rank * 100000 + i;
+            EXPECT_EQ(MPI_File_write_at_all(fh, rank * 3000, chunk.data(), 4000, MPI_INT,
+                                            MPI_STATUS_IGNORE),
+                      MPI_SUCCESS);
+            std::vector<int> back(3000 * (kRanks - 1) + 4000, 0);
+            MPI_File_read_at_all(fh, 0, back.data(), static_cast<int>(back.size()), MPI_INT,
+                                 MPI_STATUS_IGNORE);
+            for (int i = 0; i < static_cast<int>(back.size()); ++i) {
+              const int highest = std::min(i / 3000, kRanks - 1);
+              const int lower = i % 3000 < 1000 && highest > 0 ? highest - 1 : highest;
+              const int one_process = highest * 100000 + i - highest * 3000;
+              const int other = lower * 100000 + i - lower * 3000;
+              if (weft::testing::test_processes() == 1) {
+                ASSERT_EQ(back[i], one_process) << "at int " << i;
+              } else {
+                ASSERT_TRUE(back[i] == one_process || back[i] == other) << "at int " << i;
+              }
+            }
+            MPI_Type_free(&three);
+            MPI_Type_free(&tile);
+            MPI_File_close(&fh);
+          }),
+      0);
+}
+
 // Two NUMA nodes in one process: one aggregator per node, each moving its file domain from the
 // buffers of every rank. The pieces interleave rank by rank, so both domains hold every rank's.
 TEST(FileIo, OneAggregatorPerNumaNode) {

@@ -1,0 +1,336 @@
+#include "io/collective_buffer.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "weft/io.h"
+#include "weft/this_thread.h"
+
+namespace weft::mpi::io {
+namespace {
+
+// A hint's value as a positive byte count, or 0 when it is absent or not one.
+std::size_t hint_bytes(const File& file, const std::string& key) {
+  for (const auto& [k, v] : file.hints) {
+    if (k != key) continue;
+    char* end = nullptr;
+    const long long n = std::strtoll(v.c_str(), &end, 10);
+    return end != v.c_str() && *end == '\0' && n > 0 ? static_cast<std::size_t>(n) : 0;
+  }
+  return 0;
+}
+
+// Collective buffers are kept between calls: a fresh one would take a page fault per page of
+// every call (the kernel zeroing it), about a tenth of the time of the write it buffers.
+class BufferPool {
+ public:
+  std::byte* take(std::size_t bytes) {
+    {
+      std::lock_guard lock(mutex_);
+      for (auto it = free_.begin(); it != free_.end(); ++it) {
+        if (it->first != bytes) continue;
+        std::byte* buffer = it->second.release();
+        free_.erase(it);
+        return buffer;
+      }
+    }
+    return new std::byte[bytes];
+  }
+  void give(std::byte* buffer, std::size_t bytes) {
+    std::unique_ptr<std::byte[]> owned(buffer);
+    std::lock_guard lock(mutex_);
+    // Enough for two collective writes at once; a program changing cb_buffer_size ages the rest.
+    if (free_.size() >= 4) free_.erase(free_.begin());
+    free_.emplace_back(bytes, std::move(owned));
+  }
+
+ private:
+  Mutex mutex_;
+  std::vector<std::pair<std::size_t, std::unique_ptr<std::byte[]>>> free_;
+};
+
+BufferPool& pool() {
+  static BufferPool instance;
+  return instance;
+}
+
+MPI_Offset end_of(const Piece& piece) {
+  return piece.file + static_cast<MPI_Offset>(piece.length);
+}
+
+}  // namespace
+
+BufferGeometry buffer_geometry(const File& file) {
+  BufferGeometry g;
+  g.alignment = hint_bytes(file, "striping_unit");
+  if (g.alignment == 0) {
+    struct stat st {};
+    g.alignment = ::fstat(file.fd, &st) == 0 && st.st_blksize > 0
+                      ? static_cast<std::size_t>(st.st_blksize)
+                      : 4096;
+  }
+  std::size_t buffer = hint_bytes(file, "cb_buffer_size");
+  if (buffer == 0) buffer = kDefaultBufferBytes;
+  g.buffer_bytes = std::max(g.alignment, buffer / g.alignment * g.alignment);
+  return g;
+}
+
+// One window of the file: [start, end) of the bytes the call touches, and after its plan the
+// ranges its pieces cover (the holes between them are not written).
+struct BufferedWrite::Window {
+  MPI_Offset start = 0, end = 0;
+  std::vector<std::pair<MPI_Offset, MPI_Offset>> covered;
+  bool planned = false;
+  bool overlap = false;  // pieces of several runs overlap: one participant fills it, in order
+  std::size_t fills_done = 0;
+  bool filled = false;
+};
+
+BufferedWrite::BufferedWrite(int fd, const std::vector<std::span<const Piece>>& sources,
+                             const BufferGeometry& geometry)
+    : fd_(fd), window_bytes_(geometry.buffer_bytes) {
+  low_ = std::numeric_limits<MPI_Offset>::max();
+  high_ = 0;
+  for (std::span<const Piece> source : sources) {
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i < source.size(); ++i) {
+      low_ = std::min(low_, source[i].file);
+      high_ = std::max(high_, end_of(source[i]));
+      if (i > begin && source[i].file < end_of(source[i - 1])) {
+        runs_.push_back(source.subspan(begin, i - begin));
+        begin = i;
+      }
+    }
+    if (begin < source.size()) runs_.push_back(source.subspan(begin));
+  }
+  if (low_ >= high_) return;
+  const auto alignment = static_cast<MPI_Offset>(geometry.alignment);
+  const auto size = static_cast<MPI_Offset>(window_bytes_);
+  base_ = low_ / alignment * alignment;
+  const auto count = static_cast<std::size_t>((high_ - base_ + size - 1) / size);
+  windows_.resize(count);
+  for (std::size_t w = 0; w < count; ++w) {
+    const MPI_Offset start = base_ + static_cast<MPI_Offset>(w) * size;
+    windows_[w].start = std::max(low_, start);
+    windows_[w].end = std::min(high_, start + size);
+  }
+  for (std::byte*& buffer : buffers_) buffer = pool().take(window_bytes_);
+}
+
+BufferedWrite::~BufferedWrite() {
+  for (std::byte* buffer : buffers_) {
+    if (buffer != nullptr) pool().give(buffer, window_bytes_);
+  }
+}
+
+std::byte* BufferedWrite::buffer_of(std::size_t w) const {
+  return buffers_[w % 2];
+}
+
+// The tasks: each window's plan (handed out up to two windows ahead of the fills), then its
+// fills, one run of pieces each, once its plan is known and its buffer is free again (the write
+// of the window two before it is done).
+constexpr std::size_t kPlan = std::numeric_limits<std::size_t>::max();
+
+bool BufferedWrite::take(Task& task) {
+  if (next_plan_ < windows_.size() && next_plan_ < fill_window_ + 2) {
+    task = {next_plan_++, kPlan};
+    return true;
+  }
+  if (fill_window_ == windows_.size() || fill_window_ >= written_ + 2) return false;
+  Window& window = windows_[fill_window_];
+  if (!window.planned) return false;
+  // A window whose runs overlap is one task: every run in order, so the later one's bytes stay.
+  const std::size_t tasks = window.overlap ? 1 : runs_.size();
+  task = {fill_window_, next_task_};
+  if (++next_task_ == tasks) {
+    next_task_ = 0;
+    ++fill_window_;
+  }
+  return true;
+}
+
+void BufferedWrite::perform(const Task& task) {
+  if (task.index == kPlan) {
+    plan(task.window);
+  } else if (windows_[task.window].overlap) {
+    for (std::size_t r = 0; r < runs_.size(); ++r) fill(task.window, r);
+  } else {
+    fill(task.window, task.index);
+  }
+}
+
+void BufferedWrite::finish(const Task& task) {
+  Window& window = windows_[task.window];
+  if (task.index == kPlan) {
+    window.planned = true;
+    fillable_.notify_all();
+    writable_.notify_one();  // the writer helps fill while it has nothing to write
+  } else if (++window.fills_done == (window.overlap ? 1 : runs_.size())) {
+    window.filled = true;
+    while (ready_ < windows_.size() && windows_[ready_].filled) ++ready_;
+    writable_.notify_one();
+  }
+}
+
+// The fillers wait for work (a window planned, a buffer written) and the writer for a filled
+// window, on conditions of their own: a rank finishing a copy wakes nobody unless it completes
+// a window, which with tens of ranks matters.
+void BufferedWrite::run(bool writer) {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (writer && ready_ > written_) {
+      const std::size_t w = written_;
+      lock.unlock();
+      if (error_ == 0) write(w);
+      lock.lock();
+      ++written_;
+      fillable_.notify_all();
+      continue;
+    }
+    if (writer ? written_ == windows_.size() : fill_window_ == windows_.size()) return;
+    Task task{};
+    if (take(task)) {
+      // The last task handed out: the waiting fillers may leave.
+      if (fill_window_ == windows_.size()) fillable_.notify_all();
+      lock.unlock();
+      perform(task);
+      // Threads are not preempted: a writer whose pwrite has returned on this core must not wait
+      // for all the windows to be filled to write the next one.
+      if (!writer) this_thread::yield();
+      lock.lock();
+      finish(task);
+      continue;
+    }
+    (writer ? writable_ : fillable_).wait(lock);
+  }
+}
+
+// The ranges the window's pieces cover, following the chain of pieces that start where the
+// previous one ended (in a regular interleaving the run that came next last time usually comes
+// next again); a piece that starts before the end of the previous one is an overlap, and the
+// window's ranges are then found by sorting.
+void BufferedWrite::plan(std::size_t w) {
+  Window& window = windows_[w];
+  const MPI_Offset start = window.start, end = window.end;
+  struct Cursor {
+    const Piece* at;
+    const Piece* end;
+  };
+  std::vector<Cursor> cursors;
+  for (std::span<const Piece> run : runs_) {
+    const Piece* first = std::partition_point(run.data(), run.data() + run.size(),
+                                              [&](const Piece& p) { return end_of(p) <= start; });
+    const Piece* last = std::partition_point(first, run.data() + run.size(),
+                                             [&](const Piece& p) { return p.file < end; });
+    if (first != last) cursors.push_back({first, last});
+  }
+  auto clipped_start = [&](const Cursor& c) { return std::max(c.at->file, start); };
+  std::vector<std::size_t> follows(cursors.size(), 0);
+  std::vector<std::pair<MPI_Offset, MPI_Offset>> covered;
+  MPI_Offset at = start;
+  std::size_t last = cursors.size();
+  for (;;) {
+    std::size_t next = cursors.size();
+    if (last < cursors.size()) {
+      const std::size_t guess = follows[last];
+      const Cursor& c = cursors[guess];
+      if (c.at != c.end && clipped_start(c) == at) next = guess;
+    }
+    if (next == cursors.size()) {
+      MPI_Offset lowest = std::numeric_limits<MPI_Offset>::max();
+      for (std::size_t i = 0; i < cursors.size(); ++i) {
+        if (cursors[i].at != cursors[i].end && clipped_start(cursors[i]) < lowest) {
+          lowest = clipped_start(cursors[i]);
+          next = i;
+        }
+      }
+      if (next == cursors.size()) break;
+      if (!covered.empty() && lowest < at) {
+        window.overlap = true;
+        break;
+      }
+      if (covered.empty() || lowest > at) covered.emplace_back(lowest, lowest);
+    }
+    if (last < cursors.size()) follows[last] = next;
+    Cursor& c = cursors[next];
+    at = std::min(end_of(*c.at), end);
+    covered.back().second = at;
+    ++c.at;
+    last = next;
+  }
+  if (window.overlap) {
+    covered.clear();
+    for (std::span<const Piece> run : runs_) {
+      for (const Piece& p : run) {
+        const MPI_Offset from = std::max(p.file, start), to = std::min(end_of(p), end);
+        if (from < to) covered.emplace_back(from, to);
+      }
+    }
+    std::sort(covered.begin(), covered.end());
+    std::size_t kept = 0;
+    for (const auto& range : covered) {
+      if (kept > 0 && range.first <= covered[kept - 1].second) {
+        covered[kept - 1].second = std::max(covered[kept - 1].second, range.second);
+      } else {
+        covered[kept++] = range;
+      }
+    }
+    covered.resize(kept);
+  }
+  window.covered = std::move(covered);
+}
+
+void BufferedWrite::fill(std::size_t w, std::size_t r) {
+  const Window& window = windows_[w];
+  const MPI_Offset origin = base_ + static_cast<MPI_Offset>(w * window_bytes_);
+  std::span<const Piece> run = runs_[r];
+  const Piece* p =
+      std::partition_point(run.data(), run.data() + run.size(),
+                           [&](const Piece& piece) { return end_of(piece) <= window.start; });
+  std::byte* buffer = buffer_of(w);
+  for (; p != run.data() + run.size() && p->file < window.end; ++p) {
+    const MPI_Offset from = std::max(p->file, window.start);
+    const MPI_Offset to = std::min(end_of(*p), window.end);
+    std::memcpy(buffer + (from - origin), p->memory + (from - p->file),
+                static_cast<std::size_t>(to - from));
+  }
+}
+
+void BufferedWrite::write(std::size_t w) {
+  const Window& window = windows_[w];
+  const MPI_Offset origin = base_ + static_cast<MPI_Offset>(w * window_bytes_);
+  const std::byte* buffer = buffer_of(w);
+  auto write_ranges = [&]() -> int {
+    for (auto [from, to] : window.covered) {
+      while (from < to) {
+        const ssize_t n =
+            ::pwrite(fd_, buffer + (from - origin), static_cast<std::size_t>(to - from), from);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return errno;
+        if (n == 0) return ENOSPC;
+        from += n;
+      }
+    }
+    return 0;
+  };
+  // A large write may wait for the kernel's write-back: on a spare kernel thread, so that the
+  // writer's core fills the next window meanwhile (move() in access.h).
+  int error = 0;
+  if (static_cast<std::size_t>(window.end - window.start) < kDirectWriteBytes) {
+    error = write_ranges();
+  } else {
+    error = weft::io::blocking_call(write_ranges);
+  }
+  if (error != 0) error_ = error;
+}
+
+}  // namespace weft::mpi::io

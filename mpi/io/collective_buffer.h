@@ -1,0 +1,88 @@
+// ROMIO's collective buffering, pipelined: the pieces of a collective write are copied into a
+// collective buffer one file window (cb_buffer_size bytes, aligned to the file system's block or
+// the striping unit) at a time, and each full window goes to the file as one large aligned
+// pwrite. Two buffers alternate: while the writer's pwrite of window w runs on a spare kernel
+// thread (the I/O manager's hand-off, so the writer's core is free), the other participants
+// (the ranks of the process) copy the pieces of window w + 1 into the other buffer, each taking
+// one list of pieces at a time.
+//
+// The kernel's cost of a pwritev grows with its vectors (each is copied into the page cache on
+// its own); the participants' copies cost about as much but run in parallel with the kernel's
+// copy of the previous window, so the file sees one large write per window.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "io/access.h"
+#include "io/file.h"
+#include "weft/sync.h"
+
+namespace weft::mpi::io {
+
+// The size of a collective buffer (the cb_buffer_size hint, else kDefaultBufferBytes) and the
+// alignment of the file windows (the striping_unit hint, else the file system's block size).
+struct BufferGeometry {
+  std::size_t buffer_bytes = 0;  // a multiple of `alignment`
+  std::size_t alignment = 0;
+};
+inline constexpr std::size_t kDefaultBufferBytes = std::size_t{4} << 20;
+BufferGeometry buffer_geometry(const File& file);
+
+// One collective write carried out by a fixed set of participants (weft threads) that all call
+// run(); exactly one of them is the writer.
+class BufferedWrite {
+ public:
+  // `sources`: lists of pieces in any order (each is cut here into runs whose pieces increase in
+  // file offset without overlapping). Where pieces of several lists overlap, the bytes of the
+  // later list are the ones written. The pieces' memory must stay valid until every participant
+  // has returned from run().
+  BufferedWrite(int fd, const std::vector<std::span<const Piece>>& sources,
+                const BufferGeometry& geometry);
+  ~BufferedWrite();
+  BufferedWrite(const BufferedWrite&) = delete;
+  BufferedWrite& operator=(const BufferedWrite&) = delete;
+
+  // Copies pieces into the buffers (and, for the writer, writes the full windows) until no work
+  // is left; the writer returns when every window is in the file or one failed.
+  void run(bool writer);
+  // 0, or the errno of the first failed write (the windows after it are not written).
+  int error() const { return error_; }
+
+ private:
+  struct Window;
+  struct Task {
+    std::size_t window;
+    std::size_t index;  // a run of sources_, or sources_.size() for the window's plan
+  };
+
+  bool take(Task& task);  // under mutex_
+  void perform(const Task& task);
+  void finish(const Task& task);  // under mutex_
+  void plan(std::size_t w);
+  void fill(std::size_t w, std::size_t run);
+  void write(std::size_t w);
+  std::byte* buffer_of(std::size_t w) const;
+
+  int fd_;
+  std::vector<std::span<const Piece>> runs_;  // sorted, non-overlapping
+  MPI_Offset base_ = 0;                       // the first window's start (aligned)
+  MPI_Offset low_ = 0, high_ = 0;             // the bytes the call touches
+  std::size_t window_bytes_ = 0;
+  std::vector<Window> windows_;
+  std::byte* buffers_[2] = {nullptr, nullptr};
+
+  Mutex mutex_;
+  ConditionVariable fillable_;
+  ConditionVariable writable_;
+  std::size_t next_plan_ = 0;    // the next window to plan
+  std::size_t fill_window_ = 0;  // whose fills are being handed out
+  std::size_t next_task_ = 0;    // in fill_window_
+  std::size_t ready_ = 0;        // windows [0, ready_) are filled
+  std::size_t written_ = 0;      // windows [0, written_) are in the file (or skipped)
+  int error_ = 0;
+};
+
+}  // namespace weft::mpi::io
