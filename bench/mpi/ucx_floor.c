@@ -41,7 +41,8 @@ static void die(const char* who, const char* call, ucs_status_t status) {
   exit(1);
 }
 
-static void send_one(ucp_worker_h worker, ucp_ep_h ep, const char* who) {
+/* Not inlined: bench/mpi/ucx_instructions counts their instructions. */
+__attribute__((noinline)) static void send_one(ucp_worker_h worker, ucp_ep_h ep, const char* who) {
   static char header[kHeaderBytes];
   static char payload[8];
   const ucp_request_param_t param = {0};
@@ -53,7 +54,7 @@ static void send_one(ucp_worker_h worker, ucp_ep_h ep, const char* who) {
   ucp_request_free(request);
 }
 
-static void receive_one(ucp_worker_h worker) {
+__attribute__((noinline)) static void receive_one(ucp_worker_h worker) {
   const long want = arrived + 1;
   while (arrived < want) ucp_worker_progress(worker);
 }
