@@ -798,9 +798,14 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
 
 bool Transport::progress_for_rank() {
   // relaxed, a load and a store: a hint for the source's busy(), which only asks whether the
-  // count moved; ranks polling at once may lose an increment, not the move.
-  impl_->rank_polls.store(impl_->rank_polls.load(std::memory_order_relaxed) + 1,
-                          std::memory_order_relaxed);
+  // count moved since it last looked. Moved once per look, not at every poll, so that ranks
+  // polling on several cores do not pass the line around; ranks polling at once may lose an
+  // increment, not the move.
+  Impl& impl = *impl_;
+  const std::uint64_t polls = impl.rank_polls.load(std::memory_order_relaxed);
+  if (polls == impl.rank_polls_seen.load(std::memory_order_relaxed)) {
+    impl.rank_polls.store(polls + 1, std::memory_order_relaxed);
+  }
   return progress();
 }
 
