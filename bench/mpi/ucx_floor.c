@@ -5,7 +5,12 @@
  * it beside the MPI figures. Plain C and UCX, no MPI.
  *
  * usage: ucx_floor; prints `RESULT latency_ucx_floor_8B <us> us` (half a round trip, the median of
- * 5 batches). */
+ * 5 batches).
+ *
+ * `ucx_floor lockstep <trips>` times nothing: it does <trips> round trips in lock step, as
+ * bench/mpi/lockstep.c does with MPI, for counting instructions under callgrind
+ * (bench/mpi/ucx_instructions): each side waits for the other's word on the pipes before it
+ * polls, so that one progress call finds each message and no wait spins. */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdio.h>
@@ -36,18 +41,20 @@ static void die(const char* who, const char* call, ucs_status_t status) {
   exit(1);
 }
 
-static void send_one(ucp_worker_h worker, ucp_ep_h ep, const char* who) {
+/* Not inlined: bench/mpi/ucx_instructions counts their instructions. */
+__attribute__((noinline)) static void send_one(ucp_worker_h worker, ucp_ep_h ep, const char* who) {
   static char header[kHeaderBytes];
   static char payload[8];
   const ucp_request_param_t param = {0};
-  void* request = ucp_am_send_nbx(ep, kAmId, header, sizeof header, payload, sizeof payload, &param);
+  void* request =
+      ucp_am_send_nbx(ep, kAmId, header, sizeof header, payload, sizeof payload, &param);
   if (UCS_PTR_IS_ERR(request)) die(who, "ucp_am_send_nbx", UCS_PTR_STATUS(request));
   if (request == NULL) return;
   while (ucp_request_check_status(request) == UCS_INPROGRESS) ucp_worker_progress(worker);
   ucp_request_free(request);
 }
 
-static void receive_one(ucp_worker_h worker) {
+__attribute__((noinline)) static void receive_one(ucp_worker_h worker) {
   const long want = arrived + 1;
   while (arrived < want) ucp_worker_progress(worker);
 }
@@ -57,7 +64,14 @@ static int compare(const void* a, const void* b) {
   return (x > y) - (x < y);
 }
 
-int main(void) {
+int main(int argc, char** argv) {
+  long lockstep_trips = 0;
+  if (argc == 3 && strcmp(argv[1], "lockstep") == 0) {
+    lockstep_trips = atol(argv[2]);
+  } else if (argc != 1) {
+    fprintf(stderr, "usage: ucx_floor [lockstep <trips>]\n");
+    return 2;
+  }
   int to_child[2], to_parent[2];
   if (pipe(to_child) != 0 || pipe(to_parent) != 0) {
     perror("ucx_floor: pipe");
@@ -120,8 +134,22 @@ int main(void) {
   status = ucp_ep_create(worker, &ep_params, &ep);
   if (status != UCS_OK) die(who, "ucp_ep_create", status);
 
+  char token = 0;
+  for (long trip = 0; trip < lockstep_trips; ++trip) {
+    if (pinger) {
+      send_one(worker, ep, who);
+      pipe_write_all(kProgram, out, &token, 1);
+      pipe_read_all(kProgram, in, &token, 1);
+      receive_one(worker);
+    } else {
+      pipe_read_all(kProgram, in, &token, 1);
+      receive_one(worker);
+      send_one(worker, ep, who);
+      pipe_write_all(kProgram, out, &token, 1);
+    }
+  }
   double one_way[kBatches];
-  for (int batch = -1; batch < kBatches; ++batch) {
+  for (int batch = lockstep_trips > 0 ? kBatches : -1; batch < kBatches; ++batch) {
     const int trips = batch < 0 ? kWarmup : kTrips;
     struct timespec start, end;
     clock_gettime(CLOCK_MONOTONIC, &start);
@@ -155,6 +183,7 @@ int main(void) {
     fprintf(stderr, "ucx_floor: the echo process failed\n");
     return 1;
   }
+  if (lockstep_trips > 0) return 0;
   qsort(one_way, kBatches, sizeof one_way[0], compare);
   printf("RESULT latency_ucx_floor_8B %.4g us\n", one_way[kBatches / 2]);
   return 0;

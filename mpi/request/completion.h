@@ -114,6 +114,8 @@ class SpinBudget {
   // and the I/O manager's poll at a switch (a system call, a few us on a VM).
   static constexpr std::int64_t kTurnOfComputingNs = 10'000;
   static constexpr int kSkippedSpins = 16;
+  // Transport polls per yield when the core runs nobody else (spin_until).
+  static constexpr int kPollsPerYield = 8;
   bool keep_spinning(std::int64_t start_ns) noexcept;
   void succeeded() noexcept;
   std::int64_t limit() const noexcept { return limit_ns_.load(std::memory_order_relaxed); }
@@ -139,8 +141,22 @@ bool SpinBudget::spin_until(Pred&& pred) noexcept {
   // costs as much as a yield that finds nothing else to run).
   bool others = true;
   for (unsigned round = 1;; ++round) {
-    if (progress_ != nullptr) progress_(progress_context_);
-    if (pred()) {
+    if (progress_ != nullptr) {
+      // While the core has nothing else to run (the last yield ran nobody), poll the transport
+      // several times per yield: a yield runs the switch hooks and every 16th one the
+      // processor's housekeeping, which made a round several times the cost of one poll, and
+      // a message that arrives during a round is seen only at the next poll.
+      const int polls = others ? 1 : kPollsPerYield;
+      bool met = false;
+      for (int poll = 0; poll < polls && !met; ++poll) {
+        progress_(progress_context_);
+        met = pred();
+      }
+      if (met) {
+        succeeded();
+        return true;
+      }
+    } else if (pred()) {
       succeeded();
       return true;
     }

@@ -78,32 +78,15 @@ void check(std::string_view call, ucs_status_t status) {
 // the loss of `process` (its error callback may come later). Returns otherwise, or while closing.
 void lost_in_operation(Transport::Impl& impl, int process, ucs_status_t status);
 
-// One send in flight: what its completion callback needs, and what UCX reads until then.
+// One send in flight: what its completion callback needs, and what UCX reads until then (the
+// header: UCX 1.13 has no flag to copy it). Kept in the transport's pool between sends.
 struct SendInFlight {
-  std::atomic<int>* in_flight;
   Transport::Impl* impl;
   int process;
   Request* request;
   WireHeader header;
   std::unique_ptr<char[]> packed;  // a non-contiguous send's data, packed
 };
-
-void send_done(void* ucx_request, ucs_status_t status, void* user_data) {
-  std::unique_ptr<SendInFlight> sent(static_cast<SendInFlight*>(user_data));
-  // The receiver withdrew the rendezvous message for MPI_Cancel and released its descriptor
-  // unread, which UCX 1.13 reports as UCS_OK (later ones as UCS_ERR_CANCELED); MPI_Cancel marks
-  // the status when the answer comes.
-  const bool fine = status == UCS_OK || status == UCS_ERR_CANCELED;
-  if (!fine) lost_in_operation(*sent->impl, sent->process, status);
-  sent->request->status.MPI_ERROR = fine ? MPI_SUCCESS : MPI_ERR_OTHER;
-  if (!fine) sent->request->transport_failure = ucs_status_string(status);  // a static string
-  if (ucx_request != nullptr) {
-    ucp_request_free(ucx_request);
-    // relaxed: a hint for arm(), which runs under the same lock as this callback.
-    sent->in_flight->fetch_sub(1, std::memory_order_relaxed);
-  }
-  finish(*sent->request);
-}
 
 // A rendezvous message queued in an engine: its data is still in the sending process.
 struct RemoteMessage : weft_mpi_message {
@@ -187,11 +170,19 @@ struct Transport::Impl {
   std::vector<CancelHeader> cancels;
   // UCX runs serialized: every call is made under this lock.
   detail::SpinLock lock;
+  // Records of sends in flight, given back when they complete: a send allocates nothing in the
+  // steady state. Under lock.
+  std::vector<std::unique_ptr<SendInFlight>> spare_sends;
+  static constexpr std::size_t kMaxSpareSends = 256;
   // Sends and fetches UCX has not completed yet. Their completion comes from progress, which no
   // event descriptor announces: while there are some, the worker must be polled, not blocked on.
   std::atomic<int> in_flight{0};
-  // When a rank last progressed the worker itself (progress_for_rank).
-  std::atomic<std::int64_t> rank_polled_ns{0};
+  // How often ranks progressed the worker themselves (progress_for_rank), and when busy() last
+  // saw that count move: the clock is read by the I/O manager's rare busy() calls, not by every
+  // spin round of a waiting rank. relaxed: hints, as busy() says.
+  std::atomic<std::uint64_t> rank_polls{0};
+  std::atomic<std::uint64_t> rank_polls_seen{0};
+  std::atomic<std::int64_t> rank_polls_moved_ns{0};
   // What the I/O manager blocks on: an epoll set of the worker's event descriptor and `kick`,
   // written when an operation goes in flight so that a manager blocked meanwhile re-arms, sees
   // it and polls instead.
@@ -249,6 +240,24 @@ struct Transport::Impl {
     const std::uint64_t one = 1;
     [[maybe_unused]] const ssize_t wrote = ::write(kick, &one, sizeof one);
   }
+  // Under lock: a send record from the pool, and one given back.
+  SendInFlight* take_send() {
+    if (spare_sends.empty()) return new SendInFlight{this, -1, nullptr, {}, nullptr};
+    SendInFlight* sent = spare_sends.back().release();
+    spare_sends.pop_back();
+    return sent;
+  }
+  void give_back(SendInFlight* sent) {
+    sent->packed.reset();
+    if (spare_sends.size() < kMaxSpareSends) {
+      spare_sends.emplace_back(sent);
+    } else {
+      delete sent;
+    }
+  }
+  // UCX's completion of a send that went in flight, under lock (from progress; or from closing
+  // the endpoints, at the end).
+  static void on_send_done(void* ucx_request, ucs_status_t status, void* user_data);
   void start_fetch(std::unique_ptr<Fetch> fetch);
   void run_deferred();
   // Under lock: one ucp_worker_progress and what it deferred.
@@ -303,6 +312,24 @@ void lost_in_operation(Transport::Impl& impl, int process, ucs_status_t status) 
 }
 
 }  // namespace
+
+void Transport::Impl::on_send_done(void* ucx_request, ucs_status_t status, void* user_data) {
+  auto* sent = static_cast<SendInFlight*>(user_data);
+  Impl& impl = *sent->impl;
+  Request& request = *sent->request;
+  // The receiver withdrew the rendezvous message for MPI_Cancel and released its descriptor
+  // unread, which UCX 1.13 reports as UCS_OK (later ones as UCS_ERR_CANCELED); MPI_Cancel marks
+  // the status when the answer comes.
+  const bool fine = status == UCS_OK || status == UCS_ERR_CANCELED;
+  if (!fine) lost_in_operation(impl, sent->process, status);
+  request.status.MPI_ERROR = fine ? MPI_SUCCESS : MPI_ERR_OTHER;
+  if (!fine) request.transport_failure = ucs_status_string(status);  // a static string
+  ucp_request_free(ucx_request);
+  // relaxed: a hint for arm(), which runs under the same lock as this callback.
+  impl.in_flight.fetch_sub(1, std::memory_order_relaxed);
+  impl.give_back(sent);
+  finish(request);
+}
 
 void Transport::Impl::on_endpoint_failure(void* arg, ucp_ep_h ep, ucs_status_t status) {
   auto& impl = *static_cast<Impl*>(arg);
@@ -401,8 +428,8 @@ void Transport::Impl::run_deferred() {
 
 unsigned Transport::Impl::progress_locked() {
   const unsigned events = ucp_worker_progress(worker);
-  run_deferred();
-  answer_cancels();
+  if (!deferred.empty()) run_deferred();
+  if (!cancels.empty()) answer_cancels();
   return events;
 }
 
@@ -622,8 +649,15 @@ void Transport::connect(Bootstrap& bootstrap) {
   // relaxed: hints; a poll that finds them stale runs one progress for nothing, or blocks a
   // little later.
   spec.busy = [&impl] {
-    return impl.in_flight.load(std::memory_order_relaxed) != 0 ||
-           monotonic_ns() - impl.rank_polled_ns.load(std::memory_order_relaxed) < kRanksPollNs;
+    if (impl.in_flight.load(std::memory_order_relaxed) != 0) return true;
+    const std::int64_t now = monotonic_ns();
+    const std::uint64_t polls = impl.rank_polls.load(std::memory_order_relaxed);
+    if (polls != impl.rank_polls_seen.load(std::memory_order_relaxed)) {
+      impl.rank_polls_seen.store(polls, std::memory_order_relaxed);
+      impl.rank_polls_moved_ns.store(now, std::memory_order_relaxed);
+      return true;
+    }
+    return now - impl.rank_polls_moved_ns.load(std::memory_order_relaxed) < kRanksPollNs;
   };
   // UCX arms only a worker that progress found idle: one progress call handles a bounded number
   // of events, and arming with more queued would sleep on messages already there.
@@ -690,14 +724,13 @@ Transport::~Transport() {
 std::string Transport::send(Request& send, int dest_world_rank, const Envelope& envelope,
                             std::uint64_t* queued_key) {
   Impl& impl = *impl_;
-  auto sent = std::make_unique<SendInFlight>();
-  sent->request = &send;
   const void* data = send.buffer;
   const Datatype& type = *send.datatype;
+  std::unique_ptr<char[]> packed;
   if (envelope.bytes > 0 && !type.contiguous()) {
-    sent->packed.reset(new char[envelope.bytes]);
-    pack(send.buffer, static_cast<std::size_t>(send.count), type, sent->packed.get());
-    data = sent->packed.get();
+    packed.reset(new char[envelope.bytes]);
+    pack(send.buffer, static_cast<std::size_t>(send.count), type, packed.get());
+    data = packed.get();
   } else if (envelope.bytes > 0) {
     data = static_cast<const char*>(send.buffer) + type.true_lb();
   }
@@ -711,25 +744,12 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
     wire_bytes = 1;
   }
   const int process = impl.world.process_of(dest_world_rank);
-  WireHeader& header = sent->header;
-  header = WireHeader{0,
-                      envelope.bytes,
-                      envelope.context,
-                      envelope.source,
-                      envelope.tag,
-                      dest_world_rank,
-                      impl.world.process()};
   ucp_request_param_t param{};
   param.op_attr_mask =
       UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-  param.cb.send = &send_done;
+  param.cb.send = &Impl::on_send_done;
   param.flags =
       synchronous || wire_bytes > impl.eager_limit ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
-  sent->in_flight = &impl.in_flight;
-  sent->impl = &impl;
-  sent->process = process;
-  SendInFlight* raw = sent.release();
-  param.user_data = raw;
   ucs_status_ptr_t status;
   {
     Impl::Serialized serialized(impl);
@@ -737,32 +757,55 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
     try {
       ep = impl.endpoint(process);
     } catch (const Error& error) {
-      delete raw;
       return error.what();
     }
-    header.sequence = impl.next_sequence[static_cast<std::size_t>(process)]++;
+    SendInFlight* sent = impl.take_send();
+    sent->process = process;
+    sent->request = &send;
+    sent->packed = std::move(packed);
+    WireHeader& header = sent->header;
+    header = WireHeader{impl.next_sequence[static_cast<std::size_t>(process)]++,
+                        envelope.bytes,
+                        envelope.context,
+                        envelope.source,
+                        envelope.tag,
+                        dest_world_rank,
+                        impl.world.process()};
     if (queued_key != nullptr) *queued_key = remote_message_key(header.process, header.sequence);
     if (trace::enabled(trace::Category::message)) [[unlikely]]
       trace::message_sent(trace::remote_message_id(header.process, process, header.sequence),
                           {send.peer, envelope.tag, envelope.bytes, envelope.context});
+    param.user_data = sent;
     status = ucp_am_send_nbx(ep, kMessageId, &header, sizeof header, data, wire_bytes, &param);
-    if (!UCS_PTR_IS_ERR(status) && status != nullptr) {
+    if (status == nullptr || UCS_PTR_IS_ERR(status)) {
+      // Done (an eager message UCX copied out at once) or refused: UCX keeps nothing of it.
+      impl.give_back(sent);
+    } else {
       impl.went_in_flight();
       impl.progress_locked();
     }
   }
   if (UCS_PTR_IS_ERR(status)) {
-    delete raw;
     return ucx_failure("ucp_am_send_nbx (to process " + std::to_string(process) + ")",
                        UCS_PTR_STATUS(status));
   }
-  if (status == nullptr) send_done(nullptr, UCS_OK, raw);
+  if (status == nullptr) {
+    send.status.MPI_ERROR = MPI_SUCCESS;
+    finish(send);
+  }
   return {};
 }
 
 bool Transport::progress_for_rank() {
-  // relaxed: a hint for the source's busy(); see there.
-  impl_->rank_polled_ns.store(monotonic_ns(), std::memory_order_relaxed);
+  // relaxed, a load and a store: a hint for the source's busy(), which only asks whether the
+  // count moved since it last looked. Moved once per look, not at every poll, so that ranks
+  // polling on several cores do not pass the line around; ranks polling at once may lose an
+  // increment, not the move.
+  Impl& impl = *impl_;
+  const std::uint64_t polls = impl.rank_polls.load(std::memory_order_relaxed);
+  if (polls == impl.rank_polls_seen.load(std::memory_order_relaxed)) {
+    impl.rank_polls.store(polls + 1, std::memory_order_relaxed);
+  }
   return progress();
 }
 
