@@ -212,6 +212,7 @@ void Manager::link(FdWait* wait) noexcept {
   waits_ = wait;
   pending_.fetch_add(1, std::memory_order_relaxed);
   if (!wait->armed) polled_waits_.fetch_add(1, std::memory_order_relaxed);
+  update_sleep_early();
 }
 
 void Manager::unlink(FdWait* wait) noexcept {
@@ -223,6 +224,7 @@ void Manager::unlink(FdWait* wait) noexcept {
   if (wait->next != nullptr) wait->next->prev = wait->prev;
   pending_.fetch_sub(1, std::memory_order_relaxed);
   if (!wait->armed) polled_waits_.fetch_sub(1, std::memory_order_relaxed);
+  update_sleep_early();
   // The spare thread still unblocks the signals this wait let through: it rebuilds its set, so
   // that a signal the program blocks again is not caught there for nobody.
   if (wait->masked) wake_blocker_locked();
@@ -245,10 +247,18 @@ void Manager::complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexc
 }
 
 void Manager::note_event_age(std::int64_t age_ns) noexcept {
-  if (hooks_of_scheduler_ == nullptr) return;
   // The last event decides: a peer that starts answering fast again is found by the polling
   // round before the sleep, or wakes the sleeping core young, and the spin comes back.
-  hooks_of_scheduler_->set_sleep_early(age_ns > scheduler_spin_ns_);
+  events_late_ = age_ns > scheduler_spin_ns_;
+  update_sleep_early();
+}
+
+void Manager::update_sleep_early() noexcept {
+  // Without polled waits the flag is off: the spin stays for everything else a core waits for
+  // (threads woken from other cores).
+  if (hooks_of_scheduler_ == nullptr) return;
+  hooks_of_scheduler_->set_sleep_early(events_late_ &&
+                                       polled_waits_.load(std::memory_order_relaxed) > 0);
 }
 
 void Manager::run_blocking(void (*body)(void*), void* context) noexcept {
@@ -630,6 +640,7 @@ bool Manager::arm(FdWait* wait) noexcept {
   if (wait->armed) return false;
   wait->armed = true;
   polled_waits_.fetch_sub(1, std::memory_order_relaxed);
+  update_sleep_early();
   return true;
 }
 

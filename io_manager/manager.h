@@ -18,7 +18,6 @@
 #include <thread>
 #include <vector>
 
-#include "hooks.h"
 #include "signal_mask.h"
 #include "spare_threads.h"
 #include "stats.h"
@@ -29,7 +28,8 @@
 
 namespace weft::detail {
 struct Fiber;
-}
+class Hooks;
+}  // namespace weft::detail
 
 namespace weft::io::detail {
 
@@ -137,9 +137,10 @@ class Manager final : public Scheduler::Service {
   void link(FdWait* wait) noexcept;
   void unlink(FdWait* wait) noexcept;
   void complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexcept;
-  // auto: whether idle cores skip their spin (Hooks::set_sleep_early), from how old the last
-  // wait detected was: older than the spin, spinning would not have found it.
+  // auto: whether idle cores skip their spin (Hooks::set_sleep_early): while waits are polled
+  // and the last one detected was older than the spin (spinning would not have found it).
   void note_event_age(std::int64_t age_ns) noexcept;
+  void update_sleep_early() noexcept;
   bool call(SourceEntry& source, const std::function<bool()>& callback) noexcept;
   void sweep_removed() noexcept;
   void wake_blocker_locked() noexcept;
@@ -176,6 +177,7 @@ class Manager final : public Scheduler::Service {
   // wait writes it, so that the core adds the wait to its set.
   int sleeper_wake_fd_ = -1;
   bool sleeper_rebuild_ = false;  // ... and it has done so since the core began to sleep
+  bool events_late_ = false;      // the last wait detected was older than the idle spin
   std::uint64_t generation_ = 0;
 
   // Hints for the hooks, written under lock_ and read without it: a stale value only delays a
