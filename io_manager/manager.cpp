@@ -63,7 +63,6 @@ Manager::Manager(Scheduler& scheduler)
       idle_poll_ns_(scheduler.config().get_int("io.idle_poll_us") * 1000),
       switch_poll_ns_(scheduler.config().get_int("io.switch_poll_us") * 1000),
       timer_poll_ns_(scheduler.config().get_int("io.timer_poll_us") * 1000),
-      scheduler_spin_ns_(scheduler.config().get_int("scheduler.idle_spin_us") * 1000),
       counters_(mode_),
       spare_threads_(static_cast<int>(scheduler.config().get_int("io.spare_threads")), *counters_) {
   // release: a thread that finds the manager sees it constructed.
@@ -242,23 +241,14 @@ void Manager::complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexc
                                      std::memory_order_relaxed);
     counters_->poll_gaps.fetch_add(1, std::memory_order_relaxed);
   }
-  note_event_age(now_ns - wait->registered_ns);
   weft::detail::unpark(wait->fiber, wait->epoch);
-}
-
-void Manager::note_event_age(std::int64_t age_ns) noexcept {
-  // The last event decides: a peer that starts answering fast again is found by the polling
-  // round before the sleep, or wakes the sleeping core young, and the spin comes back.
-  events_late_ = age_ns > scheduler_spin_ns_;
-  update_sleep_early();
 }
 
 void Manager::update_sleep_early() noexcept {
   // Without polled waits the flag is off: the spin stays for everything else a core waits for
   // (threads woken from other cores).
   if (hooks_of_scheduler_ == nullptr) return;
-  hooks_of_scheduler_->set_sleep_early(events_late_ &&
-                                       polled_waits_.load(std::memory_order_relaxed) > 0);
+  hooks_of_scheduler_->set_sleep_early(polled_waits_.load(std::memory_order_relaxed) > 0);
 }
 
 void Manager::run_blocking(void (*body)(void*), void* context) noexcept {

@@ -137,9 +137,9 @@ class Manager final : public Scheduler::Service {
   void link(FdWait* wait) noexcept;
   void unlink(FdWait* wait) noexcept;
   void complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexcept;
-  // auto: whether idle cores skip their spin (Hooks::set_sleep_early): while waits are polled
-  // and the last one detected was older than the spin (spinning would not have found it).
-  void note_event_age(std::int64_t age_ns) noexcept;
+  // auto: idle cores skip their spin (Hooks::set_sleep_early) while waits are polled: a core
+  // sleeping in poll(2) is woken by the event as soon as a spinning one would see it, and
+  // spends no CPU meanwhile.
   void update_sleep_early() noexcept;
   bool call(SourceEntry& source, const std::function<bool()>& callback) noexcept;
   void sweep_removed() noexcept;
@@ -159,7 +159,6 @@ class Manager final : public Scheduler::Service {
   const std::int64_t idle_poll_ns_;
   const std::int64_t switch_poll_ns_;
   const std::int64_t timer_poll_ns_;
-  const std::int64_t scheduler_spin_ns_;
 
   weft::detail::SpinLock lock_;
   FdWait* waits_ = nullptr;
@@ -177,7 +176,6 @@ class Manager final : public Scheduler::Service {
   // wait writes it, so that the core adds the wait to its set.
   int sleeper_wake_fd_ = -1;
   bool sleeper_rebuild_ = false;  // ... and it has done so since the core began to sleep
-  bool events_late_ = false;      // the last wait detected was older than the idle spin
   std::uint64_t generation_ = 0;
 
   // Hints for the hooks, written under lock_ and read without it: a stale value only delays a

@@ -49,9 +49,9 @@ class Hooks {
   bool has_poll_sleep_hooks() const noexcept {
     return poll_sleep_hooks_.load(std::memory_order_relaxed) != 0;
   }
-  // Set by a poll-sleep hook's owner while the events it sleeps for come later than an idle
-  // processor's spin (scheduler.idle_spin_us) would look: an idle processor then skips the spin
-  // and goes to sleep (in the hook) at once, instead of spending the spin's CPU for nothing.
+  // Set by a poll-sleep hook's owner while its sleep would watch something (the I/O manager:
+  // while waits are polled): an idle processor then skips its spin (scheduler.idle_spin_us) and
+  // goes to sleep in the hook at once, woken by the event itself instead of spinning for it.
   void set_sleep_early(bool early) noexcept {
     sleep_early_.store(early, std::memory_order_relaxed);
   }
