@@ -5,8 +5,12 @@
 // caller gets the C library's call unchanged.
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
 
 #include "blocking_call.h"
 #include "libc.h"
@@ -78,7 +82,40 @@ ssize_t read_vector(Manager& manager, int fd, const iovec* vector, int count,
   }
 }
 
+// Descriptors a write found not to be sockets (ENOTSOCK), one bit each for the first
+// kKnownDescriptors: their writes skip the send(2) try. A bit is never cleared: a number reused
+// for a socket then takes the poll(2) path, correct and one system call dearer.
+constexpr int kKnownDescriptors = 4096;
+std::atomic<std::uint64_t> not_socket[kKnownDescriptors / 64];
+
+bool known_not_socket(int fd) noexcept {
+  // Relaxed: a hint; a stale bit only costs the ENOTSOCK try once more.
+  return fd >= kKnownDescriptors ||
+         (not_socket[fd / 64].load(std::memory_order_relaxed) >> (fd % 64) & 1) != 0;
+}
+
+void mark_not_socket(int fd) noexcept {
+  if (fd < kKnownDescriptors) {
+    not_socket[fd / 64].fetch_or(std::uint64_t{1} << (fd % 64), std::memory_order_relaxed);
+  }
+}
+
 }  // namespace
+
+// A write of a user thread. On a socket (what a thread most often waits on) it is the interposed
+// send(2) with no flags, which the kernel makes the same call as write(2): tried with
+// MSG_DONTWAIT, waiting for room between tries until all is queued, one system call when it
+// fits. Any other descriptor (ENOTSOCK, remembered) waits until poll(2) says writable, then
+// writes.
+ssize_t write_bytes(Manager& manager, int fd, const void* buffer, size_t count) noexcept {
+  if (!known_not_socket(fd)) {
+    const ssize_t sent = ::send(fd, buffer, count, 0);
+    if (sent >= 0 || current_errno() != ENOTSOCK) return sent;
+    mark_not_socket(fd);
+  }
+  await_fd(manager, fd, POLLOUT);
+  return libc::write(fd, buffer, count);
+}
 
 }  // namespace weft::io::detail
 
@@ -89,6 +126,7 @@ using weft::io::detail::non_blocking;
 using weft::io::detail::read_vector;
 using weft::io::detail::set_errno;
 using weft::io::detail::waiting_manager;
+using weft::io::detail::write_bytes;
 namespace libc = weft::io::libc;
 
 extern "C" {
@@ -135,10 +173,9 @@ ssize_t preadv64(int fd, const iovec* vector, int count, off_t offset) {
 }
 
 ssize_t write(int fd, const void* buffer, size_t count) {
-  if (Manager* manager = waiting_manager(); manager != nullptr && count > 0) {
-    await_fd(*manager, fd, POLLOUT);
-  }
-  return libc::write(fd, buffer, count);
+  Manager* manager = waiting_manager();
+  if (manager == nullptr || count == 0) return libc::write(fd, buffer, count);
+  return write_bytes(*manager, fd, buffer, count);
 }
 
 ssize_t writev(int fd, const iovec* vector, int count) {

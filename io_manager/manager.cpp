@@ -10,6 +10,7 @@
 #include "kernel_thread_rank.h"
 #include "libc.h"
 #include "park.h"
+#include "scheduler_impl.h"
 #include "timer_heap.h"
 #include "virtual_processor.h"
 #include "weft/error.h"
@@ -149,6 +150,20 @@ void Manager::ensure_polling() {
   if (polling_started_.load(std::memory_order_acquire)) return;
   std::lock_guard guard(start_mutex_);
   if (polling_started_.load(std::memory_order_relaxed)) return;
+  // The poll-sleep hook before the sleep hook that relies on it: a processor that sees the
+  // sleep hook (the list is published with release) sees the flag.
+  if (mode_ == Mode::automatic) {
+    if (weft::Scheduler::Impl* impl = weft::detail::running_scheduler()) {
+      auto hook = std::make_shared<weft::detail::Hook>();
+      hook->kind = weft::detail::Hook::Kind::poll_sleep;
+      hook->poll_sleep = [this](int wake_fd, std::int64_t deadline_ns) {
+        return poll_sleep_hook(wake_fd, deadline_ns);
+      };
+      poll_sleep_registered_ = true;
+      hooks_of_scheduler_ = &impl->hooks;
+      hooks_.push_back(impl->hooks.add(std::move(hook)));
+    }
+  }
   if (mode_ != Mode::block) {
     hooks_.push_back(scheduler_.add_idle_hook([this] { return idle_hook(); }));
     hooks_.push_back(scheduler_.add_sleep_hook([this] { return sleep_hook(); }));
@@ -196,6 +211,7 @@ void Manager::link(FdWait* wait) noexcept {
   waits_ = wait;
   pending_.fetch_add(1, std::memory_order_relaxed);
   if (!wait->armed) polled_waits_.fetch_add(1, std::memory_order_relaxed);
+  update_sleep_early();
 }
 
 void Manager::unlink(FdWait* wait) noexcept {
@@ -207,6 +223,7 @@ void Manager::unlink(FdWait* wait) noexcept {
   if (wait->next != nullptr) wait->next->prev = wait->prev;
   pending_.fetch_sub(1, std::memory_order_relaxed);
   if (!wait->armed) polled_waits_.fetch_sub(1, std::memory_order_relaxed);
+  update_sleep_early();
   // The spare thread still unblocks the signals this wait let through: it rebuilds its set, so
   // that a signal the program blocks again is not caught there for nobody.
   if (wait->masked) wake_blocker_locked();
@@ -225,6 +242,13 @@ void Manager::complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexc
     counters_->poll_gaps.fetch_add(1, std::memory_order_relaxed);
   }
   weft::detail::unpark(wait->fiber, wait->epoch);
+}
+
+void Manager::update_sleep_early() noexcept {
+  // Without polled waits the flag is off: the spin stays for everything else a core waits for
+  // (threads woken from other cores).
+  if (hooks_of_scheduler_ == nullptr) return;
+  hooks_of_scheduler_->set_sleep_early(polled_waits_.load(std::memory_order_relaxed) > 0);
 }
 
 void Manager::run_blocking(void (*body)(void*), void* context) noexcept {
@@ -262,6 +286,11 @@ WaitEnd Manager::wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns,
     wake_blocker_locked();
   } else {
     newest_polled_ns_ = wait.registered_ns;
+    // A core sleeping in poll(2) on the other waits adds this one to its set.
+    if (sleeper_wake_fd_ >= 0) {
+      sleeper_rebuild_ = true;
+      ::eventfd_write(sleeper_wake_fd_, 1);
+    }
   }
   lock_.unlock();
   weft::detail::TimerNode timer;
@@ -457,8 +486,19 @@ bool Manager::idle_hook() noexcept {
 }
 
 bool Manager::sleep_hook() noexcept {
-  // An idle core polls the waits for io.idle_poll_us after the youngest was registered (the
-  // event usually comes soon after a request); after that the wait is not worth a core.
+  // auto: polled waits are left polled, the core sleeps in poll(2) on them (poll_sleep_hook),
+  // woken by the event itself as a pthread in a blocking read would be: it spends no CPU while
+  // it waits, and a woken wait costs no hand-off to the spare kernel thread.
+  if (poll_sleep_registered_ && polled_waits_.load(std::memory_order_relaxed) > 0) {
+    if (any_source_busy()) {
+      hooks_of_scheduler_->set_sleep_early(false);  // the core keeps polling the source
+      return true;
+    }
+    hand_off(false);
+    return false;
+  }
+  // poll: an idle core polls the waits for io.idle_poll_us after the youngest was registered
+  // (the event usually comes soon after a request); after that the wait is not worth a core.
   if (polled_waits_.load(std::memory_order_relaxed) > 0) {
     lock_.lock();
     const std::int64_t newest = newest_polled_ns_;
@@ -470,6 +510,55 @@ bool Manager::sleep_hook() noexcept {
   // No core polls once this one sleeps (others may sleep too): blocking takes over.
   if (mode_ == Mode::automatic) hand_off(true);
   return false;
+}
+
+bool Manager::poll_sleep_hook(int wake_fd, std::int64_t deadline_ns) noexcept {
+  if (polled_waits_.load(std::memory_order_relaxed) == 0) return false;
+  // One core at a time: it watches every polled wait, the others sleep on their futex.
+  // acquire/release: hands sleep_fds_ from one sleeping core to the next.
+  bool expected = false;
+  if (!poll_sleeper_.compare_exchange_strong(expected, true, std::memory_order_acquire,
+                                             std::memory_order_relaxed)) {
+    return false;
+  }
+  sleep_fds_.clear();
+  sleep_fds_.push_back({wake_fd, POLLIN, 0});
+  lock_.lock();
+  for (FdWait* wait = waits_; wait != nullptr; wait = wait->next) {
+    if (wait->armed) continue;
+    for (nfds_t i = 0; i < wait->count; ++i) {
+      sleep_fds_.push_back({wait->fds[i].fd, wait->fds[i].events, 0});
+    }
+  }
+  const bool any = sleep_fds_.size() > 1;
+  if (any) {
+    sleeper_wake_fd_ = wake_fd;
+    sleeper_rebuild_ = false;
+  }
+  lock_.unlock();
+  if (any) {
+    timespec timeout{};
+    if (deadline_ns >= 0) {
+      const std::int64_t left = std::max<std::int64_t>(0, deadline_ns - steady_now_ns());
+      timeout.tv_sec = left / 1'000'000'000;
+      timeout.tv_nsec = left % 1'000'000'000;
+    }
+    counters_->poll_sleeps.fetch_add(1, std::memory_order_relaxed);
+    // The waits found ready are completed by the idle loop's next polling round, on this core.
+    libc::ppoll(sleep_fds_.data(), sleep_fds_.size(), deadline_ns >= 0 ? &timeout : nullptr,
+                nullptr);
+    lock_.lock();
+    sleeper_wake_fd_ = -1;
+    const bool rebuild = sleeper_rebuild_;
+    lock_.unlock();
+    const bool event = std::any_of(sleep_fds_.begin() + 1, sleep_fds_.end(),
+                                   [](const pollfd& fd) { return fd.revents != 0; });
+    // Woken for work: this core may now compute without a scheduling point for a long time, so
+    // the waits go to blocking, as when a core sleeps in poll mode (not for a new wait to add).
+    if (!event && !rebuild && (sleep_fds_[0].revents & POLLIN) != 0) hand_off(true);
+  }
+  poll_sleeper_.store(false, std::memory_order_release);
+  return any;
 }
 
 bool Manager::any_source_busy() noexcept {
@@ -541,6 +630,7 @@ bool Manager::arm(FdWait* wait) noexcept {
   if (wait->armed) return false;
   wait->armed = true;
   polled_waits_.fetch_sub(1, std::memory_order_relaxed);
+  update_sleep_early();
   return true;
 }
 

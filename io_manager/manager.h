@@ -28,7 +28,8 @@
 
 namespace weft::detail {
 struct Fiber;
-}
+class Hooks;
+}  // namespace weft::detail
 
 namespace weft::io::detail {
 
@@ -120,6 +121,9 @@ class Manager final : public Scheduler::Service {
   bool poll_round(bool busy_core) noexcept;
   bool idle_hook() noexcept;
   bool sleep_hook() noexcept;
+  // auto: an idle core about to sleep while waits are polled blocks in poll(2) on them and on
+  // its wake-up descriptor instead, one core at a time: the event wakes it directly.
+  bool poll_sleep_hook(int wake_fd, std::int64_t deadline_ns) noexcept;
   // Whether a source says it has work in flight (SourceSpec::busy).
   bool any_source_busy() noexcept;
   void switch_hook() noexcept;
@@ -133,6 +137,10 @@ class Manager final : public Scheduler::Service {
   void link(FdWait* wait) noexcept;
   void unlink(FdWait* wait) noexcept;
   void complete(FdWait* wait, bool by_blocker, std::int64_t now_ns) noexcept;
+  // auto: idle cores skip their spin (Hooks::set_sleep_early) while waits are polled: a core
+  // sleeping in poll(2) is woken by the event as soon as a spinning one would see it, and
+  // spends no CPU meanwhile.
+  void update_sleep_early() noexcept;
   bool call(SourceEntry& source, const std::function<bool()>& callback) noexcept;
   void sweep_removed() noexcept;
   void wake_blocker_locked() noexcept;
@@ -164,6 +172,10 @@ class Manager final : public Scheduler::Service {
   bool blocker_blocked_ = false;         // the spare thread is in, or heading to, its blocking call
   bool blocker_woken_ = false;           // ... and its wake-up descriptor has been written
   bool blocker_stopping_ = false;
+  // The wake-up descriptor of the core sleeping in poll_sleep_hook, -1 when none: a new polled
+  // wait writes it, so that the core adds the wait to its set.
+  int sleeper_wake_fd_ = -1;
+  bool sleeper_rebuild_ = false;  // ... and it has done so since the core began to sleep
   std::uint64_t generation_ = 0;
 
   // Hints for the hooks, written under lock_ and read without it: a stale value only delays a
@@ -172,6 +184,11 @@ class Manager final : public Scheduler::Service {
   std::atomic<int> polled_waits_{0};     // waits not armed in the spare thread's set
   std::atomic<int> unarmed_sources_{0};  // sources with a descriptor, not armed (auto mode)
   std::atomic<std::int64_t> last_switch_poll_ns_{0};
+  // A core is in poll_sleep_hook; its descriptor set, used by that core only.
+  std::atomic<bool> poll_sleeper_{false};
+  bool poll_sleep_registered_ = false;                 // set before the hooks are published
+  weft::detail::Hooks* hooks_of_scheduler_ = nullptr;  // for set_sleep_early, with the above
+  std::vector<pollfd> sleep_fds_;
 
   std::mutex start_mutex_;
   std::atomic<bool> polling_started_{false};

@@ -156,6 +156,7 @@ Stats Counters::summary() const noexcept {
   s.mean_wakeup_ns = mean(get(wakeup_ns), s.wakeups);
   s.spare_calls = get(spare_calls);
   s.spare_full = get(spare_full);
+  s.poll_sleeps = get(poll_sleeps);
   return s;
 }
 
@@ -197,19 +198,19 @@ Stats Manager::stats() const {
 
 void Manager::print_stats() const {
   const Stats s = stats();
-  std::fprintf(stderr,
-               "weft: io.mode %s: io.polls %llu, io.poll_detections %llu, io.blocks %llu, "
-               "io.block_detections %llu, io.handoffs %llu, io.wakeups %llu, "
-               "io.mean_poll_gap_us %.1f, io.mean_wakeup_us %.1f, io.spare_calls %llu, "
-               "io.spare_full %llu\n",
-               name(s.mode), static_cast<unsigned long long>(s.polls),
-               static_cast<unsigned long long>(s.poll_detections),
-               static_cast<unsigned long long>(s.blocks),
-               static_cast<unsigned long long>(s.block_detections),
-               static_cast<unsigned long long>(s.handoffs),
-               static_cast<unsigned long long>(s.wakeups), s.mean_poll_gap_ns / 1000.0,
-               s.mean_wakeup_ns / 1000.0, static_cast<unsigned long long>(s.spare_calls),
-               static_cast<unsigned long long>(s.spare_full));
+  std::fprintf(
+      stderr,
+      "weft: io.mode %s: io.polls %llu, io.poll_detections %llu, io.blocks %llu, "
+      "io.block_detections %llu, io.handoffs %llu, io.wakeups %llu, "
+      "io.mean_poll_gap_us %.1f, io.mean_wakeup_us %.1f, io.spare_calls %llu, "
+      "io.spare_full %llu, io.poll_sleeps %llu\n",
+      name(s.mode), static_cast<unsigned long long>(s.polls),
+      static_cast<unsigned long long>(s.poll_detections), static_cast<unsigned long long>(s.blocks),
+      static_cast<unsigned long long>(s.block_detections),
+      static_cast<unsigned long long>(s.handoffs), static_cast<unsigned long long>(s.wakeups),
+      s.mean_poll_gap_ns / 1000.0, s.mean_wakeup_ns / 1000.0,
+      static_cast<unsigned long long>(s.spare_calls), static_cast<unsigned long long>(s.spare_full),
+      static_cast<unsigned long long>(s.poll_sleeps));
 }
 
 }  // namespace weft::io::detail

@@ -45,6 +45,7 @@ void Hooks::publish_locked(std::unique_ptr<const List> list) {
   int switches = 0;
   int idles = 0;
   int sleeps = 0;
+  int poll_sleeps = 0;
   std::int64_t due = INT64_MAX;
   for (const auto& hook : *list) {
     switch (hook->kind) {
@@ -60,6 +61,9 @@ void Hooks::publish_locked(std::unique_ptr<const List> list) {
       case Hook::Kind::sleep:
         ++sleeps;
         break;
+      case Hook::Kind::poll_sleep:
+        ++poll_sleeps;
+        break;
     }
   }
   // release: a processor that loads the pointer sees the list it points to.
@@ -68,6 +72,7 @@ void Hooks::publish_locked(std::unique_ptr<const List> list) {
   switch_hooks_.store(switches, std::memory_order_relaxed);
   idle_hooks_.store(idles, std::memory_order_relaxed);
   sleep_hooks_.store(sleeps, std::memory_order_relaxed);
+  poll_sleep_hooks_.store(poll_sleeps, std::memory_order_relaxed);
   next_timer_due_.store(due, std::memory_order_relaxed);
 }
 
@@ -100,6 +105,14 @@ bool Hooks::run_sleep() noexcept {
     keep_looking = enter(*hook, [&] { return hook->idle(); }) || keep_looking;
   }
   return keep_looking;
+}
+
+bool Hooks::run_poll_sleep(int wake_fd, std::int64_t deadline_ns) noexcept {
+  for (const auto& hook : snapshot()) {
+    if (hook->kind != Hook::Kind::poll_sleep) continue;
+    if (enter(*hook, [&] { return hook->poll_sleep(wake_fd, deadline_ns); })) return true;
+  }
+  return false;
 }
 
 void Hooks::run_switch() noexcept {

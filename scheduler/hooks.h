@@ -19,11 +19,12 @@
 namespace weft::detail {
 
 struct Hook {
-  enum class Kind : std::uint8_t { idle, on_switch, timer, sleep };
+  enum class Kind : std::uint8_t { idle, on_switch, timer, sleep, poll_sleep };
   std::uint64_t id = 0;
   Kind kind = Kind::idle;
   std::function<bool()> idle;  // idle and sleep hooks
   std::function<void()> action;
+  std::function<bool(int, std::int64_t)> poll_sleep;  // poll-sleep hooks
   std::int64_t period_ns = 0;
   std::atomic<std::int64_t> next_due_ns{0};
   std::atomic<int> active{0};
@@ -45,6 +46,16 @@ class Hooks {
   bool has_sleep_hooks() const noexcept {
     return sleep_hooks_.load(std::memory_order_relaxed) != 0;
   }
+  bool has_poll_sleep_hooks() const noexcept {
+    return poll_sleep_hooks_.load(std::memory_order_relaxed) != 0;
+  }
+  // Set by a poll-sleep hook's owner while its sleep would watch something (the I/O manager:
+  // while waits are polled): an idle processor then skips its spin (scheduler.idle_spin_us) and
+  // goes to sleep in the hook at once, woken by the event itself instead of spinning for it.
+  void set_sleep_early(bool early) noexcept {
+    sleep_early_.store(early, std::memory_order_relaxed);
+  }
+  bool sleep_early() const noexcept { return sleep_early_.load(std::memory_order_relaxed); }
   // Earliest due time of a timer hook, for sleeping processors and scheduling points.
   std::int64_t next_timer_due() const noexcept {
     return next_timer_due_.load(std::memory_order_relaxed);
@@ -54,6 +65,11 @@ class Hooks {
   // True when a sleep hook asks the processor to keep looking for work instead of sleeping.
   bool run_sleep() noexcept;
   void run_switch() noexcept;
+  // Offers a processor's sleep to the poll-sleep hooks: the first that takes it blocks until
+  // `wake_fd` (an eventfd the processor's wakers write) is readable, the absolute
+  // CLOCK_MONOTONIC `deadline_ns` passes (-1: none) or an event of its own comes, and returns
+  // true. False when none took it: the processor sleeps on its futex.
+  bool run_poll_sleep(int wake_fd, std::int64_t deadline_ns) noexcept;
   // Runs the timer hooks due at `now_ns`; each period runs on one processor only.
   void run_timers(std::int64_t now_ns) noexcept;
 
@@ -72,6 +88,8 @@ class Hooks {
   std::atomic<int> switch_hooks_{0};
   std::atomic<int> idle_hooks_{0};
   std::atomic<int> sleep_hooks_{0};
+  std::atomic<int> poll_sleep_hooks_{0};
+  std::atomic<bool> sleep_early_{false};
   std::atomic<std::int64_t> next_timer_due_{INT64_MAX};
 };
 

@@ -1,6 +1,8 @@
 #include "virtual_processor.h"
 
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -71,6 +73,10 @@ void VirtualProcessor::main() {
   set_current_vp(nullptr);
 }
 
+VirtualProcessor::~VirtualProcessor() {
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
 void VirtualProcessor::idle_loop() {
   bool searching = false;
   std::int64_t search_start = 0;
@@ -103,7 +109,7 @@ void VirtualProcessor::idle_loop() {
       scheduler_.searching.fetch_add(1);
       node_.searching.fetch_add(1);
     }
-    if (now - search_start < scheduler_.idle_spin_ns) {
+    if (now - search_start < scheduler_.idle_spin_ns && !scheduler_.hooks.sleep_early()) {
       spin_pause();
       continue;
     }
@@ -142,11 +148,36 @@ void VirtualProcessor::sleep() noexcept {
     poll_sleep_ns_ = std::min(poll_sleep_ns_ * 2, kPollSleepMaxNs);
   }
   sleeps_.fetch_add(1, std::memory_order_relaxed);
+  if (scheduler_.hooks.has_poll_sleep_hooks() && poll_sleep(deadline)) {
+    state_.store(kRunning);
+    return;
+  }
   while (state_.load() == kSleeping) {
     futex_wait(&state_, kSleeping, deadline == TimerHeap::kNever ? -1 : deadline);
     if (deadline != TimerHeap::kNever && steady_now_ns() >= deadline) break;
   }
   state_.store(kRunning);
+}
+
+bool VirtualProcessor::poll_sleep(std::int64_t deadline) noexcept {
+  if (wake_fd_ < 0) {
+    wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (wake_fd_ < 0) return false;  // the futex will do
+  }
+  // seq_cst store then load, against wake_if_sleeping's seq_cst exchange of state_ then load of
+  // the flag: either the waker sees the flag and writes wake_fd_, or this load sees kRunning.
+  poll_sleeping_.store(true);
+  bool slept = false;
+  if (state_.load() == kSleeping) {
+    slept =
+        scheduler_.hooks.run_poll_sleep(wake_fd_, deadline == TimerHeap::kNever ? -1 : deadline);
+  }
+  poll_sleeping_.store(false);
+  if (slept) {
+    eventfd_t count = 0;
+    ::eventfd_read(wake_fd_, &count);  // EAGAIN when nobody wrote it
+  }
+  return slept;
 }
 
 bool VirtualProcessor::is_sleeping() const noexcept {
@@ -158,7 +189,13 @@ bool VirtualProcessor::wake_if_sleeping() noexcept {
   if (state_.load() != kSleeping || !state_.compare_exchange_strong(expected, kRunning)) {
     return false;
   }
-  futex_wake(&state_);
+  // A processor in a poll-sleep hook (or about to enter it) is woken by its eventfd; one whose
+  // hook declined or returned sees kRunning before its futex wait (see poll_sleep()).
+  if (poll_sleeping_.load()) {
+    ::eventfd_write(wake_fd_, 1);
+  } else {
+    futex_wake(&state_);
+  }
   remote_wakes_.fetch_add(1, std::memory_order_relaxed);
   return true;
 }

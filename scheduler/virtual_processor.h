@@ -48,6 +48,7 @@ class VirtualProcessor {
  public:
   VirtualProcessor(Scheduler::Impl& scheduler, int index, int core, NumaNode& node);
   VirtualProcessor(const VirtualProcessor&) = delete;
+  ~VirtualProcessor();
   VirtualProcessor& operator=(const VirtualProcessor&) = delete;
 
   int index() const { return index_; }
@@ -125,6 +126,10 @@ class VirtualProcessor {
   bool run_pollers() noexcept;
   bool housekeeping(bool idle) noexcept;
   void sleep() noexcept;
+  // Part of sleep(): offers the sleep to the poll-sleep hooks (the I/O manager blocking in
+  // poll(2) on its waits and on wake_fd_, so that an event wakes this kernel thread directly).
+  // True when one of them slept.
+  bool poll_sleep(std::int64_t deadline) noexcept;
   // At a user thread's scheduling point (yield, park, exit), before the next thread is chosen:
   // a thread the hooks make runnable here (an I/O waiter whose event a poll found) can be the
   // one chosen, instead of waiting for the next scheduling point behind a whole time slice.
@@ -182,6 +187,10 @@ class VirtualProcessor {
   std::uint64_t preemption_mark_ = ~std::uint64_t{0};
 
   std::atomic<std::uint32_t> state_{kRunning};
+  // Set while a poll-sleep hook may block: a waker then writes wake_fd_ (an eventfd made at the
+  // first such sleep) instead of waking the futex.
+  std::atomic<bool> poll_sleeping_{false};
+  int wake_fd_ = -1;
   std::atomic<std::uint64_t> switches_{0};
   std::atomic<std::uint64_t> steals_{0};
   std::atomic<std::uint64_t> sleeps_{0};

@@ -510,7 +510,8 @@ void print_io_stats(std::ostream& out, const Options& options) {
         << stats->handoffs << ", io.wakeups " << stats->wakeups << ", io.mean_poll_gap_us "
         << stats->mean_poll_gap_ns / 1000.0 << ", io.mean_wakeup_us "
         << stats->mean_wakeup_ns / 1000.0 << ", io.spare_calls " << stats->spare_calls
-        << ", io.spare_full " << stats->spare_full << "\n";
+        << ", io.spare_full " << stats->spare_full << ", io.poll_sleeps " << stats->poll_sleeps
+        << "\n";
   }
 }
 

@@ -1,7 +1,16 @@
 /* How much of a nonblocking collective overlaps computation, for Ibarrier, Ibcast, Ireduce,
  * Iallreduce, Igather, Iscatter, Iallgather and Ialltoall, 8 B to 4 MiB per rank.
  *
- *   nbc_overlap [seconds per case] [sizes: "default" | "full" | bytes,bytes,...]
+ *   nbc_overlap [seconds per case] [sizes: "default" | "full" | bytes,bytes,...] [work]
+ *
+ * `work` is "calibrate" or the name of a file. "calibrate": each case only fits its compute count
+ * (below) and prints it, `RESULT work_<coll>_<size> <count> rounds`, then the next case. A file:
+ * lines `<coll> <size> <count>` (the size as in the RESULT names: 0B for Ibarrier), a fixed count
+ * of compute rounds for each case it names: bench/mpi/nbc_run writes it from both MPI
+ * implementations' calibrated counts (their max), so that both compute exactly as much. Each such
+ * case also times t_fixed  the fixed compute alone; t_total  Icoll; the fixed compute; Wait: what
+ * compute + collective cost together, comparable between implementations since the computation is
+ * the same; printed as RESULT t_fixed_<coll>_<size> us and RESULT t_total_<coll>_<size> us.
  *
  * Per case three things are timed, each after a barrier:
  *   t_pure  Icoll; Wait, nothing between;
@@ -66,6 +75,10 @@ enum slots {
   kComp,
   kWait,
   kCompRef,
+  kFixedBegin,
+  kFixedEnd,
+  kTotalBegin,
+  kTotalEnd,
   kSlots
 };
 /* The figures made of them, medians over iterations. */
@@ -78,6 +91,8 @@ enum figures {
   kWaitTime,
   kCompRefTime,
   kSkew,
+  kFixed,
+  kTotal,
   kFigures
 };
 
@@ -386,10 +401,12 @@ static double estimate_pure(struct nbc_case* c, double budget, double* skew) {
   return median(pure + 1, count - 1) - *skew;
 }
 
-/* Times rounds of nothing, pure, CPU and overlapped, each after a barrier, into
- * slots[slot][iteration] until `budget` seconds are spent: at least kMinIterations, at most
- * kMaxIterations, an odd number (a middle value). Returns how many. */
-static int measure(struct nbc_case* c, long work, double budget, double slots[][kMaxIterations]) {
+/* Times rounds of nothing, pure, CPU and overlapped, and with `fixed_work` > 0 the fixed compute
+ * alone and with the collective, each after a barrier, into slots[slot][iteration] until
+ * `budget` seconds are spent: at least kMinIterations, at most kMaxIterations, an odd number (a
+ * middle value). Returns how many. */
+static int measure(struct nbc_case* c, long work, long fixed_work, double budget,
+                   double slots[][kMaxIterations]) {
   const double begin = now();
   for (int i = 0;; ++i) {
     /* The largest time spent on any rank: the same decision everywhere. */
@@ -429,6 +446,21 @@ static int measure(struct nbc_case* c, long work, double budget, double slots[][
     slots[kCall][i] = t1 - t0;
     slots[kComp][i] = t2 - t1;
     slots[kWait][i] = t3 - t2;
+    if (fixed_work <= 0) continue;
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = now();
+    compute(fixed_work);
+    slots[kFixedBegin][i] = -t0;
+    slots[kFixedEnd][i] = now();
+
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = now();
+    start(c, &request);
+    compute(fixed_work);
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
+    slots[kTotalBegin][i] = -t0;
+    slots[kTotalEnd][i] = now();
   }
 }
 
@@ -461,32 +493,76 @@ static long calibrate(double target, double seconds_per_round, double skew) {
   long work = (long)(target / seconds_per_round + 0.5);
   for (int attempt = 0; attempt < 3; ++attempt) {
     if (work < 1) work = 1;
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double begin = now();
-    compute(work);
-    const double ratio = at_least(span(begin, now()) - skew) / target;
+    /* The median of three spans: on a loaded machine one of them can be a time slice of another
+     * process, which would cut the count by 16. */
+    double spans[3];
+    for (int run = 0; run < 3; ++run) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double begin = now();
+      compute(work);
+      spans[run] = span(begin, now());
+    }
+    const double ratio = at_least(median(spans, 3) - skew) / target;
     if (ratio > 0.8 && ratio < 1.25) break;
     work = corrected(work, ratio);
   }
   return work < 1 ? 1 : work;
 }
 
+/* What a run does with each case's compute count (the program's third argument). */
+struct work_plan {
+  int calibrate_only; /* fit the count, print it, measure nothing */
+  const char* file;   /* fixed counts, or NULL */
+};
+
+/* The fixed count of compute rounds `plan`'s file gives the case, 0 when none: every rank reads
+ * the same file, so all agree. */
+static long fixed_work_for(const struct work_plan* plan, enum collective which,
+                           const char* size_name, int rank) {
+  if (plan->file == NULL) return 0;
+  FILE* file = fopen(plan->file, "r");
+  if (file == NULL) bench_fail("work file: cannot open it", rank);
+  char name[32], size[32];
+  long rounds = 0, found = 0;
+  while (fscanf(file, "%31s %31s %ld", name, size, &rounds) == 3) {
+    if (strcmp(name, kNames[which]) == 0 && strcmp(size, size_name) == 0) found = rounds;
+  }
+  fclose(file);
+  return found;
+}
+
 static void run_case(enum collective which, long bytes, int rank, int size, double seconds,
-                     double compute_rate) {
+                     double compute_rate, const struct work_plan* plan) {
   const double case_start = now();
   struct nbc_case c = {which, bytes, rank, size, NULL, NULL};
   allocate(&c);
   checked_run(&c, 0);
 
+  char size_name[32];
+  bench_size_name(size_name, sizeof size_name, which == kIbarrier ? 0 : bytes);
+  const char* name = kNames[which];
   double skew = 0.0;
+  if (plan->calibrate_only) {
+    /* The whole budget for the estimate, and spans with their skew: a skew that is most of a
+     * short span (ranks waiting for a core) would leave a difference of noise, and a count of
+     * a few rounds. A little more computation than t_pure only helps the fixed count hide the
+     * collective. */
+    const double pure_span = estimate_pure(&c, seconds, &skew) + skew;
+    const long fitted = calibrate(pure_span, compute_rate, 0.0);
+    if (rank == 0) report("work", name, size_name, (double)fitted, "rounds");
+    free(c.send);
+    free(c.receive);
+    return;
+  }
   const double pure_estimate = estimate_pure(&c, seconds * 0.2, &skew);
   long work = calibrate(pure_estimate, compute_rate, skew);
+  const long fixed_work = fixed_work_for(plan, which, size_name, rank);
 
   double slots[kSlots][kMaxIterations] = {{0.0}}, all[kSlots][kMaxIterations];
   double m[kFigures];
   int iterations = 0;
   for (int attempt = 0;; ++attempt) {
-    iterations = measure(&c, work, seconds * 0.8, slots);
+    iterations = measure(&c, work, fixed_work, seconds * 0.8, slots);
     /* Every slot of every iteration over all ranks in one reduction; every rank then holds the
      * same medians, so that the decision below is the same everywhere. */
     MPI_Allreduce(slots, all, kSlots * kMaxIterations, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -500,12 +576,15 @@ static void run_case(enum collective which, long bytes, int rank, int size, doub
       figure[kWaitTime][i] = all[kWait][i];
       figure[kCompRefTime][i] = all[kCompRef][i];
       figure[kSkew][i] = all[kEmptyBegin][i] + all[kEmptyEnd][i];
+      figure[kFixed][i] = all[kFixedBegin][i] + all[kFixedEnd][i];
+      figure[kTotal][i] = all[kTotalBegin][i] + all[kTotalEnd][i];
     }
     for (int f = 0; f < kFigures; ++f) m[f] = median(figure[f], iterations);
     /* Less the skew, but no less than a tenth of the span: where the skew is most of it (ranks
      * of several processes to a core, descheduled for a time slice) the difference is noise,
      * and a near-zero divisor would turn it into absurd ratios. */
-    for (int f = kPure; f <= kOverlapped; ++f) {
+    for (int f = kPure; f <= kTotal; ++f) {
+      if (f > kOverlapped && f < kFixed) continue;
       m[f] = at_least(m[f] - m[kSkew] > 0.1 * m[f] ? m[f] - m[kSkew] : 0.1 * m[f]);
     }
     /* A burst of load during the warm-up or the calibration can put the count far off t_pure:
@@ -524,18 +603,17 @@ static void run_case(enum collective which, long bytes, int rank, int size, doub
     double overlap = (pure + cpu - overlapped) / smaller;
     overlap = overlap < 1e-6 ? 0.0 : overlap > 1.0 ? 1.0 : overlap; /* below 1e-4 %: rounding */
 
-    char size_name[32];
-    bench_size_name(size_name, sizeof size_name, which == kIbarrier ? 0 : bytes);
-    const char* name = kNames[which];
     report("overlap", name, size_name, 100.0 * overlap, "%");
     report("r_overhead", name, size_name, (overlapped - larger) / smaller, "x");
     report("r_comp_slowdown", name, size_name, m[kCompTime] / at_least(m[kCompRefTime]), "x");
     report("r_comm", name, size_name, (m[kCallTime] + m[kWaitTime]) / at_least(pure), "x");
-    static const char* const kFigureNames[kFigures] = {"t_pure", "t_cpu",  "t_ovrl",     "t_call",
-                                                       "t_comp", "t_wait", "t_comp_ref", "t_skew"};
-    for (int f = 0; f < kFigures; ++f) report(kFigureNames[f], name, size_name, m[f] * 1e6, "us");
-    printf("# %s %s: %d iterations, compute %ld rounds, %.2f s\n", name, size_name, iterations,
-           work, now() - case_start);
+    static const char* const kFigureNames[kFigures] = {"t_pure",  "t_cpu",  "t_ovrl",     "t_call",
+                                                       "t_comp",  "t_wait", "t_comp_ref", "t_skew",
+                                                       "t_fixed", "t_total"};
+    const int figures = fixed_work > 0 ? kFigures : kFixed;
+    for (int f = 0; f < figures; ++f) report(kFigureNames[f], name, size_name, m[f] * 1e6, "us");
+    printf("# %s %s: %d iterations, compute %ld rounds, fixed compute %ld rounds, %.2f s\n", name,
+           size_name, iterations, work, fixed_work, now() - case_start);
   }
   free(c.send);
   free(c.receive);
@@ -576,6 +654,14 @@ int main(int argc, char** argv) {
   const double seconds = bench_seconds(argc, argv);
   long sizes[kMaxSizes];
   const int size_count = parse_sizes(argc > 2 ? argv[2] : NULL, sizes, rank);
+  struct work_plan plan = {0, NULL};
+  if (argc > 3) {
+    if (strcmp(argv[3], "calibrate") == 0) {
+      plan.calibrate_only = 1;
+    } else {
+      plan.file = argv[3];
+    }
+  }
 
   agree_on_clock();
   const double compute_rate = compute_seconds_per_round();
@@ -585,10 +671,10 @@ int main(int argc, char** argv) {
         " (IMB's code: max)\n",
         size, compute_rate * 1e9);
   }
-  run_case(kIbarrier, 0, rank, size, seconds, compute_rate);
+  run_case(kIbarrier, 0, rank, size, seconds, compute_rate, &plan);
   for (int which = kIbcast; which < kCollectives; ++which) {
     for (int s = 0; s < size_count; ++s) {
-      run_case((enum collective)which, sizes[s], rank, size, seconds, compute_rate);
+      run_case((enum collective)which, sizes[s], rank, size, seconds, compute_rate, &plan);
     }
   }
   MPI_Finalize();

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "io_test_util.h"
@@ -320,6 +321,63 @@ TEST_P(BlockingCalls, AcceptAndConnectOnOneCore) {
   server.join();
   client.join();
   EXPECT_TRUE(finished);
+}
+
+// One core: a write larger than the socket's buffer goes out in pieces while its thread waits for
+// room, and the reader, the only other thread, drains it meanwhile; a write held on the kernel
+// thread until all was queued would never let the reader run. The write returns the whole
+// length, as a blocking write does. Then a pipe (not a socket) takes writes twice (the second
+// after the descriptor is known not to be one) and a non-blocking full socket gets its EAGAIN.
+TEST_P(BlockingCalls, WriteLargerThanTheSocketBufferLeavesTheCoreAndSendsAll) {
+  Descriptors descriptors;
+  int sockets[2];
+  descriptors.socketpair(sockets);
+  int pipe_fds[2];
+  descriptors.pipe(pipe_fds);
+  Scheduler scheduler(io_config(GetParam(), 1));
+  constexpr std::size_t kLength = 4 << 20;
+  std::vector<char> out(kLength);
+  for (std::size_t i = 0; i < kLength; ++i) out[i] = static_cast<char>(i * 7 + i / 4096);
+  std::vector<char> in(kLength);
+  std::atomic<std::size_t> received{0};
+  std::atomic<bool> stop{false};
+  ssize_t written = 0;
+  Thread writer = spawn([&] { written = ::write(sockets[0], out.data(), kLength); });
+  Thread reader = spawn([&] {
+    while (received.load() < kLength && !stop.load()) {
+      const ssize_t got =
+          ::read(sockets[1], in.data() + received.load(), kLength - received.load());
+      if (got <= 0) return;
+      received.fetch_add(static_cast<std::size_t>(got));
+    }
+  });
+  const bool finished = finishes([&] { return received.load() == kLength; },
+                                 [&] {
+                                   stop.store(true);
+                                   ::shutdown(sockets[0], SHUT_RDWR);
+                                   ::shutdown(sockets[1], SHUT_RDWR);
+                                 });
+  writer.join();
+  reader.join();
+  EXPECT_TRUE(finished) << "write() held the only core";
+  EXPECT_EQ(written, static_cast<ssize_t>(kLength));
+  EXPECT_TRUE(in == out);
+
+  Thread pipe_writer = spawn([&] {
+    EXPECT_EQ(::write(pipe_fds[1], "ab", 2), 2);
+    EXPECT_EQ(::write(pipe_fds[1], "cd", 2), 2);
+    ASSERT_EQ(::fcntl(sockets[1], F_SETFL, O_NONBLOCK), 0);
+    const std::vector<char> chunk(1 << 16, 'x');
+    ssize_t last = 0;
+    for (int i = 0; i < 1000 && last >= 0; ++i)
+      last = ::write(sockets[1], chunk.data(), chunk.size());
+    EXPECT_EQ(last, -1);
+    EXPECT_TRUE(errno == EAGAIN || errno == EWOULDBLOCK);
+  });
+  pipe_writer.join();
+  char got[4] = {};
+  EXPECT_EQ(::read(pipe_fds[0], got, 4), 4);
+  EXPECT_EQ(std::string(got, 4), "abcd");
 }
 
 TEST_P(BlockingCalls, NonBlockingDescriptorsStillReturnEagain) {

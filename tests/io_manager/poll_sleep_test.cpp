@@ -1,0 +1,164 @@
+// auto mode's idle cores sleep in poll(2) on the polled waits (docs/io_manager.md, The
+// decision): the event wakes the sleeping core, which completes the wait without handing it to
+// the spare kernel thread; a wait registered meanwhile joins the sleeper's set; a sleeper woken
+// for other work hands the waits to blocking before it runs that work.
+//
+// The writers wait for io::stats().poll_sleeps to grow before they write, so that the event
+// comes while a core sleeps in poll(2) whatever the machine's load; without the poll-sleep the
+// count never grows and the test fails on its watchdog.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+
+#include "io_test_util.h"
+#include "weft/io.h"
+#include "weft/scheduler.h"
+#include "weft/this_thread.h"
+#include "weft/thread.h"
+
+namespace weft {
+namespace {
+
+// Waits on this kernel thread until a core has begun `count` sleeps in poll(2); false when
+// `stop` is set or after a limit that only bounds a hang.
+bool poll_sleeps_reach(std::uint64_t count, const std::atomic<bool>& stop) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (io::stats().poll_sleeps < count) {
+    if (stop.load() || std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+TEST(IoPollSleep, AnIdleCoreSleepsInPollAndTheEventEndsTheWait) {
+  testing::Descriptors descriptors;
+  int fds[2];
+  descriptors.pipe(fds);
+  Scheduler scheduler(testing::io_config("auto", 2));
+  std::atomic<int> reads{0};
+  std::atomic<bool> stop{false};
+  Thread reader = spawn([&] {
+    char byte = 0;
+    for (int i = 0; i < 3; ++i) {
+      if (::read(fds[0], &byte, 1) != 1) return;
+      reads.fetch_add(1);
+    }
+  });
+  std::thread writer([&] {
+    for (int i = 0; i < 3; ++i) {
+      // The i-th read's wait sleeps in poll(2) after the i sleeps of the reads before.
+      if (!poll_sleeps_reach(static_cast<std::uint64_t>(i) + 1, stop)) return;
+      if (::write(fds[1], "x", 1) != 1) return;
+      while (reads.load() <= i && !stop.load()) std::this_thread::yield();
+    }
+  });
+  const bool finished = testing::finishes([&] { return reads.load() == 3; },
+                                          [&] {
+                                            stop.store(true);
+                                            (void)!::write(fds[1], "xxx", 3);
+                                          });
+  EXPECT_TRUE(finished) << "a core sleeping in poll(2) missed the event";
+  writer.join();
+  reader.join();
+  const io::Stats stats = io::stats();
+  EXPECT_GE(stats.poll_sleeps, 3u);
+  // Found by the sleeping core's polling, never handed to the spare kernel thread.
+  EXPECT_EQ(stats.handoffs, 0u);
+  EXPECT_EQ(stats.block_detections, 0u);
+  EXPECT_GE(stats.poll_detections, 3u);
+}
+
+TEST(IoPollSleep, AWaitRegisteredWhileACoreSleepsInPollJoinsItsSet) {
+  testing::Descriptors descriptors;
+  int first[2];
+  int second[2];
+  descriptors.pipe(first);
+  descriptors.pipe(second);
+  Scheduler scheduler(testing::io_config("auto", 2));
+  std::atomic<bool> first_done{false};
+  std::atomic<bool> second_done{false};
+  std::atomic<bool> stop{false};
+  ThreadAttr on_core0;
+  on_core0.placement = Placement::pinned(0);
+  ThreadAttr on_core1;
+  on_core1.placement = Placement::pinned(1);
+  Thread a = spawn(on_core0, [&] {
+    char byte = 0;
+    if (::read(first[0], &byte, 1) == 1) first_done.store(true);
+  });
+  if (!poll_sleeps_reach(1, stop)) {
+    ADD_FAILURE() << "no core slept in poll(2) on the wait";
+    (void)!::write(first[1], "x", 1);
+    return;
+  }
+  // One core sleeps in poll(2) on the first pipe; the second wait must wake it to be added.
+  const std::uint64_t before = io::stats().poll_sleeps;
+  Thread b = spawn(on_core1, [&] {
+    char byte = 0;
+    if (::read(second[0], &byte, 1) == 1) second_done.store(true);
+  });
+  std::thread writer([&] {
+    // The sleeper sleeps again once it has the second wait in its set.
+    if (!poll_sleeps_reach(before + 1, stop)) return;
+    if (::write(second[1], "x", 1) != 1) return;
+    while (!second_done.load() && !stop.load()) std::this_thread::yield();
+    (void)!::write(first[1], "x", 1);
+  });
+  const bool finished = testing::finishes([&] { return first_done.load() && second_done.load(); },
+                                          [&] {
+                                            stop.store(true);
+                                            (void)!::write(first[1], "x", 1);
+                                            (void)!::write(second[1], "x", 1);
+                                          });
+  EXPECT_TRUE(finished) << "a wait registered while a core slept in poll(2) was not watched";
+  writer.join();
+  a.join();
+  b.join();
+}
+
+TEST(IoPollSleep, ASleeperWokenForWorkHandsTheWaitsToBlocking) {
+  testing::Descriptors descriptors;
+  int fds[2];
+  descriptors.pipe(fds);
+  Scheduler scheduler(testing::io_config("auto", 1));
+  std::atomic<bool> read_done{false};
+  std::atomic<bool> stop{false};
+  Thread reader = spawn([&] {
+    char byte = 0;
+    if (::read(fds[0], &byte, 1) == 1) read_done.store(true);
+  });
+  if (!poll_sleeps_reach(1, stop)) {
+    ADD_FAILURE() << "no core slept in poll(2) on the wait";
+    (void)!::write(fds[1], "x", 1);
+    return;
+  }
+  // The one core, asleep in poll(2) on the read, is woken for a thread that computes without a
+  // scheduling point until the wait has gone to the spare kernel thread: no polling core is left.
+  Thread computer = spawn([&] {
+    while (io::stats().handoffs == 0 && !stop.load()) {
+    }
+    while (!read_done.load() && !stop.load()) this_thread::yield();
+  });
+  std::thread writer([&] {
+    while (io::stats().handoffs == 0 && !stop.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    (void)!::write(fds[1], "x", 1);
+  });
+  const bool finished = testing::finishes([&] { return read_done.load(); },
+                                          [&] {
+                                            stop.store(true);
+                                            (void)!::write(fds[1], "x", 1);
+                                          });
+  EXPECT_TRUE(finished) << "the wait was not handed to blocking when its core went to work";
+  writer.join();
+  computer.join();
+  reader.join();
+  EXPECT_GE(io::stats().block_detections, 1u);
+}
+
+}  // namespace
+}  // namespace weft
