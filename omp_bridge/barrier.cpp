@@ -20,7 +20,8 @@ bool TeamBarrier::try_complete(std::uint64_t generation) {
 }
 
 void TeamBarrier::wait(ThreadState& self) {
-  const trace::Span span(trace::Category::omp, "barrier");
+  // Ends right after the wait's return, or after a task's span.
+  const trace::Span span(trace::Category::omp, "barrier", 0, trace::End::at_resume);
   // Read before arriving: the barrier cannot complete (and move on) before this thread arrives.
   const std::uint64_t generation = generation_.load(std::memory_order_acquire);
   // acq_rel: publishes this thread's writes to whoever completes the barrier.

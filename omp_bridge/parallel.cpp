@@ -78,7 +78,7 @@ void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned fl
     const trace::Span span(trace::Category::omp, "parallel region",
                            static_cast<std::uint64_t>(size), trace::End::with_inner);
     fn(data);
-    const trace::Span join(trace::Category::omp, "join");
+    const trace::Span join(trace::Category::omp, "join", 0, trace::End::at_resume);
     master_join(self, team);
   }
   if (team.pool != nullptr) team.pool->keep_spin_budget(team.signal.budget_ns());

@@ -36,10 +36,11 @@ void Worker::run() {
     pool->wake(2 * num + 1);
     pool->wake(2 * num + 2);
     enter_team(state, current, num, state.implicit);
+    // Begins right after the wait for the start (the two wake-ups above record no clock read).
     const trace::Span span(trace::Category::omp, "parallel region", static_cast<std::uint64_t>(num),
-                           trace::End::with_inner);
+                           trace::End::with_inner, trace::Begin::at_resume);
     current.fn(current.data);
-    const trace::Span join(trace::Category::omp, "join");
+    const trace::Span join(trace::Category::omp, "join", 0, trace::End::at_resume);
     worker_join(state, current);
   }
   // The worker's own hot pools (nested regions) end with it, innermost first.

@@ -45,6 +45,22 @@ std::uint64_t ticks() noexcept {
 #endif
 }
 
+// What a slot holds: an EventKind, or a record that stop() expands into several events.
+enum class SlotKind : std::uint8_t {
+  begin,
+  end,
+  instant,
+  thread_switch,
+  wake,
+  sent,
+  matched,
+  // A send that met its posted receive: both ends of the message in one slot (a: the receiver's
+  // rank, low 32 bits, and the sender's, high 32; b, d: as sent and matched), expanded at stop
+  // into a sent and a matched event under a new message id.
+  delivered,
+};
+static_assert(static_cast<int>(SlotKind::matched) == static_cast<int>(EventKind::matched));
+
 // An event as recorded: Event's layout without its member initializers, so that a new chunk is
 // not written twice (allocated, then filled as events come).
 struct Slot {
@@ -52,17 +68,20 @@ struct Slot {
   std::uint64_t a;
   std::uint64_t b;
   std::uint32_t c;
-  EventKind kind;
+  SlotKind kind;
   std::uint8_t category;
   std::uint16_t d;
 };
 static_assert(sizeof(Slot) == sizeof(Event));
 
-// The time of an untimed switch (trace::Polling), set at stop by interpolation; the clock never
-// reads 0. At most kMaxUntimed untimed switches in a row: the next one reads the clock, which
-// bounds how far an interpolated time can be from the truth.
+// The time of an untimed record, set at stop by interpolation between the timed records around it
+// on its kernel thread; the clock never reads 0. Untimed are the records that lie, by where they
+// are made, between two timed ones close by: a polling thread's yield (trace::Polling), a wake-up
+// made by a user thread, a message's ends inside an MPI call. At most kMaxUntimed in a row: the
+// next one reads the clock, which bounds how far an interpolated time can be from the truth.
 constexpr std::uint64_t kUntimed = 0;
 constexpr std::uint32_t kMaxUntimed = 15;
+constexpr std::uint64_t kResumed = std::uint64_t{1} << 32;
 
 struct Buffer {
   Location location;
@@ -76,9 +95,11 @@ struct Buffer {
   // Where a polling thread's yield would record its switch (trace::Polling): a switch recorded
   // there, with nothing recorded since the mark, is untimed.
   Slot* polling_slot = nullptr;
-  std::uint32_t untimed_switches = 0;  // in a row, since the last timed switch
+  // Low 32 bits: the untimed records in a row since the last timed one; kResumed: the last timed
+  // record is the switch into the thread now running, resumed from a park (Timing::at_resume).
+  // One word, so that a timed record resets both with one store.
+  std::uint64_t since_timed = 0;
   std::uint32_t index = 0;
-  std::uint32_t messages = 0;
 
   Slot* slot() noexcept {
     if (next == limit) [[unlikely]]
@@ -172,22 +193,45 @@ Buffer* my_buffer() noexcept {
   return attach_buffer();
 }
 
-// Whether an event reads the clock or takes the time of the kernel thread's previous event:
-// `previous` only where the two are made at the same instant by construction (two spans that
-// end together, both ends of a message delivered at once).
-enum class Timing : std::uint8_t { now, previous };
+// Whether an event reads the clock, takes the time of the kernel thread's previous event
+// (`previous`: only where the two are made at the same instant by construction, two spans that
+// end together), is left untimed (`interpolated`, see kUntimed) while fewer than kMaxUntimed
+// records in a row are, or takes the time of the switch into its thread where that switch is the
+// last timed record (`at_resume`, see trace::End::at_resume). `switch_in`: a timed switch to a
+// thread, which later records `at_resume` may take the time of.
+enum class Timing : std::uint8_t { now, previous, interpolated, at_resume, switch_in };
 
-// The slow paths: the kernel thread's first event of the session, or a full chunk.
+// The time of a record, per `timing`.
 template <Timing timing>
-[[gnu::noinline]] void record_slow(EventKind kind, std::uint8_t category, std::uint64_t a,
+[[gnu::always_inline]] inline std::uint64_t time_of(Buffer& buffer) noexcept {
+  if constexpr (timing == Timing::previous) {
+    return buffer.last_time;
+  } else {
+    if constexpr (timing == Timing::interpolated) {
+      if (static_cast<std::uint32_t>(buffer.since_timed) < kMaxUntimed) {
+        ++buffer.since_timed;
+        return kUntimed;
+      }
+    }
+    if constexpr (timing == Timing::at_resume) {
+      if ((buffer.since_timed & kResumed) != 0) {
+        buffer.since_timed &= ~kResumed;
+        return buffer.last_time;
+      }
+    }
+    const std::uint64_t time = ticks();
+    buffer.last_time = time;
+    buffer.since_timed = timing == Timing::switch_in ? kResumed : 0;
+    return time;
+  }
+}
+
+template <Timing timing>
+[[gnu::noinline]] void record_slow(SlotKind kind, std::uint8_t category, std::uint64_t a,
                                    std::uint64_t b, std::uint64_t tail) noexcept {
   Buffer* buffer = my_buffer();
   if (buffer == nullptr) return;
-  std::uint64_t time = buffer->last_time;
-  if constexpr (timing == Timing::now) {
-    time = ticks();
-    buffer->last_time = time;
-  }
+  const std::uint64_t time = time_of<timing>(*buffer);
   Slot* slot = buffer->slot();
   *slot = Slot{time, a, b, 0, kind, category, 0};
   std::memcpy(&slot->c, &tail, sizeof tail);
@@ -196,7 +240,7 @@ template <Timing timing>
 // `tail` holds c, kind, category and d as they lie in a Slot, written with one store. The fast
 // path saves no register: both slow paths are tail calls.
 template <Timing timing>
-[[gnu::always_inline]] inline void record(EventKind kind, std::uint8_t category, std::uint64_t a,
+[[gnu::always_inline]] inline void record(SlotKind kind, std::uint8_t category, std::uint64_t a,
                                           std::uint64_t b, std::uint32_t c = 0,
                                           std::uint16_t d = 0) noexcept {
   const std::uint64_t tail = c | static_cast<std::uint64_t>(kind) << 32 |
@@ -206,11 +250,7 @@ template <Timing timing>
   if (buffer == nullptr || t_generation != g_generation.load(std::memory_order_relaxed) ||
       buffer->next == buffer->limit) [[unlikely]]
     return record_slow<timing>(kind, category, a, b, tail);
-  std::uint64_t time = buffer->last_time;
-  if constexpr (timing == Timing::now) {
-    time = ticks();
-    buffer->last_time = time;
-  }
+  const std::uint64_t time = time_of<timing>(*buffer);
   Slot* slot = buffer->next++;
   slot->time = time;
   slot->a = a;
@@ -249,19 +289,27 @@ std::string read_line(const char* path) {
 
 namespace detail {
 void begin(Category category, const char* name, std::uint64_t arg) noexcept {
-  record<Timing::now>(EventKind::begin, static_cast<std::uint8_t>(category),
+  record<Timing::now>(SlotKind::begin, static_cast<std::uint8_t>(category),
                       reinterpret_cast<std::uintptr_t>(name), arg);
 }
 void end(Category category, const char* name) noexcept {
-  record<Timing::now>(EventKind::end, static_cast<std::uint8_t>(category),
+  record<Timing::now>(SlotKind::end, static_cast<std::uint8_t>(category),
                       reinterpret_cast<std::uintptr_t>(name), 0);
 }
+void begin_at_resume(Category category, const char* name, std::uint64_t arg) noexcept {
+  record<Timing::at_resume>(SlotKind::begin, static_cast<std::uint8_t>(category),
+                            reinterpret_cast<std::uintptr_t>(name), arg);
+}
+void end_at_resume(Category category, const char* name) noexcept {
+  record<Timing::at_resume>(SlotKind::end, static_cast<std::uint8_t>(category),
+                            reinterpret_cast<std::uintptr_t>(name), 0);
+}
 void end_with_previous(Category category, const char* name) noexcept {
-  record<Timing::previous>(EventKind::end, static_cast<std::uint8_t>(category),
+  record<Timing::previous>(SlotKind::end, static_cast<std::uint8_t>(category),
                            reinterpret_cast<std::uintptr_t>(name), 0);
 }
 void instant(Category category, const char* name, std::uint64_t arg) noexcept {
-  record<Timing::now>(EventKind::instant, static_cast<std::uint8_t>(category),
+  record<Timing::now>(SlotKind::instant, static_cast<std::uint8_t>(category),
                       reinterpret_cast<std::uintptr_t>(name), arg);
 }
 }  // namespace detail
@@ -277,26 +325,28 @@ void thread_switch(std::uint64_t from, SwitchReason reason, std::uint64_t to,
   const auto d =
       static_cast<std::uint16_t>(to_info.type | static_cast<std::uint8_t>(to_info.priority) << 8);
   const auto rank = static_cast<std::uint32_t>(to_info.rank);
+  const auto category = static_cast<std::uint8_t>(reason);
   Buffer* buffer = t_buffer;
-  if (buffer != nullptr && t_generation == g_generation.load(std::memory_order_relaxed)) {
-    if (buffer->next == buffer->polling_slot && reason == SwitchReason::yield && to != 0 &&
-        buffer->untimed_switches < kMaxUntimed) {
-      // A polling thread's yield (trace::Polling), nothing recorded since it was marked, to a
-      // thread (the idle loop may wait long before the next timed event).
-      ++buffer->untimed_switches;
-      buffer->polling_slot = nullptr;
-      *buffer->slot() = Slot{
-          kUntimed, from, to, rank, EventKind::thread_switch, static_cast<std::uint8_t>(reason), d};
-      return;
-    }
-    buffer->untimed_switches = 0;
+  if (buffer != nullptr && buffer->next == buffer->polling_slot && reason == SwitchReason::yield &&
+      to != 0 && t_generation == g_generation.load(std::memory_order_relaxed)) {
+    // A polling thread's yield (trace::Polling), nothing recorded since it was marked, to a
+    // thread (the idle loop may wait long before the next timed event).
+    buffer->polling_slot = nullptr;
+    buffer->since_timed &= ~kResumed;
+    return record<Timing::interpolated>(SlotKind::thread_switch, category, from, to, rank, d);
   }
-  record<Timing::now>(EventKind::thread_switch, static_cast<std::uint8_t>(reason), from, to, rank,
-                      d);
+  if (to_info.resumes_park)
+    return record<Timing::switch_in>(SlotKind::thread_switch, category, from, to, rank, d);
+  record<Timing::now>(SlotKind::thread_switch, category, from, to, rank, d);
 }
 
+// A wake-up made by a user thread lies between the records of that thread's run on this kernel
+// thread; one made by the idle loop, a timer or another kernel thread may follow a long wait, and
+// reads the clock.
 void wake(std::uint64_t waker, std::uint64_t woken) noexcept {
-  record<Timing::now>(EventKind::wake, static_cast<std::uint8_t>(Category::sched), woken, waker);
+  constexpr auto category = static_cast<std::uint8_t>(Category::sched);
+  if (waker != 0) return record<Timing::interpolated>(SlotKind::wake, category, woken, waker);
+  record<Timing::now>(SlotKind::wake, category, woken, waker);
 }
 
 namespace {
@@ -311,37 +361,45 @@ std::uint64_t local_message_id(const void* message) noexcept {
          (reinterpret_cast<std::uintptr_t>(message) >> 3 & 0xffffffffffff);
 }
 
+namespace {
+// A message's end recorded by a rank inside its MPI call (a send, the receive that takes a queued
+// message) lies between that call's span's begin and end, which are timed, and is left untimed;
+// where MPI calls are not recorded it reads the clock.
+template <SlotKind kind>
+void record_in_call(std::uint64_t a, std::uint64_t b, std::uint32_t c, std::uint16_t d) noexcept {
+  constexpr auto category = static_cast<std::uint8_t>(Category::message);
+  if (enabled(Category::mpi)) return record<Timing::interpolated>(kind, category, a, b, c, d);
+  record<Timing::now>(kind, category, a, b, c, d);
+}
+}  // namespace
+
 void message_sent(std::uint64_t id, const MessageInfo& message) noexcept {
   if (id == 0) return;
-  record<Timing::now>(EventKind::sent, static_cast<std::uint8_t>(Category::message), id,
-                      message_word(message.tag, message.bytes),
-                      static_cast<std::uint32_t>(message.peer), message_comm(message.context));
-}
-
-// Both ends at once: one clock read, the second record takes the first's time.
-void message_delivered(const MessageInfo& message, int sender) noexcept {
-  Buffer* buffer = my_buffer();
-  if (buffer == nullptr) [[unlikely]]
-    return;
-  const std::uint64_t id = g_pid_bits.load(std::memory_order_relaxed) |
-                           static_cast<std::uint64_t>(buffer->index & 0xffff) << 32 |
-                           ++buffer->messages;
-  constexpr auto category = static_cast<std::uint8_t>(Category::message);
-  const std::uint64_t word = message_word(message.tag, message.bytes);
-  const std::uint16_t comm = message_comm(message.context);
-  const std::uint64_t now = ticks();
-  buffer->last_time = now;
-  *buffer->slot() = Slot{
-      now, id, word, static_cast<std::uint32_t>(message.peer), EventKind::sent, category, comm};
-  *buffer->slot() =
-      Slot{now, id, word, static_cast<std::uint32_t>(sender), EventKind::matched, category, comm};
+  record_in_call<SlotKind::sent>(id, message_word(message.tag, message.bytes),
+                                 static_cast<std::uint32_t>(message.peer),
+                                 message_comm(message.context));
 }
 
 void message_matched(std::uint64_t id, const MessageInfo& message) noexcept {
   if (id == 0) return;
-  record<Timing::now>(EventKind::matched, static_cast<std::uint8_t>(Category::message), id,
+  record_in_call<SlotKind::matched>(id, message_word(message.tag, message.bytes),
+                                    static_cast<std::uint32_t>(message.peer),
+                                    message_comm(message.context));
+}
+
+void message_arrived(std::uint64_t id, const MessageInfo& message) noexcept {
+  if (id == 0) return;
+  record<Timing::now>(SlotKind::matched, static_cast<std::uint8_t>(Category::message), id,
                       message_word(message.tag, message.bytes),
                       static_cast<std::uint32_t>(message.peer), message_comm(message.context));
+}
+
+// Both ends in one slot; stop() gives them their id.
+void message_delivered(const MessageInfo& message, int sender) noexcept {
+  record_in_call<SlotKind::delivered>(
+      static_cast<std::uint32_t>(message.peer) |
+          static_cast<std::uint64_t>(static_cast<std::uint32_t>(sender)) << 32,
+      message_word(message.tag, message.bytes), 0, message_comm(message.context));
 }
 
 namespace {
@@ -424,13 +482,26 @@ ProcessTrace stop() {
     return it->second;
   };
   for (const auto& buffer : s.buffers) {
+    std::uint32_t messages = 0;  // the ids of this kernel thread's delivered messages
     Location location = buffer->location;
     location.events.reserve(buffer->size());
     for (std::size_t c = 0; c < buffer->chunks.size(); ++c) {
       const Slot* first = buffer->chunks[c].get();
       const Slot* last = c + 1 == buffer->chunks.size() ? buffer->next : first + kChunkEvents;
       for (const Slot* e = first; e != last; ++e) {
-        Event event{e->time, e->a, e->b, e->c, e->kind, e->category, e->d};
+        if (e->kind == SlotKind::delivered) {
+          const std::uint64_t id = g_pid_bits.load(std::memory_order_relaxed) |
+                                   static_cast<std::uint64_t>(buffer->index & 0xffff) << 32 |
+                                   ++messages;
+          const auto receiver = static_cast<std::uint32_t>(e->a);
+          const auto sender = static_cast<std::uint32_t>(e->a >> 32);
+          location.events.push_back(
+              Event{e->time, id, e->b, receiver, EventKind::sent, e->category, e->d});
+          location.events.push_back(
+              Event{e->time, id, e->b, sender, EventKind::matched, e->category, e->d});
+          continue;
+        }
+        Event event{e->time, e->a, e->b, e->c, static_cast<EventKind>(e->kind), e->category, e->d};
         if (event.kind == EventKind::begin || event.kind == EventKind::end ||
             event.kind == EventKind::instant) {
           event.a = intern(event.a);

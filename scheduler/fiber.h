@@ -73,6 +73,10 @@ struct Fiber {
   bool woken = false;
   // Queued by push_front: its pick is not a turn of the threads queued behind it.
   bool ahead = false;
+  // While a trace records switches: the fiber's last switch out was a park, so its next switch in
+  // resumes it from a wait (trace::ThreadInfo::resumes_park). Written by the processor that
+  // switches out of it, read by the one that switches into it after the wake-up that queued it.
+  bool trace_parked = false;
 
   std::function<void()> body;
   // this_thread::local_data(): a runtime's state for this thread, destroyed when the body returns.

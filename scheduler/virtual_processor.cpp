@@ -423,11 +423,13 @@ void VirtualProcessor::trace_switch(Fiber* prev, After after, Fiber* next) noexc
                                      : after == After::exit ? trace::SwitchReason::exit
                                      : prev == nullptr      ? trace::SwitchReason::start
                                                             : trace::SwitchReason::yield;
+  if (prev != nullptr) prev->trace_parked = after == After::park;
   trace::ThreadInfo info;
   if (next != nullptr) {
     info.type = static_cast<std::uint8_t>(next->type);
     info.rank = next->rank;
     info.priority = static_cast<std::int8_t>(next->priority.load(std::memory_order_relaxed));
+    info.resumes_park = next->trace_parked;
   }
   trace::thread_switch(prev != nullptr ? prev->id : 0, reason, next != nullptr ? next->id : 0,
                        info);

@@ -25,9 +25,11 @@ namespace detail {
 // Bit c set: category c is recorded. Zero while no trace is being recorded.
 extern std::atomic<std::uint32_t> recorded;
 void begin(Category category, const char* name, std::uint64_t arg) noexcept;
+void begin_at_resume(Category category, const char* name, std::uint64_t arg) noexcept;
 void end(Category category, const char* name) noexcept;
 // An end at the time of the calling kernel thread's previous event, without reading the clock.
 void end_with_previous(Category category, const char* name) noexcept;
+void end_at_resume(Category category, const char* name) noexcept;
 void instant(Category category, const char* name, std::uint64_t arg) noexcept;
 void polling(bool on) noexcept;
 }  // namespace detail
@@ -41,24 +43,37 @@ inline bool enabled(Category category) noexcept {
   return (detail::recorded.load(std::memory_order_relaxed) >> static_cast<int>(category) & 1) != 0;
 }
 
-// How a span's end is timed. `with_inner`: the span ends together with a span nested in it, whose
-// end is recorded just before (destructors back to back, nothing between them), so its end takes
-// that one's time instead of reading the clock again.
-enum class End : std::uint8_t { timed, with_inner };
+// How a span's begin or end is timed, where it need not read the clock:
+// - End::with_inner: the span ends together with a span nested in it, whose end is recorded just
+//   before (destructors back to back, nothing between them), and takes that one's time;
+// - Begin::at_resume, End::at_resume: the span begins (ends) right after its thread resumed from a
+//   wait, with nothing but the wait's return between (a barrier's end, a pool worker's region),
+//   and takes the time of the switch into the thread where that thread resumed from a park and
+//   the switch is the kernel thread's last timed record; otherwise it reads the clock.
+enum class End : std::uint8_t { timed, with_inner, at_resume };
+enum class Begin : std::uint8_t { timed, at_resume };
 
 // A span on the calling thread: MPI_Send, an OpenMP parallel region, a barrier. `arg` is shown
 // with it (a peer rank, a size).
 class Span {
  public:
-  Span(Category category, const char* name, std::uint64_t arg = 0, End end = End::timed) noexcept
+  Span(Category category, const char* name, std::uint64_t arg = 0, End end = End::timed,
+       Begin begin = Begin::timed) noexcept
       : name_(enabled(category) ? name : nullptr), category_(category), end_(end) {
-    if (name_ != nullptr) [[unlikely]]
-      detail::begin(category, name, arg);
+    if (name_ != nullptr) [[unlikely]] {
+      if (begin == Begin::at_resume) {
+        detail::begin_at_resume(category, name, arg);
+      } else {
+        detail::begin(category, name, arg);
+      }
+    }
   }
   ~Span() {
     if (name_ != nullptr) [[unlikely]] {
       if (end_ == End::with_inner) {
         detail::end_with_previous(category_, name_);
+      } else if (end_ == End::at_resume) {
+        detail::end_at_resume(category_, name_);
       } else {
         detail::end(category_, name_);
       }
@@ -84,6 +99,10 @@ inline void instant(Category category, const char* name, std::uint64_t arg = 0) 
 struct ThreadInfo {
   std::uint8_t type = 0;
   std::int8_t priority = 0;
+  // The thread resumes from a park: it was woken because what it waited for happened, so its
+  // span ends at_resume may take this switch's time (a thread resumed from a yield may go on
+  // spinning without a record).
+  bool resumes_park = false;
   std::int32_t rank = -1;
 };
 enum class SwitchReason : std::uint8_t { start, yield, park, exit };

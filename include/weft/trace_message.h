@@ -31,12 +31,18 @@ inline std::uint64_t remote_message_id(int from, int to, std::uint64_t sequence)
 // it), for remote_message_id.
 void set_process(int process) noexcept;
 int process() noexcept;
+// message_sent and message_matched are called by a rank inside its MPI call (the send; the
+// receive that takes a queued message), whose span bounds their time: they read no clock while
+// MPI calls are recorded. message_arrived is the receive's end recorded where the transport hands
+// a message to a posted receive, outside any call of the receiver, and reads the clock.
 void message_sent(std::uint64_t id, const MessageInfo& message) noexcept;
 void message_matched(std::uint64_t id, const MessageInfo& message) noexcept;
+void message_arrived(std::uint64_t id, const MessageInfo& message) noexcept;
 // The id of a message queued at `message` (an address no other queued message has), in this
 // process.
 std::uint64_t local_message_id(const void* message) noexcept;
-// A send that met its posted receive: both ends at once (one clock read), under a new id.
+// A send that met its posted receive: both ends at once, in one record of the sender's call (no
+// clock read while MPI calls are recorded), under a new id.
 // `message.peer` is the receiver, `sender` the sender's rank in the communicator.
 void message_delivered(const MessageInfo& message, int sender) noexcept;
 

@@ -41,7 +41,9 @@ int barrier_entry(const collective::Start& start, std::string_view function, MPI
 }  // namespace
 
 extern "C" int PMPI_Barrier(MPI_Comm comm) {
-  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
+  // Ends right after the wait's return (trace::End::at_resume).
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1, 0,
+                                     weft::trace::End::at_resume);
   return barrier_entry(collective::Start{}, "MPI_Barrier", comm);
 }
 WEFT_MPI_ALIAS(MPI_Barrier);

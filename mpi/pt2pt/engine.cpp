@@ -219,7 +219,7 @@ void Engine::arrive_eager(const Envelope& envelope, const void* data, std::uint6
       envelope,
       [&] {
         if (trace::enabled(trace::Category::message)) [[unlikely]]
-          trace::message_matched(flow_id(nullptr, key), message_info(envelope.source, envelope));
+          trace::message_arrived(flow_id(nullptr, key), message_info(envelope.source, envelope));
         fill_slot(data, envelope.bytes, weft_mpi_byte);
       },
       [&](Request& recv) {
@@ -229,7 +229,7 @@ void Engine::arrive_eager(const Envelope& envelope, const void* data, std::uint6
                                              static_cast<std::size_t>(recv.count), *recv.datatype);
         set_received_status(recv, envelope, moved);
         if (trace::enabled(trace::Category::message)) [[unlikely]]
-          trace::message_matched(flow_id(nullptr, key), message_info(envelope.source, envelope));
+          trace::message_arrived(flow_id(nullptr, key), message_info(envelope.source, envelope));
         finish(recv);
       },
       [&] {
@@ -245,7 +245,7 @@ void Engine::arrive(weft_mpi_message& message) {
   const std::uint64_t key = message.sender_key;
   auto traced = [&] {
     if (trace::enabled(trace::Category::message)) [[unlikely]]
-      trace::message_matched(flow_id(nullptr, key), message_info(envelope.source, envelope));
+      trace::message_arrived(flow_id(nullptr, key), message_info(envelope.source, envelope));
   };
   route(
       envelope,

@@ -48,7 +48,9 @@ int receive_blocking(std::string_view function, void* buf, int count, MPI_Dataty
 
 extern "C" int PMPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                          MPI_Comm comm, MPI_Status* status) {
-  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
+  // Ends right after the wait's return (trace::End::at_resume).
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1, 0,
+                                     weft::trace::End::at_resume);
   weft::mpi::Caller caller;
   if (int rc = weft::mpi::check_recv("MPI_Recv", buf, count, datatype, source, tag, comm, &caller);
       rc != MPI_SUCCESS) {

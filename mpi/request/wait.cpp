@@ -156,7 +156,9 @@ std::vector<int> done_indices(int count, const MPI_Request* requests) {
 }  // namespace
 
 extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
-  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1);
+  // Ends right after the wait's return (trace::End::at_resume).
+  const weft::trace::Span trace_span(weft::trace::Category::mpi, __func__ + 1, 0,
+                                     weft::trace::End::at_resume);
   if (int rc = check_handle("MPI_Wait", request); rc != MPI_SUCCESS) return rc;
   if (inactive(*request)) {
     weft::mpi::set_empty_status(status);

@@ -3,7 +3,11 @@
 
   trace_check.py json FILE PROCESSES KIND...   the JSON parses; B/E slices nest on every track
                                                and close; each pid 0..PROCESSES-1 has tracks; each
-                                               KIND (a category, or flow:NAME) occurs
+                                               KIND (a category, or flow:NAME) occurs; KIND
+                                               in-mpi:NAME: each end of a flow NAME lies inside
+                                               an MPI call's slice of its track (where its time,
+                                               interpolated between the timed events around it,
+                                               must fall)
   trace_check.py summary FILE                  weft-info trace-summary's output: utilization in
                                                [0, 1], each rank's MPI time within its run time
   trace_check.py svg FILE THREADS              the SVG parses as XML with THREADS thread elements
@@ -36,6 +40,8 @@ def check_json(path, processes, kinds):
     seen = set()
     pids = set()
     flows = {}
+    in_mpi = {kind[len("in-mpi:"):] for kind in kinds if kind.startswith("in-mpi:")}
+    kinds = [kind for kind in kinds if not kind.startswith("in-mpi:")]
     for event in events:
         ph = event["ph"]
         if ph == "M":
@@ -48,7 +54,7 @@ def check_json(path, processes, kinds):
         last_time[track] = time
         stack = stacks.setdefault(track, [])
         if ph == "B":
-            stack.append(event["name"])
+            stack.append(event["cat"])
             seen.add(event["cat"])
             if event["cat"] in ("thread", "mpi"):
                 seen.add(event["name"].split(" ")[0])
@@ -58,6 +64,9 @@ def check_json(path, processes, kinds):
             stack.pop()
         elif ph in ("s", "f"):
             flows.setdefault((event["name"], event["id"]), set()).add(ph)
+            if event["name"] in in_mpi and "mpi" not in stack:
+                fail("flow %s %s at %s on track %s lies in no MPI call (open: %s)" %
+                     (event["name"], ph, time, track, stack))
             seen.add("flow:" + event["name"])
         elif ph == "i":
             seen.add(event["cat"])

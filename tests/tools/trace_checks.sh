@@ -63,7 +63,8 @@ case $check in
   json)
     expect_run 0 "$bin/weftrun" -n 4 -c 2 --set scheduler.vps=2 --trace t.json "$bin/hybrid"
     grep -q "expected 500000500000" out || fail "the job's result is wrong"
-    validate json t.json 1 thread mpi omp rank MPI_Reduce MPI_Sendrecv flow:message flow:wake
+    validate json t.json 1 thread mpi omp rank MPI_Reduce MPI_Sendrecv flow:message flow:wake \
+      in-mpi:message
     summary t.json
     ;;
   json_p2)
