@@ -1,0 +1,73 @@
+#include "rma/local_copy.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <functional>
+
+#include "request/shared_copy.h"
+#include "weft/scheduler.h"
+#include "weft/this_thread.h"
+#include "weft/thread.h"
+
+namespace weft::mpi::rma {
+
+namespace {
+
+// Shared copies of the process's origins. A helper thread may start after the copy it was spawned
+// for ended and even after its slot was taken again; it then finds nothing open, or helps the
+// slot's next copy, so a slot lives as long as the process and is never handed to it by value.
+struct Slot {
+  // acquire on taking, release on giving back: the slot's run() is over before the next one.
+  std::atomic<bool> busy{false};
+  SharedCopy copy;
+};
+constexpr std::size_t kSlots = 16;
+// A spawned helper starts after a spawn and, often, a wake-up of a sleeping processor (tens of
+// microseconds on a virtual machine): below 1 MiB (about 60 us for one core here) it would find
+// little left to copy.
+constexpr std::size_t kHelpedBytes = std::size_t{1} << 20;
+
+Slot* take_slot() {
+  // Never destroyed: a helper thread may still run at exit.
+  static auto* const slots = new std::array<Slot, kSlots>;
+  for (Slot& slot : *slots) {
+    if (!slot.busy.load(std::memory_order_relaxed) &&
+        !slot.busy.exchange(true, std::memory_order_acquire)) {
+      return &slot;
+    }
+  }
+  return nullptr;
+}
+
+bool apart(const std::byte* a, const std::byte* b, std::size_t bytes) {
+  // std::less: a total order on unrelated pointers.
+  return std::less<>()(a + bytes - 1, b) || std::less<>()(b + bytes - 1, a);
+}
+
+}  // namespace
+
+void move_local(std::byte* dst, const std::byte* src, std::size_t bytes) {
+  Scheduler* scheduler = Scheduler::current();
+  Slot* slot = nullptr;
+  if (bytes < std::max(kHelpedBytes, SharedCopy::min_bytes()) || !apart(dst, src, bytes) ||
+      scheduler == nullptr || scheduler->num_vps() < 2 || (slot = take_slot()) == nullptr) {
+    std::memmove(dst, src, bytes);
+    return;
+  }
+  // The helper starts on the next processor, which the spawn wakes when it sleeps (an idle core
+  // then takes half the copy); where that processor is busy, the helper waits its turn or is
+  // stolen, and finds the copy done, a spawn's cost wasted.
+  ThreadAttr attr;
+  attr.type = ThreadType::mpi_task;
+  attr.rank = this_thread::rank();
+  const int vp = this_thread::vp();
+  attr.placement = Placement::free(vp < 0 ? 0 : (vp + 1) % scheduler->num_vps());
+  SharedCopy& copy = slot->copy;
+  spawn(attr, [&copy] { copy.help(); }).detach();
+  copy.run(dst, src, bytes);
+  slot->busy.store(false, std::memory_order_release);
+}
+
+}  // namespace weft::mpi::rma
