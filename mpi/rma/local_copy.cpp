@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 
@@ -22,6 +23,11 @@ struct Slot {
   // acquire on taking, release on giving back: the slot's run() is over before the next one.
   std::atomic<bool> busy{false};
   SharedCopy copy;
+  // The copies the slot was taken for, and those that ended: a helper may start before the
+  // origin opened its copy, so it helps until its copy ended rather than once. Changed by the
+  // slot's holder only.
+  std::uint64_t taken = 0;
+  std::atomic<std::uint64_t> ended{0};
 };
 constexpr std::size_t kSlots = 16;
 // A spawned helper starts after a spawn and, often, a wake-up of a sleeping processor (tens of
@@ -64,9 +70,18 @@ void move_local(std::byte* dst, const std::byte* src, std::size_t bytes) {
   attr.rank = this_thread::rank();
   const int vp = this_thread::vp();
   attr.placement = Placement::free(vp < 0 ? 0 : (vp + 1) % scheduler->num_vps());
-  SharedCopy& copy = slot->copy;
-  spawn(attr, [&copy] { copy.help(); }).detach();
-  copy.run(dst, src, bytes);
+  const std::uint64_t mine = ++slot->taken;
+  spawn(attr, [slot, mine] {
+    // acquire: nothing to publish here (help() has its own order); only stops the loop. Each
+    // round yields, so the processor's other threads run while the origin has not opened yet.
+    while (slot->ended.load(std::memory_order_acquire) < mine) {
+      slot->copy.help();
+      this_thread::yield();
+    }
+  }).detach();
+  slot->copy.run(dst, src, bytes);
+  // release: pairs with the helper's acquire, for the end of its loop.
+  slot->ended.store(mine, std::memory_order_release);
   slot->busy.store(false, std::memory_order_release);
 }
 
