@@ -1,6 +1,5 @@
 #include "rma/local_copy.h"
 
-#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -30,10 +29,6 @@ struct Slot {
   std::atomic<std::uint64_t> ended{0};
 };
 constexpr std::size_t kSlots = 16;
-// A spawned helper starts after a spawn and, often, a wake-up of a sleeping processor (tens of
-// microseconds on a virtual machine): below 1 MiB (about 60 us for one core here) it would find
-// little left to copy.
-constexpr std::size_t kHelpedBytes = std::size_t{1} << 20;
 
 Slot* take_slot() {
   // Never destroyed: a helper thread may still run at exit.
@@ -54,11 +49,11 @@ bool apart(const std::byte* a, const std::byte* b, std::size_t bytes) {
 
 }  // namespace
 
-void move_local(std::byte* dst, const std::byte* src, std::size_t bytes) {
+void move_large(std::byte* dst, const std::byte* src, std::size_t bytes) {
   Scheduler* scheduler = Scheduler::current();
   Slot* slot = nullptr;
-  if (bytes < std::max(kHelpedBytes, SharedCopy::min_bytes()) || !apart(dst, src, bytes) ||
-      scheduler == nullptr || scheduler->num_vps() < 2 || (slot = take_slot()) == nullptr) {
+  if (bytes < SharedCopy::min_bytes() || !apart(dst, src, bytes) || scheduler == nullptr ||
+      scheduler->num_vps() < 2 || (slot = take_slot()) == nullptr) {
     std::memmove(dst, src, bytes);
     return;
   }
