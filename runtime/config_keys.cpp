@@ -107,6 +107,10 @@ std::vector<ConfigKey> make_keys() {
       size_key("mpi.eager_limit", 0, 64 * kMiB, "8K",
                "largest message a send copies into an eager buffer when no receive is posted; "
                "larger ones wait for the receive and are copied once, straight across"),
+      size_key("mpi.shared_copy_min", 0, 64 * kGiB, "256K",
+               "smallest copy inside a process between contiguous buffers that two cores share: "
+               "the one making it and the rank waiting for it (puts and gets: a helper thread, "
+               "from 1 MiB up)"),
       size_key("mpi.remote_eager_limit", 0, 64 * kMiB, "128K",
                "largest message to a rank of another process sent at once through UCX's shared "
                "memory (the receiver buffers it if no receive is posted); larger ones and "

@@ -13,6 +13,7 @@
 #include "diagnostics/monitor.h"
 #include "init/fatal.h"
 #include "init/world.h"
+#include "request/shared_copy.h"
 #include "spawn/job_files.h"
 #include "transport/transport.h"
 #include "weft/bootstrap.h"
@@ -72,6 +73,7 @@ int run_job(const Config& config, const std::function<int(int rank)>& rank_main,
   const std::vector<TaskPlace> places = place_ranks(config, scheduler, ranks);
   collective::numa::configure(config, scheduler, places, first);
 
+  SharedCopy::set_min_bytes(config.get_size("mpi.shared_copy_min"));
   World world(layout, process, config.get_size("mpi.eager_limit"),
               config.get_int("scheduler.spin_us") * 1000);
   WorldInstallation installation(&world);

@@ -13,12 +13,13 @@ namespace weft::mpi {
 namespace {
 
 // The local rendezvous payload: the sender's own buffer, read by the receiver in place.
+// A large one is shared with the sender, which waits for it (SharedCopy).
 std::size_t deliver_rendezvous(weft_mpi_message& message, void* buffer, std::size_t count,
                                const Datatype& type) {
-  const Request& send = *static_cast<RendezvousMessage&>(message).request;
+  Request& send = *static_cast<RendezvousMessage&>(message).request;
   if (message.envelope.bytes == 0) return 0;
-  return copy(send.buffer, static_cast<std::size_t>(send.count), *send.datatype, buffer, count,
-              type);
+  return copy(send.shared_copy, send.buffer, static_cast<std::size_t>(send.count), *send.datatype,
+              buffer, count, type);
 }
 
 void release_rendezvous(weft_mpi_message& message) {
@@ -125,7 +126,8 @@ void Engine::fill_slot(const void* data, std::size_t count, const Datatype& type
     lock_.unlock();
   } else {
     lock_.unlock();
-    copy(data, count, type, slot_buffer_, static_cast<std::size_t>(slot_count_), *slot_datatype_);
+    copy(slot_copy_, data, count, type, slot_buffer_, static_cast<std::size_t>(slot_count_),
+         *slot_datatype_);
   }
   slot_done_.complete();
 }
@@ -177,10 +179,11 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
         sent();
       },
       [&](Request& recv) {
-        const std::size_t moved = envelope.bytes == 0
-                                      ? 0
-                                      : copy(send.buffer, count, *send.datatype, recv.buffer,
-                                             static_cast<std::size_t>(recv.count), *recv.datatype);
+        const std::size_t moved =
+            envelope.bytes == 0
+                ? 0
+                : copy(recv.shared_copy, send.buffer, count, *send.datatype, recv.buffer,
+                       static_cast<std::size_t>(recv.count), *recv.datatype);
         set_received_status(recv, envelope, moved);
         if (trace::enabled(trace::Category::message)) [[unlikely]]
           trace::message_delivered(message_info(send.peer, envelope), envelope.source);
@@ -312,7 +315,7 @@ void Engine::receive_blocking(Request& recv, SpinBudget& budget) {
     posted_.push_back(&recv);
     recv.posted = true;
     lock_.unlock();
-    wait(recv.completion, budget);
+    wait(recv, budget);
     return;
   }
   slot_state_.store(SlotState::posted, std::memory_order_relaxed);
@@ -322,7 +325,7 @@ void Engine::receive_blocking(Request& recv, SpinBudget& budget) {
   slot_datatype_ = recv.datatype;
   slot_done_.reset();
   lock_.unlock();
-  wait(slot_done_, budget);
+  slot_copy_.wait(slot_done_, budget);
   const Envelope envelope{recv.context, slot_source_, slot_tag_, slot_bytes_};
   const std::size_t capacity = static_cast<std::size_t>(recv.count) * recv.datatype->size();
   if (envelope.bytes > 0 && envelope.bytes <= kSlotInlineBytes) {

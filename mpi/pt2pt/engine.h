@@ -140,6 +140,8 @@ class alignas(64) Engine {
   alignas(64) void* slot_buffer_ = nullptr;
   MPI_Datatype slot_datatype_ = MPI_DATATYPE_NULL;
   int slot_count_ = 0;
+  // The sender's copy into slot_buffer_, which the slot's receiver helps while it waits.
+  alignas(64) SharedCopy slot_copy_;
 
   // relaxed, changed by load and store: under lock_ (arrived_, unexpected_length_) or by the
   // rank's own sends (sent_), and only read elsewhere.

@@ -53,8 +53,8 @@ Request* start_recv(const Caller& caller, void* buffer, int count, MPI_Datatype 
 void complete_when_done(Request* result, Request* send, Request* recv, Packed packed) {
   spawn(helper_thread(result->owner, false), [result, send, recv, packed = std::move(packed)] {
     RankState& state = world()->rank(result->owner);
-    wait(recv->completion, state.spin);
-    wait(send->completion, state.spin);
+    wait(*recv, state.spin);
+    wait(*send, state.spin);
     MPI_Request send_handle = send;
     MPI_Request recv_handle = recv;
     MPI_Status status;

@@ -39,7 +39,7 @@ int receive_blocking(std::string_view function, void* buf, int count, MPI_Dataty
     const weft::mpi::BlockedCall blocked = weft::mpi::blocked_in(
         weft::mpi::BlockedCall::Kind::send, function, comm, send->peer, send->tag);
     weft::mpi::BlockedScope scope(blocked);
-    weft::mpi::wait(send->completion, state.spin);
+    weft::mpi::wait(*send, state.spin);
   }
   return rc;
 }

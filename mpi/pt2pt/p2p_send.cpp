@@ -28,7 +28,7 @@ int blocking_send(std::string_view function, SendMode mode, const void* buf, int
   const weft::mpi::BlockedCall blocked =
       weft::mpi::blocked_in(weft::mpi::BlockedCall::Kind::send, function, comm, dest, tag);
   weft::mpi::BlockedScope scope(blocked);
-  weft::mpi::wait(request.completion, caller.state->spin);
+  weft::mpi::wait(request, caller.state->spin);
   return MPI_SUCCESS;
 }
 

@@ -16,6 +16,7 @@
 #include "mpi.h"
 #include "pt2pt/message.h"
 #include "request/completion.h"
+#include "request/shared_copy.h"
 #include "weft/detail/spin_lock.h"
 
 struct weft_mpi_request;
@@ -96,6 +97,10 @@ struct alignas(64) weft_mpi_request {
     MPI_Grequest_cancel_function* cancel = nullptr;
     void* extra_state = nullptr;
   } generalized;
+  // A large copy into or out of this request's buffer, made by the other side while this
+  // request's owner waits: the owner helps it (mpi/request/shared_copy.h). On its own lines, away
+  // from the completion word the owner polls.
+  alignas(64) weft::mpi::SharedCopy shared_copy;
 
   bool matches(const weft::mpi::Envelope& envelope) const {
     return weft::mpi::Pattern{context, peer, tag}.matches(envelope);
@@ -132,6 +137,11 @@ class RequestPool {
   Request* free_ = nullptr;  // linked through `next`
   int free_count_ = 0;
 };
+
+// Waits for `request` to complete, helping the large copy its completer may make meanwhile.
+inline void wait(Request& request, SpinBudget& budget) {
+  request.shared_copy.wait(request.completion, budget);
+}
 
 // Gives a request back to its pool (or leaves a stack one alone).
 void dispose(Request* request);

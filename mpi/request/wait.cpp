@@ -167,7 +167,7 @@ extern "C" int PMPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (!(*request)->completion.done()) {
     const weft::mpi::BlockedCall blocked = weft::mpi::blocked_on_requests("MPI_Wait", request, 1);
     weft::mpi::BlockedScope scope(blocked);
-    weft::mpi::wait((*request)->completion, weft::mpi::caller_state().spin);
+    weft::mpi::wait(**request, weft::mpi::caller_state().spin);
   }
   return finish_one("MPI_Wait", request, status);
 }
@@ -203,7 +203,7 @@ extern "C" int PMPI_Waitall(int count, MPI_Request array_of_requests[],
   weft::mpi::BlockedScope scope(blocked);
   for (int i = 0; i < count; ++i) {
     if (!inactive(array_of_requests[i])) {
-      weft::mpi::wait(array_of_requests[i]->completion, state.spin);
+      weft::mpi::wait(*array_of_requests[i], state.spin);
     }
   }
   return finish_many("MPI_Waitall", array_of_requests, count, nullptr, array_of_statuses);

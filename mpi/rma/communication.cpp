@@ -14,6 +14,7 @@
 #include "request/request.h"
 #include "rma/accumulate.h"
 #include "rma/epoch.h"
+#include "rma/local_copy.h"
 #include "rma/target_memory.h"
 #include "rma/window_error.h"
 #include "util/profiling.h"
@@ -169,7 +170,7 @@ bool move_directly(Window& win, std::byte* origin, int origin_count, MPI_Datatyp
   if (bytes == 0) return true;
   std::byte* here = origin + origin_type->layout->true_lb;
   std::byte* there = t.direct + first;
-  std::memmove(put ? there : here, put ? here : there, bytes);
+  weft::mpi::rma::move_local(put ? there : here, put ? here : there, bytes);
   return true;
 }
 

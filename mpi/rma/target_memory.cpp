@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "datatype/datatype_layout.h"
+#include "rma/local_copy.h"
 
 namespace weft::mpi::rma {
 
@@ -119,8 +120,8 @@ std::string put(const void* origin, std::size_t origin_count, const Datatype& or
   if (bytes == 0) return {};
   if (target.local()) {
     if (origin_type.contiguous() && target_type.contiguous()) {
-      std::memmove(target.direct + target_type.true_lb(),
-                   static_cast<const std::byte*>(origin) + origin_type.true_lb(), bytes);
+      move_local(target.direct + target_type.true_lb(),
+                 static_cast<const std::byte*>(origin) + origin_type.true_lb(), bytes);
     } else {
       copy(origin, origin_count, origin_type, target.direct, target_count, target_type);
     }
@@ -143,8 +144,8 @@ std::string get(void* origin, std::size_t origin_count, const Datatype& origin_t
   if (bytes == 0) return {};
   if (target.local()) {
     if (origin_type.contiguous() && target_type.contiguous()) {
-      std::memmove(static_cast<std::byte*>(origin) + origin_type.true_lb(),
-                   target.direct + target_type.true_lb(), bytes);
+      move_local(static_cast<std::byte*>(origin) + origin_type.true_lb(),
+                 target.direct + target_type.true_lb(), bytes);
     } else {
       copy(target.direct, target_count, target_type, origin, origin_count, origin_type);
     }

@@ -90,6 +90,7 @@ TEST(ConfigTest, EveryKeyHasItsDefault) {
       {"mpi.eager_limit", "8K"},
       {"mpi.ranks", "1"},
       {"mpi.remote_eager_limit", "128K"},
+      {"mpi.shared_copy_min", "256K"},
       {"placement.cores_per_task", "1"},
       {"placement.progress", "numa"},
       {"placement.tasks", "numa"},
