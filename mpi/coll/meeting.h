@@ -36,6 +36,9 @@ class Meeting {
   }
   // The arguments `rank` published, or nullptr when it has not yet.
   const void* try_arguments(int rank) const;
+  // Forgets what `rank` published, once nobody reads it any more, so that the meeting can serve
+  // another call (MeetingTable's ring).
+  void unpublish(int rank);
 
   // Every member calls it; returns when all have. True in exactly one member per phase (the
   // last to arrive), which may then do work for all before the next phase.
@@ -52,7 +55,8 @@ class Meeting {
   std::shared_ptr<void> shared;
 
  private:
-  struct Slot {
+  // On a line of its own: its member writes it, the others read it.
+  struct alignas(64) Slot {
     std::atomic<const void*> args{nullptr};
     Event published;
   };
@@ -61,7 +65,8 @@ class Meeting {
   // The members of a phase wait on one of two events, alternately: when the last member of a
   // phase arrives, every member has left the previous phase, so its event can be cleared for the
   // next one.
-  std::atomic<int> arrived_{0};
+  // Its own line: every arrival writes it, while size_ and slots_ are only read.
+  alignas(64) std::atomic<int> arrived_{0};
   std::atomic<std::uint64_t> generation_{0};
   Event released_[2];
 };
@@ -85,18 +90,67 @@ bool Meeting::phase(Work&& work) {
   return true;
 }
 
+class MeetingTable;
+
+// A member's hold on the pooled Meeting of one blocking call (MeetingTable::join): the member
+// leaves the meeting when the hold ends, and the last member to leave frees it for a later call.
+class MeetingRef {
+ public:
+  MeetingRef(MeetingRef&& other) noexcept
+      : table_(std::exchange(other.table_, nullptr)),
+        meeting_(std::exchange(other.meeting_, nullptr)),
+        owned_(std::move(other.owned_)),
+        slot_(other.slot_),
+        published_(other.published_) {}
+  MeetingRef(const MeetingRef&) = delete;
+  MeetingRef& operator=(const MeetingRef&) = delete;
+  MeetingRef& operator=(MeetingRef&&) = delete;
+  ~MeetingRef();
+
+  Meeting* operator->() const { return meeting_; }
+  Meeting& operator*() const { return *meeting_; }
+  // Meeting::publish, remembering the member's slot so that leaving clears it for the next call.
+  void publish(int rank, const void* args) {
+    meeting_->publish(rank, args);
+    published_ = rank;
+  }
+
+ private:
+  friend class MeetingTable;
+  MeetingRef(MeetingTable* table, Meeting* meeting, int slot)
+      : table_(table), meeting_(meeting), slot_(slot) {}
+  explicit MeetingRef(std::unique_ptr<Meeting> owned)
+      : meeting_(owned.get()), owned_(std::move(owned)) {}
+
+  MeetingTable* table_ = nullptr;  // null when the meeting is owned_
+  Meeting* meeting_;
+  std::unique_ptr<Meeting> owned_;
+  int slot_ = 0;        // in the table's ring
+  int published_ = -1;  // the member slot the holder published in, if any
+};
+
 // The meetings of one communicator, by call number. The n-th collective call of every member
 // joins entry n: a blocking call or a communicator creation joins a Meeting, a nonblocking
 // collective (mpi/coll/nbc.h) the shared instance of its kind. MPI-3.1 5.12 makes every member call
 // collectives in the same order, a nonblocking one matching only the same nonblocking one.
+//
+// Blocking calls meet in a ring of a few Meetings kept from call to call (call n in entry
+// n % kRing), claimed without a lock: a small collective then costs no allocation, no map and no
+// lock. Only the members of call n - kRing still leaving that entry can make call n wait, and
+// never for long: they have passed its last phase. Every other kind of call meets in a map under
+// a lock, created by the first member to join.
 class MeetingTable {
  public:
-  // The meeting of call number `call` among `size` members, created by the first of them to
-  // join and forgotten by the table when the last one has joined (members keep it alive).
-  std::shared_ptr<Meeting> join(std::uint64_t call, int size) {
-    return join<Meeting>(call, size, "a blocking collective",
-                         [size] { return std::make_shared<Meeting>(size); });
-  }
+  MeetingTable() = default;
+  MeetingTable(const MeetingTable&) = delete;
+  MeetingTable& operator=(const MeetingTable&) = delete;
+  ~MeetingTable();
+
+  // The meeting of blocking call number `call` among `size` members; `function` names the call
+  // when a member's call is of another kind. With `shared_by_all` (MPI_COMM_SELF: one object
+  // whose every rank is its only member), each caller meets alone in a meeting of its own.
+  MeetingRef join(std::uint64_t call, int size, std::string_view function = "a blocking collective",
+                  bool shared_by_all = false);
   // The same for an object of any type, made by make() for the first member to join. A member
   // whose call is of another kind than the first member's ends the job (`function` names its
   // call): the members would otherwise wait for one another forever.
@@ -111,21 +165,47 @@ class MeetingTable {
                           std::string_view function, Make&& make);
 
  private:
+  friend class MeetingRef;
+  static constexpr int kRing = 4;
+  static constexpr std::uint64_t kClaiming = ~std::uint64_t{0};
+  // One entry of the ring, on lines of its own: its members touch it once on joining and once
+  // on leaving.
+  struct alignas(64) RingEntry {
+    // call + 1 while the entry holds that call, 0 when free, kClaiming while its first member
+    // readies it.
+    std::atomic<std::uint64_t> holder{0};
+    std::atomic<int> left{0};  // members that have left the call it holds
+    std::unique_ptr<Meeting> meeting;
+    std::string_view function;  // of the member that claimed it
+    // The highest call number + 1 with this entry's residue that a member joined as another
+    // kind of call (in the map): a blocking call at or below it was matched with another kind.
+    alignas(64) std::atomic<std::uint64_t> other_kind{0};
+  };
   struct Entry {
     std::shared_ptr<void> object;
     const std::type_info* type = nullptr;
     std::string_view function;  // of the first member to join
     int joined = 0;
   };
+  void leave(int slot);
+  // Ends the job: blocking call `call` of the caller (`function`) met another kind of call.
+  [[noreturn]] void out_of_order(std::uint64_t call, std::string_view function);
   // The object of entry `call`, made if the entry is new, counted as joined by one more member;
   // ends the job when the entry's object is not of `type`.
   std::shared_ptr<void> join_entry(std::uint64_t key, std::uint64_t call, int size,
                                    const std::type_info& type, std::string_view function,
                                    const std::function<std::shared_ptr<void>()>& make);
 
+  RingEntry ring_[kRing];
   Mutex mutex_;
   std::unordered_map<std::uint64_t, Entry> entries_;
 };
+
+inline MeetingRef::~MeetingRef() {
+  if (table_ == nullptr) return;
+  if (published_ >= 0) meeting_->unpublish(published_);
+  table_->leave(slot_);
+}
 
 template <class T, class Make>
 std::shared_ptr<T> MeetingTable::join(std::uint64_t key, std::uint64_t call, int size,

@@ -38,7 +38,7 @@
 namespace {
 
 using weft::mpi::Comm;
-using weft::mpi::Meeting;
+using weft::mpi::MeetingRef;
 
 // One member's part of a creation call. A problem found with the member's own arguments is
 // published too, so that the builder can fail the call everywhere.
@@ -232,8 +232,8 @@ std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builde
   // Every member of this process has all the parts but only its own group: the last to arrive
   // takes the groups of the others here, and that of a member elsewhere from the one member here
   // that passed the same group (by digest), and builds for all.
-  const std::shared_ptr<Meeting> meeting = parent->meetings.join(number, local_members);
-  meeting->publish(local_index[rank], &mine);
+  MeetingRef meeting = parent->meetings.join(number, local_members);
+  meeting.publish(local_index[rank], &mine);
   meeting->phase([&] {
     for (int r = 0; r < size; ++r) {
       if (local_index[r] >= 0) {
@@ -261,8 +261,8 @@ MPI_Comm meet_as(MPI_Comm parent, std::string_view function, const Part& mine, B
   if (parent->spans_processes) {
     kept = meet_spanning(parent, mine, build, number);
   } else {
-    const std::shared_ptr<Meeting> meeting = parent->meetings.join(number, size);
-    meeting->publish(rank, &mine);
+    MeetingRef meeting = parent->meetings.join(number, size, "a blocking collective", parent->self);
+    meeting.publish(rank, &mine);
     // The last member to arrive builds for all before any member leaves the phase, so every
     // part it reads is still on its member's stack.
     meeting->phase([&] {
