@@ -95,8 +95,8 @@ class Call {
   Call(Comm* comm, std::string_view function, int world_rank)
       : rank_(comm->rank_of(world_rank)),
         size_(comm->size()),
-        number_(comm->locals[comm->rank_of_world[world_rank]].collectives++),
-        blocked_(blocked(comm, function, number_)),
+        number_(comm->locals[comm->rank_of_world[world_rank]].next_call(true)),
+        blocked_(blocked(comm, function, number_.call)),
         scope_(blocked_),
         meeting_(comm->meetings.join(number_, size_, function, comm->self)) {}
 
@@ -107,7 +107,7 @@ class Call {
   }
   const int rank_;
   const int size_;
-  const std::uint64_t number_;
+  const CallNumber number_;
   const BlockedCall blocked_;
   const BlockedScope scope_;
   MeetingRef meeting_;

@@ -129,40 +129,67 @@ class MeetingRef {
   int published_ = -1;  // the member slot the holder published in, if any
 };
 
-// The meetings of one communicator, by call number. The n-th collective call of every member
-// joins entry n: a blocking call or a communicator creation joins a Meeting, a nonblocking
-// collective (mpi/coll/nbc.h) the shared instance of its kind. MPI-3.1 5.12 makes every member call
-// collectives in the same order, a nonblocking one matching only the same nonblocking one.
+// The numbers of one collective call of a member on a communicator. `call` counts all the
+// member's collective calls there; `place` counts those of them that meet in the communicator's
+// ring (blocking calls and communicator creations inside the process, MeetingTable::join). A call
+// that does not meet in the ring takes no place and carries the place of the member's next one.
+// MPI-3.1 5.12 has every member make the same calls in the same order, so every member gives a
+// call the same two numbers.
+struct CallNumber {
+  std::uint64_t call = 0;
+  std::uint64_t place = 0;
+};
+
+// The meetings of one communicator. A blocking call or a communicator creation of the process's
+// members meets in a Meeting of the table's ring; a nonblocking collective (mpi/coll/nbc.h) in the
+// shared instance of its kind, in a map by call number; a persistent request, a collective file
+// access or a collective across processes in that map under a key of its own.
 //
-// Blocking calls meet in a ring of a few Meetings kept from call to call (call n in entry
-// n % kRing), claimed without a lock: a small collective then costs no allocation, no map and no
-// lock. Only the members of call n - kRing still leaving that entry can make call n wait, and
-// never for long: they have passed its last phase. Every other kind of call meets in a map under
-// a lock, created by the first member to join.
+// The ring keeps a few Meetings from call to call: the blocking call at place p meets in entry
+// p % kRing, once the members of place p - kRing have all left it, so the entry serves its places
+// in order. A member finds it with one load; the first member of a place claims it with one
+// compare-and-swap and writes the call number, which the others compare with theirs; the last
+// member to leave hands it to place p + kRing. A small collective then costs no allocation, no
+// map and no lock. Places are counted apart from call numbers because a blocking meeting may be
+// joined late: MPI_Comm_idup numbers its call when issued and meets in a thread of its own, while
+// the caller goes on with later calls, nonblocking ones or blocking ones at later places.
+//
+// A member whose call is of another kind than another member's call of the same number ends the
+// job (the members would otherwise wait for one another forever): at a place, two members' call
+// numbers differ; in the map, two members' types differ; and between the two, a nonblocking call
+// notes its place and number in the ring entry of its place and then reads the call number there,
+// while the first member of a blocking place writes its number and then reads the note.
 class MeetingTable {
  public:
-  MeetingTable() = default;
+  MeetingTable();
   MeetingTable(const MeetingTable&) = delete;
   MeetingTable& operator=(const MeetingTable&) = delete;
   ~MeetingTable();
 
-  // The meeting of blocking call number `call` among `size` members; `function` names the call
-  // when a member's call is of another kind. With `shared_by_all` (MPI_COMM_SELF: one object
-  // whose every rank is its only member), each caller meets alone in a meeting of its own.
-  MeetingRef join(std::uint64_t call, int size, std::string_view function = "a blocking collective",
+  // The meeting of a blocking call among `size` members, parking until the members of the
+  // previous place of its ring entry have left; `function` names the call in the message of a
+  // mismatch. With `shared_by_all` (MPI_COMM_SELF: one object whose every rank is its only
+  // member), each caller meets alone in a meeting of its own.
+  MeetingRef join(CallNumber number, int size, std::string_view function = "a blocking collective",
                   bool shared_by_all = false);
-  // The same for an object of any type, made by make() for the first member to join. A member
-  // whose call is of another kind than the first member's ends the job (`function` names its
-  // call): the members would otherwise wait for one another forever.
+  // A nonblocking collective's shared object of type T, made by make() for the first member to
+  // join: the members of the communicator's call `number`, checked against the ring's blocking
+  // calls. A member whose call is of another kind than the first member's ends the job
+  // (`function` names its call).
   template <class T, class Make>
-  std::shared_ptr<T> join(std::uint64_t call, int size, std::string_view function, Make&& make) {
-    return join<T>(call, call, size, function, std::forward<Make>(make));
+  std::shared_ptr<T> join(CallNumber number, int size, std::string_view function, Make&& make) {
+    return std::static_pointer_cast<T>(
+        join_entry(number.call, number.call, size, typeid(T), function, erase(make), &number));
   }
-  // The same under a key other than the call number (a collective between processes meets under
-  // its message tag): `call` is only what the error names.
+  // The same under a key other than a call of the communicator (a collective between processes
+  // meets under its message tag, a persistent request's starts by their count): `call` is only
+  // what the error names.
   template <class T, class Make>
   std::shared_ptr<T> join(std::uint64_t key, std::uint64_t call, int size,
-                          std::string_view function, Make&& make);
+                          std::string_view function, Make&& make) {
+    return std::static_pointer_cast<T>(
+        join_entry(key, call, size, typeid(T), function, erase(make), nullptr));
+  }
 
  private:
   friend class MeetingRef;
@@ -171,15 +198,18 @@ class MeetingTable {
   // One entry of the ring, on lines of its own: its members touch it once on joining and once
   // on leaving.
   struct alignas(64) RingEntry {
-    // call + 1 while the entry holds that call, 0 when free, kClaiming while its first member
-    // readies it.
-    std::atomic<std::uint64_t> holder{0};
-    std::atomic<int> left{0};  // members that have left the call it holds
+    // The place whose members meet in the entry now: its index at first, kRing more each time
+    // the last member of a place leaves.
+    std::atomic<std::uint64_t> turn{0};
+    // The call number + 1 of that place, written by its first member: 0 before, kClaiming while
+    // the first member readies the entry.
+    std::atomic<std::uint64_t> call{0};
+    std::atomic<int> left{0};  // members that have left the place
     std::unique_ptr<Meeting> meeting;
-    std::string_view function;  // of the member that claimed it
-    // The highest call number + 1 with this entry's residue that a member joined as another
-    // kind of call (in the map): a blocking call at or below it was matched with another kind.
-    alignas(64) std::atomic<std::uint64_t> other_kind{0};
+    std::string_view function;  // of the place's first member
+    // The latest nonblocking call made at a place of this entry (note_nonblocking): read by a
+    // place's first member, written under the table's lock, so on a line of its own.
+    alignas(64) std::atomic<std::uint64_t> nonblocking{0};
   };
   struct Entry {
     std::shared_ptr<void> object;
@@ -187,14 +217,27 @@ class MeetingTable {
     std::string_view function;  // of the first member to join
     int joined = 0;
   };
-  void leave(int slot);
-  // Ends the job: blocking call `call` of the caller (`function`) met another kind of call.
-  [[noreturn]] void out_of_order(std::uint64_t call, std::string_view function);
-  // The object of entry `call`, made if the entry is new, counted as joined by one more member;
-  // ends the job when the entry's object is not of `type`.
+  template <class Make>
+  static std::function<std::shared_ptr<void>()> erase(Make& make) {
+    return [&make]() -> std::shared_ptr<void> { return make(); };
+  }
+  void leave(int index);
+  // The object of entry `key`, made if the entry is new, counted as joined by one more member;
+  // ends the job when the entry's object is not of `type`, or when `number` (a call of the
+  // communicator) is a blocking call of another member.
   std::shared_ptr<void> join_entry(std::uint64_t key, std::uint64_t call, int size,
                                    const std::type_info& type, std::string_view function,
-                                   const std::function<std::shared_ptr<void>()>& make);
+                                   const std::function<std::shared_ptr<void>()>& make,
+                                   const CallNumber* number);
+  // The name of the nonblocking call `call` from the map, or a generic one.
+  std::string nonblocking_name(std::uint64_t call);
+  // Ends the job: the caller's blocking call `call` (`function`) is another member's nonblocking
+  // call.
+  [[noreturn]] void out_of_order(std::uint64_t call, std::string_view function);
+  // Ends the job: two members met at one place with calls `mine` (the caller's, `function`) and
+  // `other` (the place's first member's, `other_function`).
+  [[noreturn]] void misplaced(std::uint64_t mine, std::string_view function, std::uint64_t other,
+                              std::string_view other_function);
 
   RingEntry ring_[kRing];
   Mutex mutex_;
@@ -205,13 +248,6 @@ inline MeetingRef::~MeetingRef() {
   if (table_ == nullptr) return;
   if (published_ >= 0) meeting_->unpublish(published_);
   table_->leave(slot_);
-}
-
-template <class T, class Make>
-std::shared_ptr<T> MeetingTable::join(std::uint64_t key, std::uint64_t call, int size,
-                                      std::string_view function, Make&& make) {
-  return std::static_pointer_cast<T>(join_entry(
-      key, call, size, typeid(T), function, [&make]() -> std::shared_ptr<void> { return make(); }));
 }
 
 }  // namespace weft::mpi

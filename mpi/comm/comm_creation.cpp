@@ -190,7 +190,7 @@ std::uint64_t digest(MPI_Group group) {
 // The meeting of one creation call on a parent spanning processes: parts and reservations go
 // to every member, then the members of this process meet with all of them.
 std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builder build,
-                                       std::uint64_t number) {
+                                       weft::mpi::CallNumber number) {
   const int rank = parent->my_rank();
   const int size = parent->size();
   const WirePart out{mine.color, mine.key, mine.error_class, weft::mpi::allocate_context(),
@@ -199,7 +199,7 @@ std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builde
   const int rc = weft::mpi::spanning::allgather(
       {const_cast<WirePart*>(&out), sizeof out, MPI_BYTE},
       weft::mpi::collective::Blocks::regular(wire.data(), sizeof(WirePart), MPI_BYTE), parent,
-      weft::mpi::spanning::tag_of(number, 0));
+      weft::mpi::spanning::tag_of(number.call, 0));
   std::vector<Part> all(static_cast<std::size_t>(size));
   std::vector<const Part*> parts(static_cast<std::size_t>(size));
   // The members of this process, by parent rank: the index of each in the meeting.
@@ -254,7 +254,7 @@ std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builde
 // the caller's new communicator (MPI_COMM_NULL when it has none), or raises the call's error on
 // `parent` and returns its class in `rc`.
 MPI_Comm meet_as(MPI_Comm parent, std::string_view function, const Part& mine, Builder build,
-                 int& rc, std::uint64_t number) {
+                 int& rc, weft::mpi::CallNumber number) {
   const int rank = parent->my_rank();
   const int size = parent->size();
   std::shared_ptr<Outcome> kept;
@@ -298,7 +298,7 @@ MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Buil
                           "comm is an intercommunicator, expected an intracommunicator");
     return MPI_COMM_NULL;
   }
-  return meet_as(parent, function, mine, build, rc, parent->local_of_caller().collectives++);
+  return meet_as(parent, function, mine, build, rc, parent->local_of_caller().next_call(true));
 }
 
 // The checks made before joining: without a valid parent there is no meeting to join.
@@ -359,7 +359,11 @@ int create_inter(MPI_Comm comm, std::string_view function, const Part& part, MPI
 
 namespace weft::mpi {
 
-int duplicate(MPI_Comm comm, std::string_view function, std::uint64_t number, const Hints* hints,
+CallNumber next_duplication(MPI_Comm comm) {
+  return comm->local_of_caller().next_call(!comm->is_inter());
+}
+
+int duplicate(MPI_Comm comm, std::string_view function, CallNumber number, const Hints* hints,
               MPI_Comm* newcomm) {
   Part part;
   part.key = comm->my_rank();
@@ -368,7 +372,7 @@ int duplicate(MPI_Comm comm, std::string_view function, std::uint64_t number, co
   MPI_Comm result = MPI_COMM_NULL;
   if (comm->is_inter()) {
     if (newcomm == nullptr) return raise_problem(comm, function, part);
-    rc = inter::dup(comm, function, spanning::tag_of(number, 0), &result);
+    rc = inter::dup(comm, function, spanning::tag_of(number.call, 0), &result);
     if (rc == MPI_SUCCESS) {
       result->local_of_caller().errhandler = comm->local_of_caller().errhandler;
     }
@@ -391,8 +395,7 @@ int duplicate(MPI_Comm comm, std::string_view function, std::uint64_t number, co
 extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   constexpr std::string_view kFunction = "MPI_Comm_dup";
   if (int rc = check_parent(comm, kFunction); rc != MPI_SUCCESS) return rc;
-  return weft::mpi::duplicate(comm, kFunction, comm->local_of_caller().collectives++, nullptr,
-                              newcomm);
+  return weft::mpi::duplicate(comm, kFunction, weft::mpi::next_duplication(comm), nullptr, newcomm);
 }
 WEFT_MPI_ALIAS(MPI_Comm_dup);
 
