@@ -17,6 +17,7 @@
 #include "datatype/datatype.h"
 #include "datatype/keep_alive.h"
 #include "diagnostics/blocked_call.h"
+#include "init/world.h"
 #include "mpi.h"
 #include "op/op.h"
 
@@ -62,16 +63,12 @@ class Call {
  public:
   // `function`, a string literal, names the call in stack dumps and the deadlock report.
   Call(Comm* comm, std::string_view function)
-      : rank_(comm->my_rank()),
-        size_(comm->size()),
-        blocked_(blocked(comm, function, comm->local_of_caller().collectives)),
-        scope_(blocked_),
-        meeting_(comm->meetings.join(comm->local_of_caller().collectives++, size_)) {}
+      : Call(comm, function, weft::mpi::caller_world_rank()) {}
 
   int rank() const { return rank_; }
   int size() const { return size_; }
 
-  void publish(const void* side) { meeting_->publish(rank_, side); }
+  void publish(const void* side) { meeting_.publish(rank_, side); }
   // Member r's published side, parking until r has published it.
   template <class Side>
   const Side& of(int r) {
@@ -94,6 +91,15 @@ class Call {
   const Mismatch* mismatch() const { return static_cast<const Mismatch*>(meeting_->shared.get()); }
 
  private:
+  // The caller's world rank looked up once: each lookup goes through the current thread.
+  Call(Comm* comm, std::string_view function, int world_rank)
+      : rank_(comm->rank_of(world_rank)),
+        size_(comm->size()),
+        number_(comm->locals[comm->rank_of_world[world_rank]].next_call(true)),
+        blocked_(blocked(comm, function, number_.call)),
+        scope_(blocked_),
+        meeting_(comm->meetings.join(number_, size_, function, comm->self)) {}
+
   static BlockedCall blocked(Comm* comm, std::string_view function, std::uint64_t number) {
     BlockedCall call = blocked_in(BlockedCall::Kind::collective, function, comm, MPI_PROC_NULL, 0);
     call.collective = number;
@@ -101,9 +107,10 @@ class Call {
   }
   const int rank_;
   const int size_;
+  const CallNumber number_;
   const BlockedCall blocked_;
   const BlockedScope scope_;
-  const std::shared_ptr<Meeting> meeting_;
+  MeetingRef meeting_;
 };
 
 // The address of element `index` of a buffer of `type`.

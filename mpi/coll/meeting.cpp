@@ -8,6 +8,19 @@
 
 namespace weft::mpi {
 
+namespace {
+
+std::string out_of_order_message(std::uint64_t call, std::string_view function,
+                                 std::string_view other) {
+  return "collective calls out of order: rank " + std::to_string(caller_world_rank()) +
+         "'s collective call #" + std::to_string(call) + " on a communicator is " +
+         std::string(function) + " where another member's is " + std::string(other) +
+         ", expected every member to call the same collectives in the same order (MPI-3.1 "
+         "5.12: a nonblocking collective matches only the same nonblocking collective)";
+}
+
+}  // namespace
+
 Meeting::Meeting(int size) : size_(size), slots_(new Slot[size]) {}
 
 void Meeting::publish(int rank, const void* args) {
@@ -28,10 +41,129 @@ const void* Meeting::try_arguments(int rank) const {
   return slots_[rank].args.load(std::memory_order_acquire);  // acquire: pairs with publish()
 }
 
+void Meeting::unpublish(int rank) {
+  // relaxed: the next call's members reach the slot through the ring entry's release and acquire.
+  slots_[rank].args.store(nullptr, std::memory_order_relaxed);
+  slots_[rank].published.clear();
+}
+
+namespace {
+
+// A nonblocking call's note in the ring entry of its place (RingEntry::nonblocking): the place and
+// the call number in one word, so that a reader gets the two of one call. Each is kept modulo
+// 2^31 and 2^32 and compared as serial numbers (the members of a communicator are never 2^30
+// calls apart); the top bit tells a note from none.
+constexpr std::uint64_t kNoted = std::uint64_t{1} << 63;
+
+std::uint64_t note_of(const CallNumber& number) {
+  return kNoted | (number.place & 0x7fffffff) << 32 | (number.call & 0xffffffff);
+}
+
+// Positive when note a was made at a later place than note b, zero at the same place.
+std::int32_t places_after(std::uint64_t a, std::uint64_t b) {
+  // Shifted left: the 31-bit difference in the sign bit's place.
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>((a >> 32) - (b >> 32)) << 1);
+}
+
+std::int32_t calls_after(std::uint64_t a, std::uint64_t b) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(a) - static_cast<std::uint32_t>(b));
+}
+
+// Whether `note` shows a nonblocking call at the place of blocking call `number` with its number
+// or a later one. Every member's calls before its blocking call at place p are then the same
+// ones; so a member's nonblocking call at place p numbered n or more is another kind of call than
+// this one, numbered n, wherever the two first differ.
+bool covers(std::uint64_t note, const CallNumber& number) {
+  const std::uint64_t mine = note_of(number);
+  return (note & kNoted) != 0 && places_after(note, mine) == 0 && calls_after(note, mine) >= 0;
+}
+
+}  // namespace
+
+MeetingTable::MeetingTable() {
+  for (int i = 0; i < kRing; ++i) ring_[i].turn.store(i, std::memory_order_relaxed);
+}
+
+MeetingTable::~MeetingTable() = default;
+
+MeetingRef MeetingTable::join(CallNumber number, int size, std::string_view function,
+                              bool shared_by_all) {
+  if (shared_by_all) return MeetingRef(std::make_unique<Meeting>(size));
+  const int index = static_cast<int>(number.place % kRing);
+  RingEntry& entry = ring_[index];
+  // acquire: pairs with the release of the last member to leave the entry's previous place.
+  if (entry.turn.load(std::memory_order_acquire) != number.place) {
+    weft::wait_until([&] { return entry.turn.load(std::memory_order_acquire) == number.place; });
+  }
+  const std::uint64_t mine = number.call + 1;
+  // acquire: pairs with the store that ends the first member's claim, below.
+  std::uint64_t call = entry.call.load(std::memory_order_acquire);
+  if (call == 0 && entry.call.compare_exchange_strong(call, kClaiming, std::memory_order_acquire)) {
+    // The entry is the caller's alone until the store below: the members of the previous place
+    // have left and those of this one wait for it.
+    if (entry.meeting == nullptr || entry.meeting->size() != size) {
+      entry.meeting = std::make_unique<Meeting>(size);
+    }
+    entry.function = function;
+    // seq_cst: before the load of the note below, as a nonblocking call notes and then loads
+    // the call (join_entry): one of the two sees the other.
+    entry.call.store(mine, std::memory_order_seq_cst);
+    if (covers(entry.nonblocking.load(std::memory_order_seq_cst), number)) {
+      out_of_order(number.call, function);
+    }
+    return MeetingRef(this, entry.meeting.get(), index);
+  }
+  if (call == kClaiming) {
+    weft::wait_until([&] {
+      call = entry.call.load(std::memory_order_acquire);
+      return call != kClaiming;
+    });
+  }
+  if (call != mine) misplaced(number.call, function, call - 1, entry.function);
+  return MeetingRef(this, entry.meeting.get(), index);
+}
+
+void MeetingTable::leave(int index) {
+  RingEntry& entry = ring_[index];
+  // Read first: once the last member has left, the entry (and the communicator) may be reused or
+  // freed.
+  const int size = entry.meeting->size();
+  // acq_rel: the last member to leave sees every member's last use of the meeting.
+  if (entry.left.fetch_add(1, std::memory_order_acq_rel) + 1 < size) return;
+  // relaxed: published by the release below.
+  entry.left.store(0, std::memory_order_relaxed);
+  entry.call.store(0, std::memory_order_relaxed);
+  entry.meeting->shared.reset();
+  const std::uint64_t place = entry.turn.load(std::memory_order_relaxed);
+  // release: the next place's members see the entry as this one's left it.
+  entry.turn.store(place + kRing, std::memory_order_release);
+}
+
+std::string MeetingTable::nonblocking_name(std::uint64_t call) {
+  std::lock_guard lock(mutex_);
+  if (auto found = entries_.find(call); found != entries_.end()) {
+    return std::string(found->second.function);
+  }
+  return "a nonblocking collective";
+}
+
+void MeetingTable::out_of_order(std::uint64_t call, std::string_view function) {
+  end_job(out_of_order_message(call, function, nonblocking_name(call)));
+}
+
+void MeetingTable::misplaced(std::uint64_t mine, std::string_view function, std::uint64_t other,
+                             std::string_view other_function) {
+  // The lower of the two numbers is a blocking call of one member and a nonblocking one of the
+  // other: the other member's blocking call at this place comes later in its order.
+  if (mine < other) out_of_order(mine, function);
+  end_job(out_of_order_message(other, nonblocking_name(other), other_function));
+}
+
 std::shared_ptr<void> MeetingTable::join_entry(std::uint64_t key, std::uint64_t call, int size,
                                                const std::type_info& type,
                                                std::string_view function,
-                                               const std::function<std::shared_ptr<void>()>& make) {
+                                               const std::function<std::shared_ptr<void>()>& make,
+                                               const CallNumber* number) {
   std::lock_guard lock(mutex_);
   Entry& entry = entries_[key];
   if (entry.object == nullptr) {
@@ -39,14 +171,29 @@ std::shared_ptr<void> MeetingTable::join_entry(std::uint64_t key, std::uint64_t 
     entry.type = &type;
     entry.function = function;
   } else if (*entry.type != type) {
-    end_job("collective calls out of order: rank " + std::to_string(caller_world_rank()) +
-            "'s collective call #" + std::to_string(call) + " on a communicator is " +
-            std::string(function) + " where another member's is " + std::string(entry.function) +
-            ", expected every member to call the same collectives in the same order (MPI-3.1 "
-            "5.12: a nonblocking collective matches only the same nonblocking collective)");
+    end_job(out_of_order_message(call, function, entry.function));
   }
   std::shared_ptr<void> object = entry.object;
   if (++entry.joined == size) entries_.erase(key);
+  if (number != nullptr) {
+    // Note the call in the ring entry of its place, unless a call at a later place or a later
+    // call at this place is noted there (a member past this place has met in it, and any
+    // mismatch with this call shows there). Notes are written under mutex_.
+    RingEntry& ring = ring_[number->place % kRing];
+    const std::uint64_t note = note_of(*number);
+    const std::uint64_t noted = ring.nonblocking.load(std::memory_order_relaxed);
+    if ((noted & kNoted) == 0 || places_after(note, noted) > 0 ||
+        (places_after(note, noted) == 0 && calls_after(note, noted) > 0)) {
+      // seq_cst: before the load of the call below, as a blocking place's first member writes
+      // the call and then loads the note (join): one of the two sees the other.
+      ring.nonblocking.store(note, std::memory_order_seq_cst);
+    }
+    // A blocking call of another member with this number: whatever place it has, this member's
+    // call of that number is of another kind. Its first member wrote `function` before the call.
+    if (ring.call.load(std::memory_order_seq_cst) == number->call + 1) {
+      end_job(out_of_order_message(number->call, function, ring.function));
+    }
+  }
   return object;
 }
 

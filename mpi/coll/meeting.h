@@ -36,6 +36,9 @@ class Meeting {
   }
   // The arguments `rank` published, or nullptr when it has not yet.
   const void* try_arguments(int rank) const;
+  // Forgets what `rank` published, once nobody reads it any more, so that the meeting can serve
+  // another call (MeetingTable's ring).
+  void unpublish(int rank);
 
   // Every member calls it; returns when all have. True in exactly one member per phase (the
   // last to arrive), which may then do work for all before the next phase.
@@ -52,7 +55,8 @@ class Meeting {
   std::shared_ptr<void> shared;
 
  private:
-  struct Slot {
+  // On a line of its own: its member writes it, the others read it.
+  struct alignas(64) Slot {
     std::atomic<const void*> args{nullptr};
     Event published;
   };
@@ -61,7 +65,8 @@ class Meeting {
   // The members of a phase wait on one of two events, alternately: when the last member of a
   // phase arrives, every member has left the previous phase, so its event can be cleared for the
   // next one.
-  std::atomic<int> arrived_{0};
+  // Its own line: every arrival writes it, while size_ and slots_ are only read.
+  alignas(64) std::atomic<int> arrived_{0};
   std::atomic<std::uint64_t> generation_{0};
   Event released_[2];
 };
@@ -85,53 +90,164 @@ bool Meeting::phase(Work&& work) {
   return true;
 }
 
-// The meetings of one communicator, by call number. The n-th collective call of every member
-// joins entry n: a blocking call or a communicator creation joins a Meeting, a nonblocking
-// collective (mpi/coll/nbc.h) the shared instance of its kind. MPI-3.1 5.12 makes every member call
-// collectives in the same order, a nonblocking one matching only the same nonblocking one.
-class MeetingTable {
+class MeetingTable;
+
+// A member's hold on the pooled Meeting of one blocking call (MeetingTable::join): the member
+// leaves the meeting when the hold ends, and the last member to leave frees it for a later call.
+class MeetingRef {
  public:
-  // The meeting of call number `call` among `size` members, created by the first of them to
-  // join and forgotten by the table when the last one has joined (members keep it alive).
-  std::shared_ptr<Meeting> join(std::uint64_t call, int size) {
-    return join<Meeting>(call, size, "a blocking collective",
-                         [size] { return std::make_shared<Meeting>(size); });
+  MeetingRef(MeetingRef&& other) noexcept
+      : table_(std::exchange(other.table_, nullptr)),
+        meeting_(std::exchange(other.meeting_, nullptr)),
+        owned_(std::move(other.owned_)),
+        slot_(other.slot_),
+        published_(other.published_) {}
+  MeetingRef(const MeetingRef&) = delete;
+  MeetingRef& operator=(const MeetingRef&) = delete;
+  MeetingRef& operator=(MeetingRef&&) = delete;
+  ~MeetingRef();
+
+  Meeting* operator->() const { return meeting_; }
+  Meeting& operator*() const { return *meeting_; }
+  // Meeting::publish, remembering the member's slot so that leaving clears it for the next call.
+  void publish(int rank, const void* args) {
+    meeting_->publish(rank, args);
+    published_ = rank;
   }
-  // The same for an object of any type, made by make() for the first member to join. A member
-  // whose call is of another kind than the first member's ends the job (`function` names its
-  // call): the members would otherwise wait for one another forever.
-  template <class T, class Make>
-  std::shared_ptr<T> join(std::uint64_t call, int size, std::string_view function, Make&& make) {
-    return join<T>(call, call, size, function, std::forward<Make>(make));
-  }
-  // The same under a key other than the call number (a collective between processes meets under
-  // its message tag): `call` is only what the error names.
-  template <class T, class Make>
-  std::shared_ptr<T> join(std::uint64_t key, std::uint64_t call, int size,
-                          std::string_view function, Make&& make);
 
  private:
+  friend class MeetingTable;
+  MeetingRef(MeetingTable* table, Meeting* meeting, int slot)
+      : table_(table), meeting_(meeting), slot_(slot) {}
+  explicit MeetingRef(std::unique_ptr<Meeting> owned)
+      : meeting_(owned.get()), owned_(std::move(owned)) {}
+
+  MeetingTable* table_ = nullptr;  // null when the meeting is owned_
+  Meeting* meeting_;
+  std::unique_ptr<Meeting> owned_;
+  int slot_ = 0;        // in the table's ring
+  int published_ = -1;  // the member slot the holder published in, if any
+};
+
+// The numbers of one collective call of a member on a communicator. `call` counts all the
+// member's collective calls there; `place` counts those of them that meet in the communicator's
+// ring (blocking calls and communicator creations inside the process, MeetingTable::join). A call
+// that does not meet in the ring takes no place and carries the place of the member's next one.
+// MPI-3.1 5.12 has every member make the same calls in the same order, so every member gives a
+// call the same two numbers.
+struct CallNumber {
+  std::uint64_t call = 0;
+  std::uint64_t place = 0;
+};
+
+// The meetings of one communicator. A blocking call or a communicator creation of the process's
+// members meets in a Meeting of the table's ring; a nonblocking collective (mpi/coll/nbc.h) in the
+// shared instance of its kind, in a map by call number; a persistent request, a collective file
+// access or a collective across processes in that map under a key of its own.
+//
+// The ring keeps a few Meetings from call to call: the blocking call at place p meets in entry
+// p % kRing, once the members of place p - kRing have all left it, so the entry serves its places
+// in order. A member finds it with one load; the first member of a place claims it with one
+// compare-and-swap and writes the call number, which the others compare with theirs; the last
+// member to leave hands it to place p + kRing. A small collective then costs no allocation, no
+// map and no lock. Places are counted apart from call numbers because a blocking meeting may be
+// joined late: MPI_Comm_idup numbers its call when issued and meets in a thread of its own, while
+// the caller goes on with later calls, nonblocking ones or blocking ones at later places.
+//
+// A member whose call is of another kind than another member's call of the same number ends the
+// job (the members would otherwise wait for one another forever): at a place, two members' call
+// numbers differ; in the map, two members' types differ; and between the two, a nonblocking call
+// notes its place and number in the ring entry of its place and then reads the call number there,
+// while the first member of a blocking place writes its number and then reads the note.
+class MeetingTable {
+ public:
+  MeetingTable();
+  MeetingTable(const MeetingTable&) = delete;
+  MeetingTable& operator=(const MeetingTable&) = delete;
+  ~MeetingTable();
+
+  // The meeting of a blocking call among `size` members, parking until the members of the
+  // previous place of its ring entry have left; `function` names the call in the message of a
+  // mismatch. With `shared_by_all` (MPI_COMM_SELF: one object whose every rank is its only
+  // member), each caller meets alone in a meeting of its own.
+  MeetingRef join(CallNumber number, int size, std::string_view function = "a blocking collective",
+                  bool shared_by_all = false);
+  // A nonblocking collective's shared object of type T, made by make() for the first member to
+  // join: the members of the communicator's call `number`, checked against the ring's blocking
+  // calls. A member whose call is of another kind than the first member's ends the job
+  // (`function` names its call).
+  template <class T, class Make>
+  std::shared_ptr<T> join(CallNumber number, int size, std::string_view function, Make&& make) {
+    return std::static_pointer_cast<T>(
+        join_entry(number.call, number.call, size, typeid(T), function, erase(make), &number));
+  }
+  // The same under a key other than a call of the communicator (a collective between processes
+  // meets under its message tag, a persistent request's starts by their count): `call` is only
+  // what the error names.
+  template <class T, class Make>
+  std::shared_ptr<T> join(std::uint64_t key, std::uint64_t call, int size,
+                          std::string_view function, Make&& make) {
+    return std::static_pointer_cast<T>(
+        join_entry(key, call, size, typeid(T), function, erase(make), nullptr));
+  }
+
+ private:
+  friend class MeetingRef;
+  static constexpr int kRing = 4;
+  static constexpr std::uint64_t kClaiming = ~std::uint64_t{0};
+  // One entry of the ring, on lines of its own: its members touch it once on joining and once
+  // on leaving.
+  struct alignas(64) RingEntry {
+    // The place whose members meet in the entry now: its index at first, kRing more each time
+    // the last member of a place leaves.
+    std::atomic<std::uint64_t> turn{0};
+    // The call number + 1 of that place, written by its first member: 0 before, kClaiming while
+    // the first member readies the entry.
+    std::atomic<std::uint64_t> call{0};
+    std::atomic<int> left{0};  // members that have left the place
+    std::unique_ptr<Meeting> meeting;
+    std::string_view function;  // of the place's first member
+    // The latest nonblocking call made at a place of this entry (note_nonblocking): read by a
+    // place's first member, written under the table's lock, so on a line of its own.
+    alignas(64) std::atomic<std::uint64_t> nonblocking{0};
+  };
   struct Entry {
     std::shared_ptr<void> object;
     const std::type_info* type = nullptr;
     std::string_view function;  // of the first member to join
     int joined = 0;
   };
-  // The object of entry `call`, made if the entry is new, counted as joined by one more member;
-  // ends the job when the entry's object is not of `type`.
+  template <class Make>
+  static std::function<std::shared_ptr<void>()> erase(Make& make) {
+    return [&make]() -> std::shared_ptr<void> { return make(); };
+  }
+  void leave(int index);
+  // The object of entry `key`, made if the entry is new, counted as joined by one more member;
+  // ends the job when the entry's object is not of `type`, or when `number` (a call of the
+  // communicator) is a blocking call of another member.
   std::shared_ptr<void> join_entry(std::uint64_t key, std::uint64_t call, int size,
                                    const std::type_info& type, std::string_view function,
-                                   const std::function<std::shared_ptr<void>()>& make);
+                                   const std::function<std::shared_ptr<void>()>& make,
+                                   const CallNumber* number);
+  // The name of the nonblocking call `call` from the map, or a generic one.
+  std::string nonblocking_name(std::uint64_t call);
+  // Ends the job: the caller's blocking call `call` (`function`) is another member's nonblocking
+  // call.
+  [[noreturn]] void out_of_order(std::uint64_t call, std::string_view function);
+  // Ends the job: two members met at one place with calls `mine` (the caller's, `function`) and
+  // `other` (the place's first member's, `other_function`).
+  [[noreturn]] void misplaced(std::uint64_t mine, std::string_view function, std::uint64_t other,
+                              std::string_view other_function);
 
+  RingEntry ring_[kRing];
   Mutex mutex_;
   std::unordered_map<std::uint64_t, Entry> entries_;
 };
 
-template <class T, class Make>
-std::shared_ptr<T> MeetingTable::join(std::uint64_t key, std::uint64_t call, int size,
-                                      std::string_view function, Make&& make) {
-  return std::static_pointer_cast<T>(join_entry(
-      key, call, size, typeid(T), function, [&make]() -> std::shared_ptr<void> { return make(); }));
+inline MeetingRef::~MeetingRef() {
+  if (table_ == nullptr) return;
+  if (published_ >= 0) meeting_->unpublish(published_);
+  table_->leave(slot_);
 }
 
 }  // namespace weft::mpi

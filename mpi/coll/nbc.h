@@ -151,25 +151,26 @@ int issue(MPI_Comm comm, std::string_view function, bool persistent, MPI_Request
           Fill fill) {
   Request* request = new_request(comm);
   const int size = comm->size();
-  auto start = [size, function, fill](Request& r, MeetingTable& table, std::uint64_t number) {
-    std::shared_ptr<Op> op = table.join<Op>(
-        number, size, function, [size, function] { return std::make_shared<Op>(size, function); });
+  auto make = [size, function] { return std::make_shared<Op>(size, function); };
+  auto start = [fill](Request& r, std::shared_ptr<Op> op) {
     Op& instance = *op;
     fill(instance, r.source);
     // Moved, not copied: the count lives on a line every member touches.
     r.collective = std::move(op);
     instance.arrive(r.source, r.owner, &r);
   };
-  const std::uint64_t number = comm->local_of_caller().collectives++;
+  const CallNumber number = comm->local_of_caller().next_call(false);
   if (persistent) {
     std::shared_ptr<Series> series = comm->meetings.join<Series>(
         number, size, function, [] { return std::make_shared<Series>(); });
     request->persistent = true;
-    request->restart = [series, start, starts = std::uint64_t{0}](Request& r) mutable {
-      start(r, series->starts, starts++);
+    request->restart = [series, start, make, size, function,
+                        starts = std::uint64_t{0}](Request& r) mutable {
+      const std::uint64_t n = starts++;
+      start(r, series->starts.join<Op>(n, n, size, function, make));
     };
   } else {
-    start(*request, comm->meetings, number);
+    start(*request, comm->meetings.join<Op>(number, size, function, make));
   }
   *handle = request;
   return MPI_SUCCESS;

@@ -38,7 +38,7 @@
 namespace {
 
 using weft::mpi::Comm;
-using weft::mpi::Meeting;
+using weft::mpi::MeetingRef;
 
 // One member's part of a creation call. A problem found with the member's own arguments is
 // published too, so that the builder can fail the call everywhere.
@@ -190,7 +190,7 @@ std::uint64_t digest(MPI_Group group) {
 // The meeting of one creation call on a parent spanning processes: parts and reservations go
 // to every member, then the members of this process meet with all of them.
 std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builder build,
-                                       std::uint64_t number) {
+                                       weft::mpi::CallNumber number) {
   const int rank = parent->my_rank();
   const int size = parent->size();
   const WirePart out{mine.color, mine.key, mine.error_class, weft::mpi::allocate_context(),
@@ -199,7 +199,7 @@ std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builde
   const int rc = weft::mpi::spanning::allgather(
       {const_cast<WirePart*>(&out), sizeof out, MPI_BYTE},
       weft::mpi::collective::Blocks::regular(wire.data(), sizeof(WirePart), MPI_BYTE), parent,
-      weft::mpi::spanning::tag_of(number, 0));
+      weft::mpi::spanning::tag_of(number.call, 0));
   std::vector<Part> all(static_cast<std::size_t>(size));
   std::vector<const Part*> parts(static_cast<std::size_t>(size));
   // The members of this process, by parent rank: the index of each in the meeting.
@@ -232,8 +232,8 @@ std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builde
   // Every member of this process has all the parts but only its own group: the last to arrive
   // takes the groups of the others here, and that of a member elsewhere from the one member here
   // that passed the same group (by digest), and builds for all.
-  const std::shared_ptr<Meeting> meeting = parent->meetings.join(number, local_members);
-  meeting->publish(local_index[rank], &mine);
+  MeetingRef meeting = parent->meetings.join(number, local_members);
+  meeting.publish(local_index[rank], &mine);
   meeting->phase([&] {
     for (int r = 0; r < size; ++r) {
       if (local_index[r] >= 0) {
@@ -254,15 +254,15 @@ std::shared_ptr<Outcome> meet_spanning(MPI_Comm parent, const Part& mine, Builde
 // the caller's new communicator (MPI_COMM_NULL when it has none), or raises the call's error on
 // `parent` and returns its class in `rc`.
 MPI_Comm meet_as(MPI_Comm parent, std::string_view function, const Part& mine, Builder build,
-                 int& rc, std::uint64_t number) {
+                 int& rc, weft::mpi::CallNumber number) {
   const int rank = parent->my_rank();
   const int size = parent->size();
   std::shared_ptr<Outcome> kept;
   if (parent->spans_processes) {
     kept = meet_spanning(parent, mine, build, number);
   } else {
-    const std::shared_ptr<Meeting> meeting = parent->meetings.join(number, size);
-    meeting->publish(rank, &mine);
+    MeetingRef meeting = parent->meetings.join(number, size, "a blocking collective", parent->self);
+    meeting.publish(rank, &mine);
     // The last member to arrive builds for all before any member leaves the phase, so every
     // part it reads is still on its member's stack.
     meeting->phase([&] {
@@ -298,7 +298,7 @@ MPI_Comm meet(MPI_Comm parent, std::string_view function, const Part& mine, Buil
                           "comm is an intercommunicator, expected an intracommunicator");
     return MPI_COMM_NULL;
   }
-  return meet_as(parent, function, mine, build, rc, parent->local_of_caller().collectives++);
+  return meet_as(parent, function, mine, build, rc, parent->local_of_caller().next_call(true));
 }
 
 // The checks made before joining: without a valid parent there is no meeting to join.
@@ -359,7 +359,11 @@ int create_inter(MPI_Comm comm, std::string_view function, const Part& part, MPI
 
 namespace weft::mpi {
 
-int duplicate(MPI_Comm comm, std::string_view function, std::uint64_t number, const Hints* hints,
+CallNumber next_duplication(MPI_Comm comm) {
+  return comm->local_of_caller().next_call(!comm->is_inter());
+}
+
+int duplicate(MPI_Comm comm, std::string_view function, CallNumber number, const Hints* hints,
               MPI_Comm* newcomm) {
   Part part;
   part.key = comm->my_rank();
@@ -368,7 +372,7 @@ int duplicate(MPI_Comm comm, std::string_view function, std::uint64_t number, co
   MPI_Comm result = MPI_COMM_NULL;
   if (comm->is_inter()) {
     if (newcomm == nullptr) return raise_problem(comm, function, part);
-    rc = inter::dup(comm, function, spanning::tag_of(number, 0), &result);
+    rc = inter::dup(comm, function, spanning::tag_of(number.call, 0), &result);
     if (rc == MPI_SUCCESS) {
       result->local_of_caller().errhandler = comm->local_of_caller().errhandler;
     }
@@ -391,8 +395,7 @@ int duplicate(MPI_Comm comm, std::string_view function, std::uint64_t number, co
 extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   constexpr std::string_view kFunction = "MPI_Comm_dup";
   if (int rc = check_parent(comm, kFunction); rc != MPI_SUCCESS) return rc;
-  return weft::mpi::duplicate(comm, kFunction, comm->local_of_caller().collectives++, nullptr,
-                              newcomm);
+  return weft::mpi::duplicate(comm, kFunction, weft::mpi::next_duplication(comm), nullptr, newcomm);
 }
 WEFT_MPI_ALIAS(MPI_Comm_dup);
 

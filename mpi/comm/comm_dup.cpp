@@ -70,7 +70,7 @@ int idup(MPI_Comm comm, std::string_view function, std::shared_ptr<const Hints> 
          MPI_Comm* newcomm, MPI_Request* request) {
   if (int rc = check_out(comm, function, "newcomm", newcomm); rc != MPI_SUCCESS) return rc;
   if (int rc = check_out(comm, function, "request", request); rc != MPI_SUCCESS) return rc;
-  const std::uint64_t number = comm->local_of_caller().collectives++;
+  const weft::mpi::CallNumber number = weft::mpi::next_duplication(comm);
   weft::mpi::Request* r = weft::mpi::nbc::new_request(comm);
   r->spanning_call = function;
   weft::spawn(weft::mpi::helper_thread(r->owner, true), [comm, function, hints, newcomm, number,
@@ -89,8 +89,7 @@ extern "C" int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* n
   if (int rc = check_call(comm, kFunction); rc != MPI_SUCCESS) return rc;
   if (int rc = check_info(comm, kFunction, info, true); rc != MPI_SUCCESS) return rc;
   const Hints hints = known_hints(info);
-  return weft::mpi::duplicate(comm, kFunction, comm->local_of_caller().collectives++, &hints,
-                              newcomm);
+  return weft::mpi::duplicate(comm, kFunction, weft::mpi::next_duplication(comm), &hints, newcomm);
 }
 WEFT_MPI_ALIAS(MPI_Comm_dup_with_info);
 

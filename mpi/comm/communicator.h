@@ -29,12 +29,19 @@ struct weft_mpi_comm {
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;
     weft::mpi::AttributeSet attributes;
-    std::uint64_t collectives = 0;  // collective calls made so far: the next meeting's number
+    std::uint64_t collectives = 0;  // collective calls made so far: the next one's number
+    std::uint64_t places = 0;       // of them, those that met in the ring (coll/meeting.h)
     bool freed = false;             // MPI_Comm_free called by this member
     // The process topology as this member sees it (MPI-4.1 8), null when none.
     std::shared_ptr<const weft::mpi::Topology> topology;
     // The info hints in effect for this member (comm/comm_dup.h), in the order set.
     std::vector<std::pair<std::string, std::string>> hints;
+
+    // The numbers of the member's next collective call, which meets in the communicator's ring
+    // (a blocking call inside the process) or not.
+    weft::mpi::CallNumber next_call(bool in_ring) {
+      return {collectives++, in_ring ? places++ : places};
+    }
   };
 
   weft_mpi_comm() = default;

@@ -63,6 +63,48 @@ TEST(CommDup, IdupKeepsItsPlaceAmongCollectives) {
       0);
 }
 
+// MPICH's threads/comm/idup_nb: a member issues nonblocking collectives on a communicator while
+// its MPI_Comm_idup of it is pending, and another member makes the same calls only afterwards.
+// Rank 1 starts once rank 0 has issued all of them, so rank 0's later calls are on the table
+// before rank 1's duplication meets; the duplication still meets as the blocking call it is, in
+// its own place, then a blocking call after them all.
+TEST(CommDup, IdupMeetsInItsPlaceAfterLaterNonblockingCalls) {
+  EXPECT_EQ(run_ranks(2, 2,
+                      [](int rank) {
+                        MPI_Comm parent = MPI_COMM_NULL;
+                        MPI_Comm_dup(MPI_COMM_WORLD, &parent);
+                        int go = 0;
+                        if (rank == 1) {
+                          MPI_Recv(&go, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                        }
+                        constexpr int kCalls = 10;
+                        MPI_Request requests[kCalls];
+                        MPI_Comm dup = MPI_COMM_NULL;
+                        ASSERT_EQ(MPI_Comm_idup(parent, &dup, &requests[0]), MPI_SUCCESS);
+                        // Enough calls after it that some share a call number modulo any
+                        // small ring size with the idup.
+                        for (int i = 1; i < kCalls - 1; ++i) MPI_Ibarrier(parent, &requests[i]);
+                        int sum = -1;
+                        MPI_Iallreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, parent,
+                                       &requests[kCalls - 1]);
+                        if (rank == 0) MPI_Send(&go, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+                        EXPECT_EQ(MPI_Waitall(kCalls, requests, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+                        EXPECT_EQ(sum, 1);
+                        int result = -1;
+                        MPI_Comm_compare(parent, dup, &result);
+                        EXPECT_EQ(result, MPI_CONGRUENT);
+                        sum = -1;
+                        MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, dup);
+                        EXPECT_EQ(sum, 1);
+                        sum = -1;
+                        MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, parent);
+                        EXPECT_EQ(sum, 1);
+                        MPI_Comm_free(&dup);
+                        MPI_Comm_free(&parent);
+                      }),
+            0);
+}
+
 TEST(CommDup, HintsAreSetKeptByDupAndReplacedByDupWithInfo) {
   EXPECT_EQ(run_ranks(3, 2,
                       [](int) {

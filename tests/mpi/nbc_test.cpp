@@ -358,6 +358,32 @@ TEST_F(NbcDeath, ABlockingCallMatchedWithANonblockingOneEndsTheJob) {
       ::testing::ExitedWithCode(1), expected);
 }
 
+// The same two calls in opposite orders: inside one process the two blocking calls meet at the
+// same place of the ring with different call numbers (or one side sees the other's call first).
+TEST_F(NbcDeath, CallsOfBothKindsInOppositeOrdersEndTheJob) {
+  const char* expected =
+      weft::testing::test_processes() > 1
+          ? "weft: collective calls out of order: rank [01]'s collective call #[01] on a "
+            "communicator is a (non)?blocking collective where the member of comm rank [01], in "
+            "another process, made a (non)?blocking one"
+          : "weft: collective calls out of order: rank [01]'s collective call #0 on a "
+            "communicator is MPI_I?[Bb]arrier where another member's is MPI_I?[Bb]arrier";
+  EXPECT_EXIT(
+      weft::testing::exit_with(weft::testing::run_ranks(2, 1,
+                                                        [](int rank) {
+                                                          MPI_Request request;
+                                                          if (rank == 0) {
+                                                            MPI_Ibarrier(MPI_COMM_WORLD, &request);
+                                                            MPI_Barrier(MPI_COMM_WORLD);
+                                                          } else {
+                                                            MPI_Barrier(MPI_COMM_WORLD);
+                                                            MPI_Ibarrier(MPI_COMM_WORLD, &request);
+                                                          }
+                                                          MPI_Wait(&request, MPI_STATUS_IGNORE);
+                                                        })),
+      ::testing::ExitedWithCode(1), expected);
+}
+
 // Four ranks, one of them nonblocking: inside one process the members' meeting finds it; spread
 // over 2 processes, the meeting of rank 1's group (ranks 0 and 1); over 4, the engine of a
 // member that receives the other kind's message.
@@ -365,10 +391,9 @@ TEST_F(NbcDeath, OneNonblockingCallAmongBlockingOnesEndsTheJob) {
   const char* expected = nullptr;
   switch (weft::testing::test_processes()) {
     case 1:
-      // A blocking call's meeting names no function.
       expected =
-          "rank [0-3]'s collective call #0 on a communicator is (MPI_Ibarrier|a blocking "
-          "collective) where another member's is (MPI_Ibarrier|a blocking collective)";
+          "rank [0-3]'s collective call #0 on a communicator is (MPI_Ibarrier|MPI_Barrier) where "
+          "another member's is (MPI_Ibarrier|MPI_Barrier)";
       break;
     case 2:
       expected =

@@ -1,0 +1,54 @@
+/* `coll_instructions <collective> <calls>`: MPI_Init, one warm-up call, then <calls> calls of one
+ * collective on MPI_COMM_WORLD, then MPI_Finalize: barrier, allreduce (8 B: one double,
+ * MPI_SUM), alltoall (1 KiB per pair of ranks), bcast (8 B), reduce (8 B, MPI_SUM) or allgather
+ * (8 B per rank). bench/mpi/instructions_run counts the instructions of two such jobs under
+ * callgrind and divides their difference by the calls between them: the instructions of one call
+ * on one rank, whatever the startup costs and the machine's load. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { kAlltoallBytes = 1 << 10 };
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: coll_instructions <collective> <calls>\n");
+    return 2;
+  }
+  const char* name = argv[1];
+  const long calls = atol(argv[2]);
+  MPI_Init(&argc, &argv);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  double value = 1.0;
+  double result = 0.0;
+  double* gathered = calloc((size_t)size, sizeof(double));
+  char* send = calloc((size_t)size, kAlltoallBytes);
+  char* receive = calloc((size_t)size, kAlltoallBytes);
+  int known = 1;
+  for (long i = 0; i <= calls && known; ++i) {
+    if (strcmp(name, "barrier") == 0) {
+      MPI_Barrier(MPI_COMM_WORLD);
+    } else if (strcmp(name, "allreduce") == 0) {
+      MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    } else if (strcmp(name, "alltoall") == 0) {
+      MPI_Alltoall(send, kAlltoallBytes, MPI_BYTE, receive, kAlltoallBytes, MPI_BYTE,
+                   MPI_COMM_WORLD);
+    } else if (strcmp(name, "bcast") == 0) {
+      MPI_Bcast(&result, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    } else if (strcmp(name, "reduce") == 0) {
+      MPI_Reduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    } else if (strcmp(name, "allgather") == 0) {
+      MPI_Allgather(&value, 1, MPI_DOUBLE, gathered, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+    } else {
+      known = 0;
+    }
+  }
+  free(gathered);
+  free(send);
+  free(receive);
+  MPI_Finalize();
+  if (!known) fprintf(stderr, "coll_instructions: unknown collective %s\n", name);
+  return known ? 0 : 2;
+}
