@@ -48,6 +48,20 @@ ThrdCreate real_thrd_create() noexcept {
   return function;
 }
 
+// pthread_create as the program sees it: the first definition in the global lookup order, which
+// is ThreadSanitizer's interceptor in a TSan build (it must see every thread start, or the
+// thread runs instrumented code on a ThreadState it never set up) and ours below otherwise. A
+// plain call from this library would not do: it is linked with -Bsymbolic-functions and
+// compiled with -fno-semantic-interposition, so the call binds to our own definition directly.
+PthreadCreate program_pthread_create() noexcept {
+  static const auto function = [] {
+    void* symbol = ::dlsym(RTLD_DEFAULT, "pthread_create");
+    if (symbol == nullptr) fatal("cannot find pthread_create()");
+    return reinterpret_cast<PthreadCreate>(symbol);
+  }();
+  return function;
+}
+
 // What the new thread needs before it runs its start routine; freed when it ends.
 struct Launch {
   void* (*start)(void*);
@@ -152,9 +166,9 @@ extern "C" int thrd_create(thrd_t* thread, thrd_start_t start, void* argument) {
   if (rank_to_inherit() < 0) return real_thrd_create()(thread, start, argument);
   auto* thrd = new (std::nothrow) Thrd{start, argument};
   if (thrd == nullptr) return thrd_nomem;
-  // pthread_create as the program sees it, ours above: a ThreadSanitizer build has an
-  // interceptor for it (none for thrd_create, whose threads it would not know).
-  const int result = ::pthread_create(thread, nullptr, &start_thrd, thrd);
+  // pthread_create as the program sees it: a ThreadSanitizer build has an interceptor for it
+  // (none for thrd_create, whose threads it would not know), which then reaches ours.
+  const int result = program_pthread_create()(thread, nullptr, &start_thrd, thrd);
   if (result == 0) return thrd_success;
   delete thrd;
   return result == ENOMEM ? thrd_nomem : thrd_error;
