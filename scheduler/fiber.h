@@ -71,7 +71,7 @@ struct Fiber {
   // the processor that queues it: a woken pinned thread goes ahead of threads that yielded. Only
   // pinned queues read it; a recycled fiber starts with it cleared.
   bool woken = false;
-  // Queued by push_front: its pick is not a turn of the threads queued behind it.
+  // Queued by push_front or push_first: its pick is not a turn of the threads queued behind it.
   bool ahead = false;
   // While a trace records switches: the fiber's last switch out was a park, so its next switch in
   // resumes it from a wait (trace::ThreadInfo::resumes_park). Written by the processor that

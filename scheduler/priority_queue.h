@@ -26,10 +26,14 @@ class PriorityQueue {
   std::uint32_t mask() const noexcept { return mask_; }
   std::size_t size() const noexcept { return size_; }
 
-  void push_back(Fiber* fiber) noexcept { link(fiber, false); }
-  // Ahead of its level's queued fibers: a thread woken from a wait (see
-  // VirtualProcessor::queue_ready).
-  void push_front(Fiber* fiber) noexcept { link(fiber, true); }
+  void push_back(Fiber* fiber) noexcept { link(fiber, Where::back); }
+  // Ahead of its level's queued fibers, behind those already queued ahead: a thread woken from a
+  // wait (see VirtualProcessor::queue_ready). Threads woken together (timers expired in one
+  // look) then run in the order they were woken, not the reverse.
+  void push_front(Fiber* fiber) noexcept { link(fiber, Where::behind_ahead); }
+  // First of its level, ahead of everything: a thread that hands its core to another for a moment
+  // (VirtualProcessor::run_now). Its pick is not a turn either.
+  void push_first(Fiber* fiber) noexcept { link(fiber, Where::first); }
 
   Fiber* pop_front(int level) noexcept {
     Fiber* fiber = levels_[level].head;
@@ -107,17 +111,31 @@ class PriorityQueue {
     Fiber* tail = nullptr;
   };
 
-  void link(Fiber* fiber, bool front) noexcept {
+  enum class Where { back, behind_ahead, first };
+
+  void link(Fiber* fiber, Where where) noexcept {
     const int level = fiber->priority.load(std::memory_order_relaxed);
     Level& l = levels_[level];
     fiber->level = level;
-    fiber->ahead = front;
-    if (front) {
-      fiber->prev = nullptr;
-      fiber->next = l.head;
-      if (l.head != nullptr) l.head->prev = fiber;
-      l.head = fiber;
-      if (l.tail == nullptr) l.tail = fiber;
+    fiber->ahead = where != Where::back;
+    if (where != Where::back) {
+      // The fibers queued ahead are few (VirtualProcessor's wake-ahead budget bounds them).
+      Fiber* after = nullptr;
+      if (where == Where::behind_ahead) {
+        for (Fiber* f = l.head; f != nullptr && f->ahead; f = f->next) after = f;
+      }
+      fiber->prev = after;
+      fiber->next = after != nullptr ? after->next : l.head;
+      if (fiber->next != nullptr) {
+        fiber->next->prev = fiber;
+      } else {
+        l.tail = fiber;
+      }
+      if (after != nullptr) {
+        after->next = fiber;
+      } else {
+        l.head = fiber;
+      }
     } else {
       fiber->next = nullptr;
       fiber->prev = l.tail;

@@ -577,7 +577,7 @@ void VirtualProcessor::run_now(Fiber* fiber) noexcept {
   Fiber* self = current_;
   if (self->placement.kind == Placement::Kind::pinned) {
     // As in prepare_yield: only this kernel thread takes fibers out of ready_.
-    ready_.push_front(self);
+    ready_.push_first(self);
     switch_to(self, fiber, After::nothing);
   } else {
     switch_to(self, fiber, After::requeue);
