@@ -46,13 +46,23 @@ void forget_claim_in_child() noexcept {
 [[maybe_unused]] const int fork_handler_registered =
     ::pthread_atfork(nullptr, nullptr, forget_claim_in_child);
 
-// The threads inside a RankHandlersScope, by caller(). A rare path (a rank's end): a mutex is fine.
+// The threads inside a RankHandlersScope, by caller(), and whether the thread that ends the process
+// has found none: from then on glibc's exit runs every rank's handlers that are left, and a rank
+// that ends after that leaves its handlers to it. Checking and closing under one lock: a rank that
+// took its handlers just after the check would have them skipped by glibc's exit and be cut off
+// in the middle of them. A rare path (a rank's end): a mutex is fine.
 std::mutex runners_mutex;
 std::vector<std::uint64_t> runners;
+bool runners_closed = false;
 
-bool another_runs_rank_handlers(std::uint64_t self) {
+// Closes the scopes to others once none but the caller's is open; false while one is.
+bool close_rank_handlers(std::uint64_t self) {
   const std::lock_guard lock(runners_mutex);
-  return std::any_of(runners.begin(), runners.end(), [self](auto r) { return r != self; });
+  if (std::any_of(runners.begin(), runners.end(), [self](auto r) { return r != self; })) {
+    return false;
+  }
+  runners_closed = true;
+  return true;
 }
 
 void pause_briefly() noexcept {
@@ -94,15 +104,22 @@ bool process_end_claimed_by_another() noexcept {
 void end_process(int status) noexcept {
   claim_process_end();
   // A handler of a rank's end that ends the process itself is the scope's own thread: no wait.
-  while (another_runs_rank_handlers(caller())) pause_briefly();
+  while (!close_rank_handlers(caller())) pause_briefly();
   if (libc_exit != nullptr) libc_exit(status);
   // No C library to ask (it cannot be: this runs in it): end without the exit handlers.
   ::_exit(status);
 }
 
 RankHandlersScope::RankHandlersScope() noexcept : runner_(caller()) {
-  const std::lock_guard lock(runners_mutex);
-  runners.push_back(runner_);
+  {
+    const std::lock_guard lock(runners_mutex);
+    if (!runners_closed) {
+      runners.push_back(runner_);
+      return;
+    }
+  }
+  // The process is ending in another thread, whose exit runs this rank's handlers.
+  wait_for_the_end();
 }
 
 RankHandlersScope::~RankHandlersScope() {

@@ -26,7 +26,8 @@ bool process_end_claimed_by_another() noexcept;
 // While it lives, the calling thread runs the exit handlers of a rank that ends (its copy's
 // finalizers). glibc runs each handler once: a thread that ends the process meanwhile would skip
 // the ones this thread has taken and end before they are done (their output lost), so it waits
-// for the scope to close first.
+// for the scope to close first. Once that thread has found no scope open, a new one never
+// returns (its thread waits for the end): glibc's exit, in that thread, runs the rank's handlers.
 class RankHandlersScope {
  public:
   RankHandlersScope() noexcept;
