@@ -79,7 +79,7 @@ void spawn_task(ThreadState& self, void (*fn)(void*), void* data, void (*cpyfn)(
   Team& team = self.team();
   const bool included = self.task().final;
   // Not a detached task, whose creator would wait for its event.
-  const bool throttled = detach == nullptr && tasks_throttled(team);
+  const bool throttled = detach == nullptr && tasks_throttled(self);
   // A deferrable task with dependences or a detach event is queued even in a team of one: what
   // it waits for may come from what its creator does next (fulfilling an event, say).
   if (!deferred || included ||

@@ -121,7 +121,7 @@ void submit(ThreadState& state, Task& task, const std::vector<Dependence>& depen
   // what it waits for may come from what its creator does next (fulfilling an event, say).
   const bool detached = task.detach.load(std::memory_order_relaxed) != 0;
   const bool now = !deferred || included ||
-                   (!detached && dependences.empty() && (team.size == 1 || tasks_throttled(team)));
+                   (!detached && dependences.empty() && (team.size == 1 || tasks_throttled(state)));
   // Run here to completion with nothing to wait for, it is not counted, as GCC's layer does not
   // count such a task: nobody could wait for it before it ends, and counting costs atomics on
   // lines the whole team shares (perf: most of syncbench's TASK once its block was cached).

@@ -97,6 +97,10 @@ struct Task {
   // was called, each taking one away; the task finishes when the second comes. 0 without detach.
   std::atomic<int> detach{0};
 
+  // Its creator's count of counted tasks not finished (ThreadState::tasks_in_flight); null for an
+  // uncounted task.
+  std::atomic<int>* in_flight_of = nullptr;
+
   // Predecessors not finished; changed under the team's TaskQueue lock.
   std::atomic<int> blockers{0};
   // Under the team's TaskQueue lock. Set for a task with dependences only: no sibling can
@@ -122,6 +126,7 @@ struct Task {
 class TaskBlockCache {
  public:
   static constexpr std::size_t kAlign = 128;  // of every cached block: LLVM's tasks ask for it
+  static constexpr int kDepth = 64;           // blocks per class: a batch of tasks a thread runs
   TaskBlockCache() = default;
   TaskBlockCache(const TaskBlockCache&) = delete;
   TaskBlockCache& operator=(const TaskBlockCache&) = delete;
@@ -159,7 +164,6 @@ class TaskBlockCache {
   };
   static constexpr int kClasses = 4;  // 256 to 2048 bytes
   static constexpr std::size_t kSmallest = 256;
-  static constexpr int kDepth = 64;  // blocks per class: a batch of tasks a thread runs
   std::array<FreeBlock*, kClasses> heads_{};
   std::array<int, kClasses> counts_{};
 };

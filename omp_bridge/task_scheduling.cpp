@@ -55,6 +55,8 @@ void finish(Team& team, Task& task) {
     wake = true;
   }
   if (parent->children.fetch_sub(1, std::memory_order_release) == 1) wake = true;
+  // Before the team's count: its creator's state lives at least as long as the team's tasks.
+  if (task.in_flight_of != nullptr) task.in_flight_of->fetch_sub(1, std::memory_order_relaxed);
   if (team.tasks.finished()) wake = true;
   // Before the wake-up: an undeferred parent waits for its references to drop to its own, which
   // happens when this task is freed (now, unless children of its own are left).
@@ -194,6 +196,9 @@ void adopt_child(ThreadState& self, Task& task) {
   }
   parent.children.fetch_add(1, std::memory_order_relaxed);
   if (parent.group != nullptr) parent.group->pending.fetch_add(1, std::memory_order_relaxed);
+  // relaxed: a count for the throttle only, which orders nothing.
+  self.tasks_in_flight.fetch_add(1, std::memory_order_relaxed);
+  task.in_flight_of = &self.tasks_in_flight;
   self.team().tasks.created();
 }
 

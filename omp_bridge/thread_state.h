@@ -42,7 +42,11 @@ struct TeamContext {
 struct ThreadState {
   // First, so destroyed last: blocks of the tasks this thread freed, for the next it creates.
   TaskBlockCache task_blocks;
-  TeamContext context;
+  // Counted tasks the thread created that have not finished: the throttle's measure
+  // (tasks_throttled). Dropped by whichever thread finishes one, so on a line of its own, away
+  // from what the thread itself uses at every task.
+  alignas(64) std::atomic<int> tasks_in_flight{0};
+  alignas(64) TeamContext context;
   Task implicit;  // the thread's implicit task in its current team
   // Hot pools, one per nesting level the thread forks teams from: the pool of an enclosing
   // region is busy running it.
