@@ -168,14 +168,19 @@ class TaskBlockCache {
   std::array<int, kClasses> counts_{};
 };
 
-// Allocates a deferred task with `size` bytes of argument data aligned to `align`, from the
-// calling OpenMP thread's cache when it has a block of the size.
-Task* allocate_task(std::size_t size, std::size_t align);
+// The calling thread's cache of task blocks; null outside OpenMP threads (a thread that is not
+// one may still fulfill an event, which frees its task). Callers that hold the thread's state pass
+// its cache to the two functions below instead: the look-up costs as much as the cache's work.
+TaskBlockCache* calling_thread_block_cache();
+
+// Allocates a deferred task with `size` bytes of argument data aligned to `align`, from `cache`
+// (the calling thread's, or null) when it has a block of the size.
+Task* allocate_task(TaskBlockCache* cache, std::size_t size, std::size_t align);
 // The task whose argument block, allocated by allocate_task with `align`, is at `data`.
 Task* allocated_task_of(void* data, std::size_t align);
-// Drops a reference; the last frees a task from allocate_task (into the calling thread's cache
-// when there is room) and drops the reference it held on its parent.
-void release_task(Task* task);
+// Drops a reference; the last frees a task from allocate_task (into `cache`, the calling
+// thread's or null, when there is room) and drops the reference it held on its parent.
+void release_task(Task* task, TaskBlockCache* cache);
 
 class TaskQueue {
  public:
