@@ -52,10 +52,19 @@ typedef omp_sync_hint_t omp_lock_hint_t;
 
 typedef enum omp_pause_resource_t { omp_pause_soft = 1, omp_pause_hard = 2 } omp_pause_resource_t;
 
-/* What `#pragma omp depobj` fills in: a dependence's address and kind (GCC's layout). */
+/* What `#pragma omp depobj` fills in. The compiler generates the code that reads and writes it,
+ * so the type is the compiler's own: GCC stores a dependence's address and kind in it (libgomp's
+ * layout); clang stores a pointer to a dependence array it allocates through __kmpc_alloc, and
+ * its code generation handles only a pointer (with GCC's structure clang 14's backend fails:
+ * "Cannot select: i64 = bitcast"). An object holding a depobj is therefore not passed between
+ * code of the two compilers. */
+#if defined(__clang__)
+typedef void* omp_depend_t;
+#else
 typedef struct omp_depend_t {
   char __omp_depend_t__[2 * sizeof(void*)];
 } omp_depend_t;
+#endif
 
 /* The event of a task's detach clause (the address of the task, as GCC's libgomp has it). */
 typedef enum omp_event_handle_t { __omp_event_handle_t_max__ = __UINTPTR_MAX__ } omp_event_handle_t;

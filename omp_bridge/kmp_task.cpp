@@ -65,7 +65,7 @@ Task& allocate(kmp_int32 flags, std::size_t sizeof_kmp_task_t, std::size_t sizeo
   const std::size_t shareds_at =
       (sizeof_kmp_task_t + alignof(void*) - 1) / alignof(void*) * alignof(void*);
   const std::size_t size = kHeader + shareds_at + sizeof_shareds;
-  Task* task = allocate_task(size, kHeader);
+  Task* task = allocate_task(calling_thread_block_cache(), size, kHeader);
   new (task->data) KmpTaskHeader{{}, flags, size};
   kmp_task_t* kmp_task = kmp_task_of(*task);
   std::memset(static_cast<void*>(kmp_task), 0, sizeof(kmp_task_t));
@@ -121,7 +121,7 @@ void submit(ThreadState& state, Task& task, const std::vector<Dependence>& depen
   // what it waits for may come from what its creator does next (fulfilling an event, say).
   const bool detached = task.detach.load(std::memory_order_relaxed) != 0;
   const bool now = !deferred || included ||
-                   (!detached && dependences.empty() && (team.size == 1 || tasks_throttled(team)));
+                   (!detached && dependences.empty() && (team.size == 1 || tasks_throttled(state)));
   // Run here to completion with nothing to wait for, it is not counted, as GCC's layer does not
   // count such a task: nobody could wait for it before it ends, and counting costs atomics on
   // lines the whole team shares (perf: most of syncbench's TASK once its block was cached).
@@ -143,7 +143,7 @@ void submit(ThreadState& state, Task& task, const std::vector<Dependence>& depen
   execute(state, task);
   // A counted task is released when it finishes; this one's own reference goes here (its
   // children, which may outlive it, hold theirs).
-  if (!task.counted) release_task(&task);
+  if (!task.counted) release_task(&task, &state.task_blocks);
 }
 
 kmp_int32 omp_task(kmp_task_t* kmp_task, const std::vector<Dependence>& dependences) {
@@ -210,7 +210,7 @@ void taskloop(kmp_task_t* pattern, kmp_int32 if_val, kmp_uint64* lb, kmp_uint64*
   for (std::uint64_t t = 0; t < plan.tasks; ++t) {
     const std::uint64_t first = plan.at(t, count);
     const std::uint64_t end = t + 1 == plan.tasks ? count : plan.at(t + 1, count);
-    Task* task = allocate_task(header.size, kHeader);
+    Task* task = allocate_task(&state.task_blocks, header.size, kHeader);
     std::memcpy(task->data, pattern_task.data, header.size);
     kmp_task_t* copy = kmp_task_of(*task);
     if (pattern->shareds != nullptr) {
@@ -230,7 +230,7 @@ void taskloop(kmp_task_t* pattern, kmp_int32 if_val, kmp_uint64* lb, kmp_uint64*
   }
   // The pattern never runs; its private objects are destroyed as a finished task's would be.
   destroy_privates(header, pattern, state.gtid);
-  release_task(&pattern_task);
+  release_task(&pattern_task, &state.task_blocks);
   if (nogroup == 0) __kmpc_end_taskgroup(nullptr, state.gtid);
 }
 
@@ -305,7 +305,7 @@ void __kmpc_omp_task_complete_if0(ident_t* /*loc*/, kmp_int32 /*gtid*/, kmp_task
   state.icv() = header.caller_icv;
   const bool counted = task.counted;
   complete(state, task);
-  if (!counted) release_task(&task);
+  if (!counted) release_task(&task, &state.task_blocks);
 }
 
 // The detach clause: the task's event handle is the task itself (omp_fulfill_event, api.cpp).

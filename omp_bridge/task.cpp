@@ -31,25 +31,22 @@ TaskBlockCache::~TaskBlockCache() {
   }
 }
 
-namespace {
+namespace {}  // namespace
 
-// The calling thread's cache of task blocks; null outside OpenMP threads (a thread that is not
-// one may still fulfill an event, which frees its task). Only the OpenMP bridge uses the slot.
-TaskBlockCache* block_cache() {
+// Only the OpenMP bridge uses the slot.
+TaskBlockCache* calling_thread_block_cache() {
   void* state = this_thread::local_data();
   return state != nullptr ? &static_cast<ThreadState*>(state)->task_blocks : nullptr;
 }
 
-}  // namespace
-
-Task* allocate_task(std::size_t size, std::size_t align) {
+Task* allocate_task(TaskBlockCache* cache, std::size_t size, std::size_t align) {
   align = std::max(align, alignof(Task));
   const std::size_t offset = data_offset(align);
   const int size_class =
       align <= TaskBlockCache::kAlign ? TaskBlockCache::size_class(offset + size) : -1;
   void* memory = nullptr;
   if (size_class >= 0) {
-    if (TaskBlockCache* cache = block_cache()) memory = cache->take(size_class);
+    if (cache != nullptr) memory = cache->take(size_class);
     if (memory == nullptr) {
       memory = ::operator new(TaskBlockCache::block_size(size_class),
                               std::align_val_t(TaskBlockCache::kAlign));
@@ -69,7 +66,7 @@ Task* allocated_task_of(void* data, std::size_t align) {
   return reinterpret_cast<Task*>(static_cast<char*>(data) - data_offset(align));
 }
 
-void release_task(Task* task) {
+void release_task(Task* task, TaskBlockCache* cache) {
   // Up the chain of parents, as long as each reference dropped is the last.
   while (task != nullptr) {
     // acq_rel: the last reference frees the task after every other user is done with it.
@@ -79,8 +76,7 @@ void release_task(Task* task) {
     if (const std::size_t align = task->allocation_align; align != 0) {
       const int size_class = task->block_class;
       task->~Task();
-      TaskBlockCache* cache = size_class >= 0 ? block_cache() : nullptr;
-      if (cache == nullptr || !cache->keep(task, size_class)) {
+      if (size_class < 0 || cache == nullptr || !cache->keep(task, size_class)) {
         ::operator delete(static_cast<void*>(task), std::align_val_t(align));
       }
     }

@@ -97,6 +97,10 @@ struct Task {
   // was called, each taking one away; the task finishes when the second comes. 0 without detach.
   std::atomic<int> detach{0};
 
+  // Its creator's count of counted tasks not finished (ThreadState::tasks_in_flight); null for an
+  // uncounted task.
+  std::atomic<int>* in_flight_of = nullptr;
+
   // Predecessors not finished; changed under the team's TaskQueue lock.
   std::atomic<int> blockers{0};
   // Under the team's TaskQueue lock. Set for a task with dependences only: no sibling can
@@ -122,6 +126,7 @@ struct Task {
 class TaskBlockCache {
  public:
   static constexpr std::size_t kAlign = 128;  // of every cached block: LLVM's tasks ask for it
+  static constexpr int kDepth = 64;           // blocks per class: a batch of tasks a thread runs
   TaskBlockCache() = default;
   TaskBlockCache(const TaskBlockCache&) = delete;
   TaskBlockCache& operator=(const TaskBlockCache&) = delete;
@@ -159,19 +164,23 @@ class TaskBlockCache {
   };
   static constexpr int kClasses = 4;  // 256 to 2048 bytes
   static constexpr std::size_t kSmallest = 256;
-  static constexpr int kDepth = 64;  // blocks per class: a batch of tasks a thread runs
   std::array<FreeBlock*, kClasses> heads_{};
   std::array<int, kClasses> counts_{};
 };
 
-// Allocates a deferred task with `size` bytes of argument data aligned to `align`, from the
-// calling OpenMP thread's cache when it has a block of the size.
-Task* allocate_task(std::size_t size, std::size_t align);
+// The calling thread's cache of task blocks; null outside OpenMP threads (a thread that is not
+// one may still fulfill an event, which frees its task). Callers that hold the thread's state pass
+// its cache to the two functions below instead: the look-up costs as much as the cache's work.
+TaskBlockCache* calling_thread_block_cache();
+
+// Allocates a deferred task with `size` bytes of argument data aligned to `align`, from `cache`
+// (the calling thread's, or null) when it has a block of the size.
+Task* allocate_task(TaskBlockCache* cache, std::size_t size, std::size_t align);
 // The task whose argument block, allocated by allocate_task with `align`, is at `data`.
 Task* allocated_task_of(void* data, std::size_t align);
-// Drops a reference; the last frees a task from allocate_task (into the calling thread's cache
-// when there is room) and drops the reference it held on its parent.
-void release_task(Task* task);
+// Drops a reference; the last frees a task from allocate_task (into `cache`, the calling
+// thread's or null, when there is room) and drops the reference it held on its parent.
+void release_task(Task* task, TaskBlockCache* cache);
 
 class TaskQueue {
  public:

@@ -20,7 +20,7 @@ void add_edge(Task* predecessor, Task& task) {
 // a successor made ready, the last child of its parent, the last task of a taskgroup or of the
 // team. Waking on every task, as the first version did, woke every sleeping thread of the team
 // per task (a Signal wakes all its sleepers), only for most of them to find nothing changed.
-void finish(Team& team, Task& task) {
+void finish(Team& team, Task& task, TaskBlockCache* cache) {
   Task* parent = task.parent;
   bool wake = false;
   // Only a task with dependences is listed in its parent's map, so only it can have successors
@@ -55,10 +55,12 @@ void finish(Team& team, Task& task) {
     wake = true;
   }
   if (parent->children.fetch_sub(1, std::memory_order_release) == 1) wake = true;
+  // Before the team's count: its creator's state lives at least as long as the team's tasks.
+  if (task.in_flight_of != nullptr) task.in_flight_of->fetch_sub(1, std::memory_order_relaxed);
   if (team.tasks.finished()) wake = true;
   // Before the wake-up: an undeferred parent waits for its references to drop to its own, which
   // happens when this task is freed (now, unless children of its own are left).
-  release_task(&task);
+  release_task(&task, cache);
   if (wake) team.signal.notify();
   // release: the last touch of the team; the region may end once no task is pending.
   team.touching.fetch_sub(1, std::memory_order_release);
@@ -112,7 +114,7 @@ void complete(ThreadState& self, Task& task) {
       return;
     }
   }
-  finish(self.team(), task);
+  finish(self.team(), task, &self.task_blocks);
 }
 
 void fulfill(Task& task) {
@@ -132,7 +134,9 @@ void fulfill(Task& task) {
     return;
   }
   // acq_rel: as in execute().
-  if (task.detach.fetch_sub(1, std::memory_order_acq_rel) == 1) finish(team, task);
+  if (task.detach.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    finish(team, task, calling_thread_block_cache());
+  }
 }
 
 void* all_memory() {
@@ -194,6 +198,9 @@ void adopt_child(ThreadState& self, Task& task) {
   }
   parent.children.fetch_add(1, std::memory_order_relaxed);
   if (parent.group != nullptr) parent.group->pending.fetch_add(1, std::memory_order_relaxed);
+  // relaxed: a count for the throttle only, which orders nothing.
+  self.tasks_in_flight.fetch_add(1, std::memory_order_relaxed);
+  task.in_flight_of = &self.tasks_in_flight;
   self.team().tasks.created();
 }
 

@@ -52,8 +52,7 @@ std::atomic<int> next_gtid{0};
 ThreadState::ThreadState() : gtid(next_gtid.fetch_add(1, std::memory_order_relaxed)) {}
 ThreadState::~ThreadState() = default;
 
-ThreadState& self() {
-  if (void* data = this_thread::local_data()) return *static_cast<ThreadState*>(data);
+ThreadState& make_root_state() {
   auto state = std::make_unique<ThreadState>();
   state->rank = this_thread::rank();
   const Scheduler* scheduler = Scheduler::current();

@@ -12,13 +12,17 @@
  *             thread's taskwait (or by a teammate).
  *   group     the same batches inside a taskgroup instead of a taskwait.
  *   if0       undeferred tasks (if(0)): each runs at once in its creator.
+ *   regions   syncbench's TASK as it runs: regions in which every thread creates 160 tasks, then
+ *             waits, as many as make the count. Unlike `inline`, whose first tasks (those queued
+ *             before the throttle) are the same at both counts and cancel out, the queueing that
+ *             starts every region is counted.
  * Prints the number of tasks run, which must be threads x tasks per thread. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { BATCH = 16 };
+enum { BATCH = 16, REGION = 160 };
 
 static int ran;
 
@@ -60,6 +64,19 @@ static void run_group(int n) {
   }
 }
 
+static void run_regions(int n) {
+  for (int r = 0; r < n / REGION; ++r) {
+#pragma omp parallel
+    {
+      for (int i = 0; i < REGION; ++i) {
+#pragma omp task
+        body();
+      }
+#pragma omp taskwait
+    }
+  }
+}
+
 static void run_if0(int n) {
 #pragma omp parallel
   for (int i = 0; i < n; ++i) {
@@ -70,9 +87,10 @@ static void run_if0(int n) {
 
 int main(int argc, char** argv) {
   if (argc != 3 || atoi(argv[2]) <= 0 || atoi(argv[2]) % BATCH != 0) {
-    fprintf(stderr,
-            "usage: taskcost inline|deferred|group|if0 <tasks per thread, a multiple of %d>\n",
-            BATCH);
+    fprintf(
+        stderr,
+        "usage: taskcost inline|deferred|group|if0|regions <tasks per thread, a multiple of %d>\n",
+        BATCH);
     return 2;
   }
   const int n = atoi(argv[2]);
@@ -84,8 +102,11 @@ int main(int argc, char** argv) {
     run_group(n);
   } else if (strcmp(argv[1], "if0") == 0) {
     run_if0(n);
+  } else if (strcmp(argv[1], "regions") == 0 && n % REGION == 0) {
+    run_regions(n);
   } else {
-    fprintf(stderr, "taskcost: unknown mode %s\n", argv[1]);
+    fprintf(stderr, "taskcost: unknown mode %s (regions: tasks per thread a multiple of %d)\n",
+            argv[1], REGION);
     return 2;
   }
   const int expected = n * omp_get_max_threads();

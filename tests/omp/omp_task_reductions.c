@@ -117,12 +117,17 @@ static void worksharing_task_reductions(int threads) {
       sections += 1;
     }
 #ifdef __clang__
-    /* clang 14 has no scope construct: the same reduction on a single per thread's task. */
-#pragma omp taskgroup task_reduction(+ : scope)
+    /* clang 14 has no scope construct: a reduction of each thread's own taskgroup over one task,
+     * into a variable of the thread's (every thread's group combining into the shared one at its
+     * end would race), added to the shared one. */
+    long mine = 0;
+#pragma omp taskgroup task_reduction(+ : mine)
     {
-#pragma omp task in_reduction(+ : scope)
-      scope += 2;
+#pragma omp task in_reduction(+ : mine)
+      mine += 2;
     }
+#pragma omp atomic
+    scope += mine;
 #else
 #pragma omp scope reduction(task, + : scope)
     {

@@ -2,7 +2,8 @@
  * descendants), dependences producing a known order (also through depobj objects), undeferred
  * (if(0)), final and mergeable
  * tasks, priorities, taskloop (grainsize, num_tasks, nogroup), taskyield and taskwait with
- * dependences (cancellation is in omp_cancellation.c). */
+ * dependences (cancellation is in omp_cancellation.c), and weft's throttle: a thread never has
+ * more than 64 of its tasks waiting, the next ones run at once. */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,7 +308,36 @@ static void taskwait_with_dependences(void) {
   check_equal(detached_ran, team > 1, "the detached task's body", __LINE__);
 }
 
+/* A thread creating many tasks leaves at most 64 of them unstarted when its loop ends (weft runs a
+ * new task at once while 64 of its creator's are unfinished: what its cache of task blocks holds),
+ * whatever the team's size; before, the bound was 64 per thread of the team, for the first thread
+ * alone. */
+static void throttle(void) {
+  enum { kTasks = 4000, kMostWaiting = 64 };
+  int created_all = 0;
+  int started_late = 0;
+  int ran = 0;
+#pragma omp parallel
+#pragma omp single
+  {
+    for (int i = 0; i < kTasks; ++i) {
+#pragma omp task shared(created_all, started_late, ran)
+      {
+        if (__atomic_load_n(&created_all, __ATOMIC_ACQUIRE))
+          __atomic_add_fetch(&started_late, 1, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&ran, 1, __ATOMIC_RELAXED);
+      }
+    }
+    __atomic_store_n(&created_all, 1, __ATOMIC_RELEASE);
+  }
+  check_equal(ran, kTasks, "throttled tasks ran", __LINE__);
+  /* The number of tasks found unstarted, when more than 64. */
+  check_equal(started_late > kMostWaiting ? started_late : 0, 0,
+              "more than 64 of a thread's tasks waiting", __LINE__);
+}
+
 int main(void) {
+  throttle();
   recursion();
   producer();
   dependences();
