@@ -133,6 +133,7 @@ struct Session {
   std::mutex mutex;  // buffers, settings: taken when a kernel thread records its first event
   Settings settings;
   std::vector<std::unique_ptr<Buffer>> buffers;
+  std::map<std::uint16_t, Communicator> communicators;  // by id
   std::uint64_t start_ticks = 0;
   std::uint64_t start_ns = 0;
   int unnamed = 0;
@@ -402,6 +403,27 @@ void message_delivered(const MessageInfo& message, int sender) noexcept {
       message_word(message.tag, message.bytes), 0, message_comm(message.context));
 }
 
+void define_communicator(std::uint32_t context, std::span<const int> members,
+                         std::span<const int> remote, bool self) noexcept {
+  Session& s = session();
+  std::lock_guard lock(s.mutex);
+  if (!active()) return;
+  const std::uint16_t id = message_comm(context);
+  if (s.communicators.contains(id)) return;
+  try {
+    Communicator comm;
+    comm.id = id;
+    comm.self = self;
+    comm.inter = !remote.empty();
+    comm.members.assign(members.begin(), members.end());
+    comm.remote.assign(remote.begin(), remote.end());
+    s.communicators.emplace(id, std::move(comm));
+  } catch (const std::bad_alloc&) {
+    // The archive then leaves this communicator's group undefined, as for one made before the
+    // trace began.
+  }
+}
+
 namespace {
 std::atomic<int> g_process{0};
 }  // namespace
@@ -423,6 +445,7 @@ void start(const Settings& settings) {
   std::lock_guard lock(s.mutex);
   s.settings = settings;
   s.buffers.clear();
+  s.communicators.clear();
   s.unnamed = 0;
   g_generation.fetch_add(1, std::memory_order_relaxed);
   g_pid_bits.store((static_cast<std::uint64_t>(::getpid()) & 0x7fff) << 48,
@@ -520,6 +543,8 @@ ProcessTrace stop() {
             [](const Location& x, const Location& y) {
               return (x.vp < 0 ? 1 << 30 : x.vp) < (y.vp < 0 ? 1 << 30 : y.vp);
             });
+  for (auto& [id, comm] : s.communicators) trace.communicators.push_back(std::move(comm));
+  s.communicators.clear();
   s.buffers.clear();
   g_generation.fetch_add(1, std::memory_order_relaxed);
   return trace;

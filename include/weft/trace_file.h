@@ -69,6 +69,18 @@ struct Location {
   std::vector<Event> events;
 };
 
+// A communicator the job made, for the OTF2 archive's definitions (recorded with the message
+// events: weft/trace_message.h). `id` is message_comm of its contexts; `members` the world ranks
+// of its comm ranks in order (an intercommunicator's local group, `remote` its remote group, empty
+// for an intracommunicator); `self`: an MPI_COMM_SELF, where each member is alone.
+struct Communicator {
+  std::uint16_t id = 0;
+  bool self = false;
+  bool inter = false;
+  std::vector<int> members;
+  std::vector<int> remote;
+};
+
 struct ProcessTrace {
   int process = 0;
   int pid = 0;
@@ -79,6 +91,7 @@ struct ProcessTrace {
   std::uint64_t end_ns = 0;
   std::vector<std::string> strings;
   std::vector<Location> locations;
+  std::vector<Communicator> communicators;  // by id, each once
 };
 
 // The session of this process. start() is called before the virtual processors start, stop()
