@@ -146,6 +146,7 @@ Settings settings_of(const Config& config) {
         "trace.events is empty; expected all or a list of sched, mpi, omp, nbc, io, message");
   }
   settings.buffer_bytes = config.get_size("trace.buffer");
+  settings.tsc = config.get_string("trace.clock") != "monotonic";
   return settings;
 }
 

@@ -108,6 +108,13 @@ case $check in
     otf2-print -G t.otf2 > defs.txt 2>&1 || fail "otf2-print -G failed"
     validate comms print.txt defs.txt 4
     ;;
+  clock_monotonic)
+    # trace.clock=monotonic: every event through the slow path, clock_gettime's times.
+    expect_run 0 "$bin/weftrun" -n 4 -c 2 --set scheduler.vps=2 --set trace.clock=monotonic \
+      --trace t.json "$bin/hybrid"
+    validate json t.json 1 thread mpi omp rank MPI_Reduce flow:message flow:wake in-mpi:message
+    summary t.json
+    ;;
   bad_file)
     expect_run 2 "$bin/weftrun" -n 2 --trace t.txt "$bin/hybrid"
     grep -q "trace.file 't.txt' names no format" err || fail "no message naming the trace file"
