@@ -167,6 +167,11 @@ std::vector<ConfigKey> make_keys() {
                  "wake-ups (sched), MPI calls (mpi), "
                  "OpenMP regions, barriers and tasks (omp), nonblocking collective pieces (nbc), "
                  "I/O manager polls, blocks and hand-offs (io), messages (message)"),
+      enumeration_key("trace.clock", {"auto", "monotonic"}, "auto",
+                      "the clock a trace reads at its events: the time-stamp counter where it "
+                      "is invariant and Linux's clocksource (converted to CLOCK_MONOTONIC when "
+                      "written), else clock_gettime(CLOCK_MONOTONIC) (auto), or always the "
+                      "latter (monotonic)"),
       size_key("trace.buffer", 64 * kKiB, 64 * kGiB, "256M",
                "events a trace keeps per kernel thread, in bytes (32 per event); past it the "
                "oldest are overwritten and counted, so the trace holds the job's end"),

@@ -1,8 +1,10 @@
 // The OTF2 archive (Score-P's format, read by Vampir): one location per track (a virtual
 // processor of some process, or another kernel thread), one location group per process, regions
 // for user threads' slices and for spans, timestamps in ns.
+#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "trace_write.h"
 #include "weft/error.h"
@@ -41,6 +43,75 @@ ArchivePath split(const std::string& path) {
   return {directory.empty() ? "." : directory, file.stem().string()};
 }
 
+// MPI ranks as OTF2 expects them: a COMM_LOCATIONS group whose i-th member is world rank i's
+// location (a rank is a user thread and may move between virtual processors: the one it first ran
+// on), then each communicator's group of world ranks (indices into it): MPI_COMM_WORLD's every
+// world rank, MPI_COMM_SELF's the one COMM_SELF group, an intercommunicator's two groups. A
+// communicator named by messages but never defined (made before the trace began) has no group.
+template <typename String>
+void write_comm_definitions(OTF2_GlobalDefWriter* defs, const Timeline& timeline,
+                            const std::map<int, std::uint64_t>& rank_locations,
+                            const std::map<std::uint16_t, OTF2_CommRef>& comms, String&& string) {
+  std::size_t ranks = rank_locations.empty() ? 0 : rank_locations.rbegin()->first + 1;
+  for (const auto& [id, comm] : timeline.communicators) {
+    for (const std::vector<int>* group : {&comm.members, &comm.remote}) {
+      for (int rank : *group) ranks = std::max(ranks, static_cast<std::size_t>(rank) + 1);
+    }
+  }
+  std::vector<std::uint64_t> locations(ranks, 0);
+  for (const auto& [rank, track] : rank_locations)
+    locations[static_cast<std::size_t>(rank)] = track;
+  OTF2_GroupRef groups = 0;
+  auto group = [&](const std::string& name, OTF2_GroupType type,
+                   const std::vector<std::uint64_t>& members) {
+    check(OTF2_GlobalDefWriter_WriteGroup(
+              defs, groups, string(name), type, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
+              static_cast<std::uint32_t>(members.size()), members.data()),
+          "group");
+    return groups++;
+  };
+  auto ranks_of = [](const std::vector<int>& members) {
+    return std::vector<std::uint64_t>(members.begin(), members.end());
+  };
+  group("MPI ranks", OTF2_GROUP_TYPE_COMM_LOCATIONS, locations);
+  // The world: every rank the trace saw, unless the job defined it (a spawned job's ranks come
+  // after its first world's).
+  std::vector<std::uint64_t> world(rank_locations.empty() ? 0 : rank_locations.rbegin()->first + 1);
+  for (std::size_t r = 0; r < world.size(); ++r) world[r] = r;
+  if (auto it = timeline.communicators.find(0); it != timeline.communicators.end()) {
+    world = ranks_of(it->second.members);
+  }
+  const OTF2_GroupRef world_group = group("MPI_COMM_WORLD", OTF2_GROUP_TYPE_COMM_GROUP, world);
+  const OTF2_GroupRef self_group = group("MPI_COMM_SELF", OTF2_GROUP_TYPE_COMM_SELF, {});
+  for (const auto& [id, ref] : comms) {
+    const std::string name = id == 0   ? "MPI_COMM_WORLD"
+                             : id == 1 ? "MPI_COMM_SELF"
+                                       : "communicator " + std::to_string(id);
+    const auto defined = timeline.communicators.find(id);
+    OTF2_GroupRef members = OTF2_UNDEFINED_GROUP;
+    if (id == 0) {
+      members = world_group;
+    } else if (id == 1 || (defined != timeline.communicators.end() && defined->second.self)) {
+      members = self_group;
+    } else if (defined != timeline.communicators.end()) {
+      const Communicator& comm = defined->second;
+      members = group(name + (comm.inter ? " (local group)" : ""), OTF2_GROUP_TYPE_COMM_GROUP,
+                      ranks_of(comm.members));
+      if (comm.inter) {
+        const OTF2_GroupRef remote =
+            group(name + " (remote group)", OTF2_GROUP_TYPE_COMM_GROUP, ranks_of(comm.remote));
+        check(OTF2_GlobalDefWriter_WriteInterComm(defs, ref, string(name), members, remote,
+                                                  OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
+              "intercommunicator");
+        continue;
+      }
+    }
+    check(OTF2_GlobalDefWriter_WriteComm(defs, ref, string(name), members, OTF2_UNDEFINED_COMM,
+                                         OTF2_COMM_FLAG_NONE),
+          "communicator");
+  }
+}
+
 }  // namespace
 
 bool otf2_available() noexcept {
@@ -66,9 +137,11 @@ void write_otf2(const Timeline& timeline, const std::string& path) {
   check(OTF2_Archive_SetSerialCollectiveCallbacks(archive), "collective callbacks");
   check(OTF2_Archive_SetCreator(archive, "weft"), "creator");
 
-  // Communicators: one per message_comm seen (MPI_COMM_WORLD first), refs in that order. World
-  // ranks: each the location its thread first ran on, for the COMM_LOCATIONS group.
-  std::map<std::uint16_t, OTF2_CommRef> comms{{0, 0}};
+  // Communicators: MPI_COMM_WORLD, every one the job defined (define_communicator) and any other
+  // a message names; refs in the order of their ids. World ranks: each the location its thread
+  // first ran on, for the COMM_LOCATIONS group.
+  std::set<std::uint16_t> comm_ids{0};
+  for (const auto& [id, comm] : timeline.communicators) comm_ids.insert(id);
   std::map<int, std::uint64_t> rank_locations;
   for (std::size_t t = 0; t < timeline.tracks.size(); ++t) {
     for (const Op& op : timeline.tracks[t].ops) {
@@ -77,10 +150,12 @@ void write_otf2(const Timeline& timeline, const std::string& path) {
       }
       if (op.category == static_cast<std::uint8_t>(Category::message) &&
           (op.kind == Op::Kind::flow_out || op.kind == Op::Kind::flow_in)) {
-        comms.emplace(op.comm, static_cast<OTF2_CommRef>(comms.size()));
+        comm_ids.insert(op.comm);
       }
     }
   }
+  std::map<std::uint16_t, OTF2_CommRef> comms;
+  for (std::uint16_t id : comm_ids) comms.emplace(id, static_cast<OTF2_CommRef>(comms.size()));
 
   // Regions: one per (name, category).
   std::map<std::pair<const std::string*, std::uint8_t>, OTF2_RegionRef> regions;
@@ -185,36 +260,7 @@ void write_otf2(const Timeline& timeline, const std::string& path) {
                                              static_cast<OTF2_LocationGroupRef>(track.process)),
           "location");
   }
-  // MPI ranks as OTF2 expects them: a COMM_LOCATIONS group whose i-th member is world rank i's
-  // location (a rank is a user thread and may move between virtual processors: the one it first
-  // ran on), MPI_COMM_WORLD's group the world ranks. Another communicator's members are not
-  // recorded: its group is left undefined, and its messages' peers are its own ranks.
-  std::vector<std::uint64_t> locations;
-  for (const auto& [rank, track] : rank_locations) {
-    if (static_cast<std::size_t>(rank) >= locations.size()) {
-      locations.resize(static_cast<std::size_t>(rank) + 1, 0);
-    }
-    locations[static_cast<std::size_t>(rank)] = track;
-  }
-  std::vector<std::uint64_t> world(locations.size());
-  for (std::size_t r = 0; r < world.size(); ++r) world[r] = r;
-  check(OTF2_GlobalDefWriter_WriteGroup(
-            defs, 0, string("MPI ranks"), OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-            OTF2_GROUP_FLAG_NONE, static_cast<std::uint32_t>(locations.size()), locations.data()),
-        "group of locations");
-  check(OTF2_GlobalDefWriter_WriteGroup(
-            defs, 1, string("MPI_COMM_WORLD"), OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-            OTF2_GROUP_FLAG_NONE, static_cast<std::uint32_t>(world.size()), world.data()),
-        "group of MPI_COMM_WORLD");
-  for (const auto& [comm, ref] : comms) {
-    const std::string name = comm == 0   ? "MPI_COMM_WORLD"
-                             : comm == 1 ? "MPI_COMM_SELF"
-                                         : "communicator " + std::to_string(comm);
-    check(OTF2_GlobalDefWriter_WriteComm(defs, ref, string(name),
-                                         comm == 0 ? OTF2_GroupRef{1} : OTF2_UNDEFINED_GROUP,
-                                         OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE),
-          "communicator");
-  }
+  write_comm_definitions(defs, timeline, rank_locations, comms, string);
   check(OTF2_Archive_CloseGlobalDefWriter(archive, defs), "closing the global definitions");
 }
 

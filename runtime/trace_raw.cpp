@@ -14,7 +14,7 @@
 namespace weft::trace {
 namespace {
 
-constexpr char kMagic[8] = {'W', 'E', 'F', 'T', 'T', 'R', 'C', '1'};
+constexpr char kMagic[8] = {'W', 'E', 'F', 'T', 'T', 'R', 'C', '2'};
 
 const char* const kCategoryNames[] = {"sched", "mpi", "omp", "nbc", "io", "message"};
 static_assert(std::size(kCategoryNames) == static_cast<std::size_t>(Category::count));
@@ -31,6 +31,11 @@ class Writer {
   void put(const std::string& text) {
     put(static_cast<std::uint64_t>(text.size()));
     out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+  }
+  void put_ints(const std::vector<int>& values) {
+    put(static_cast<std::uint64_t>(values.size()));
+    out_.write(reinterpret_cast<const char*>(values.data()),
+               static_cast<std::streamsize>(values.size() * sizeof(int)));
   }
   void put_events(const std::vector<Event>& events) {
     put(static_cast<std::uint64_t>(events.size()));
@@ -65,6 +70,15 @@ class Reader {
     in_.read(text.data(), static_cast<std::streamsize>(size));
     check();
     return text;
+  }
+  std::vector<int> get_ints() {
+    const auto count = get<std::uint64_t>();
+    if (count > (std::uint64_t{1} << 30)) throw Error(path_ + " is not a weft raw trace");
+    std::vector<int> values(count);
+    in_.read(reinterpret_cast<char*>(values.data()),
+             static_cast<std::streamsize>(count * sizeof(int)));
+    check();
+    return values;
   }
   std::vector<Event> get_events() {
     const auto count = get<std::uint64_t>();
@@ -132,6 +146,7 @@ Settings settings_of(const Config& config) {
         "trace.events is empty; expected all or a list of sched, mpi, omp, nbc, io, message");
   }
   settings.buffer_bytes = config.get_size("trace.buffer");
+  settings.tsc = config.get_string("trace.clock") != "monotonic";
   return settings;
 }
 
@@ -165,6 +180,13 @@ void write_raw(const ProcessTrace& trace, const std::string& path) {
     out.put(static_cast<std::int32_t>(location.numa));
     out.put(location.dropped);
     out.put_events(location.events);
+  }
+  out.put(static_cast<std::uint64_t>(trace.communicators.size()));
+  for (const Communicator& comm : trace.communicators) {
+    out.put(comm.id);
+    out.put(static_cast<std::uint8_t>(comm.self | comm.inter << 1));
+    out.put_ints(comm.members);
+    out.put_ints(comm.remote);
   }
   out.finish(path);
 }
@@ -202,6 +224,18 @@ ProcessTrace read_raw(const std::string& path) {
       if (named && event.a >= trace.strings.size()) throw Error(path + " names a string it lacks");
     }
     trace.locations.push_back(std::move(location));
+  }
+  const auto communicators = in.get<std::uint64_t>();
+  if (communicators > (1u << 20)) throw Error(path + " is not a weft raw trace");
+  for (std::uint64_t i = 0; i < communicators; ++i) {
+    Communicator comm;
+    comm.id = in.get<std::uint16_t>();
+    const auto flags = in.get<std::uint8_t>();
+    comm.self = (flags & 1) != 0;
+    comm.inter = (flags & 2) != 0;
+    comm.members = in.get_ints();
+    comm.remote = in.get_ints();
+    trace.communicators.push_back(std::move(comm));
   }
   return trace;
 }

@@ -2,6 +2,9 @@
 // thread alone, gathered when the session stops (after the virtual processors have ended).
 #include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include <algorithm>
 #include <cstdio>
@@ -34,10 +37,41 @@ std::uint64_t monotonic_ns() noexcept {
          static_cast<std::uint64_t>(now.tv_nsec);
 }
 
-// The recording clock: the time-stamp counter where there is one (22 ns on the KVM guest this
-// was measured on, against 58 for clock_gettime), converted to CLOCK_MONOTONIC at stop from two
-// samples of both.
+// Whether the recording clock is the time-stamp counter, decided by start() before any event is
+// recorded (relaxed: published to the recorders with detail::recorded, and never changed while a
+// trace is recorded).
+std::atomic<bool> g_tsc{false};
+
+// The TSC is used where it ticks at one rate in every power state (invariant TSC: CPUID
+// 0x80000007, EDX bit 8, Linux's nonstop_tsc) and the kernel keeps CLOCK_MONOTONIC on it: Linux
+// makes "tsc" its clocksource only when the counters of all CPUs agree, and switches away if they
+// stop agreeing. Then a kernel thread that moves between CPUs keeps one clock.
+bool tsc_usable() {
+#if defined(__x86_64__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) || eax < 0x80000007u) return false;
+  if (!__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) || (edx & (1u << 8)) == 0) return false;
+  std::ifstream source("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  std::string name;
+  return std::getline(source, name) && name == "tsc";
+#else
+  return false;
+#endif
+}
+
+// The recording clock: the time-stamp counter where it is usable (28 ns a read on the KVM guest
+// this was measured on, against 70 for clock_gettime, which reads it too and orders the read),
+// converted to CLOCK_MONOTONIC at stop from samples of both at start and stop; CLOCK_MONOTONIC
+// itself elsewhere.
 std::uint64_t ticks() noexcept {
+#if defined(__x86_64__)
+  if (g_tsc.load(std::memory_order_relaxed)) return __builtin_ia32_rdtsc();
+#endif
+  return monotonic_ns();
+}
+
+// The clock of an event's fast path, which runs only while the clock is the TSC (Buffer::end).
+[[gnu::always_inline]] inline std::uint64_t tsc_ticks() noexcept {
 #if defined(__x86_64__)
   return __builtin_ia32_rdtsc();
 #else
@@ -83,15 +117,18 @@ constexpr std::uint64_t kUntimed = 0;
 constexpr std::uint32_t kMaxUntimed = 15;
 constexpr std::uint64_t kResumed = std::uint64_t{1} << 32;
 
-struct Buffer {
-  Location location;
-  std::vector<std::unique_ptr<Slot[]>> chunks;
+// What an event's fast path reads and writes of its kernel thread's buffer. A kernel thread
+// without a buffer of the session being recorded points at g_detached, and a buffer of an ended
+// session is left with next == limit: the fast path then checks nothing but `limit`, and the slow
+// path attaches a buffer of the current session. While the clock is not the TSC, limit is kept
+// at next too, so that the fast path, which reads the TSC, never runs: clock_gettime is in the
+// slow path only, which then costs no register saved in the fast path.
+struct Cursor {
   Slot* next = nullptr;
   Slot* limit = nullptr;
   // The time of the last event recorded with a clock read, for the events made at the same
   // instant (Timing::previous).
   std::uint64_t last_time = 0;
-  std::size_t max_chunks = 0;
   // Where a polling thread's yield would record its switch (trace::Polling): a switch recorded
   // there, with nothing recorded since the mark, is untimed.
   Slot* polling_slot = nullptr;
@@ -99,13 +136,25 @@ struct Buffer {
   // record is the switch into the thread now running, resumed from a park (Timing::at_resume).
   // One word, so that a timed record resets both with one store.
   std::uint64_t since_timed = 0;
+};
+
+// Never written: next == limit sends every event to the slow path.
+constinit Cursor g_detached;
+
+struct Buffer : Cursor {
+  Slot* end = nullptr;  // of the chunk: limit when the clock is the TSC
+  Location location;
+  std::vector<std::unique_ptr<Slot[]>> chunks;
+  std::size_t max_chunks = 0;
   std::uint32_t index = 0;
 
   Slot* slot() noexcept {
-    if (next == limit) [[unlikely]]
+    if (next == end) [[unlikely]]
       next_chunk();
     return next++;
   }
+  // Where the fast path stops: the chunk's end, or right here unless the clock is the TSC.
+  void set_limit() noexcept { limit = g_tsc.load(std::memory_order_relaxed) ? end : next; }
   // A full buffer keeps recording over its oldest chunk: the trace holds the last events, and
   // recording costs the same all along (what bench/run's traced runs measure). Where no new chunk
   // can be had, the oldest is reused too: slot() never fails, so that recording checks nothing
@@ -120,7 +169,7 @@ struct Buffer {
     }
     chunks.push_back(std::move(chunk));
     next = chunks.back().get();
-    limit = next + kChunkEvents;
+    end = next + kChunkEvents;
   }
   std::size_t size() const noexcept {
     if (chunks.empty()) return 0;
@@ -133,6 +182,10 @@ struct Session {
   std::mutex mutex;  // buffers, settings: taken when a kernel thread records its first event
   Settings settings;
   std::vector<std::unique_ptr<Buffer>> buffers;
+  // The buffers of ended sessions, emptied (next == limit) and kept: a kernel thread's t_cursor
+  // may still point at its own until its next event.
+  std::vector<std::unique_ptr<Buffer>> retired;
+  std::map<std::uint16_t, Communicator> communicators;  // by id
   std::uint64_t start_ticks = 0;
   std::uint64_t start_ns = 0;
   int unnamed = 0;
@@ -150,8 +203,9 @@ Session& session() {
 std::atomic<std::uint32_t> g_generation{0};
 
 // initial-exec: libweft is loaded with the program, never dlopen'ed later (scheduler/current.cpp),
-// so each event finds its buffer at a fixed offset from the thread pointer.
-__attribute__((tls_model("initial-exec"))) thread_local Buffer* t_buffer = nullptr;
+// so each event finds its buffer at a fixed offset from the thread pointer. t_cursor is g_detached
+// or a Buffer (of the session of t_generation).
+__attribute__((tls_model("initial-exec"))) thread_local Cursor* t_cursor = &g_detached;
 __attribute__((tls_model("initial-exec"))) thread_local std::uint32_t t_generation = 0;
 __attribute__((tls_model("initial-exec"))) thread_local const char* t_name = nullptr;
 __attribute__((tls_model("initial-exec"))) thread_local char t_vp_name[32];
@@ -165,7 +219,8 @@ Buffer* new_buffer_locked(Session& s) {
   std::unique_ptr<Slot[]> first(new (std::nothrow) Slot[kChunkEvents]);
   if (!first) return nullptr;
   buffer->next = first.get();
-  buffer->limit = buffer->next + kChunkEvents;
+  buffer->end = buffer->next + kChunkEvents;
+  buffer->set_limit();
   buffer->chunks.push_back(std::move(first));
   buffer->location.name =
       t_name != nullptr ? t_name : "kernel thread " + std::to_string(++s.unnamed);
@@ -173,23 +228,41 @@ Buffer* new_buffer_locked(Session& s) {
   return s.buffers.back().get();
 }
 
+// Empties the session's buffers, which their kernel threads may still point at (Session::retired).
+void retire_buffers_locked(Session& s) {
+  for (auto& buffer : s.buffers) {
+    buffer->chunks.clear();
+    buffer->next = buffer->limit = buffer->end = nullptr;
+    s.retired.push_back(std::move(buffer));
+  }
+  s.buffers.clear();
+}
+
+// Makes `buffer` (null: none) the calling kernel thread's, for the session of `generation`.
+void set_buffer(Buffer* buffer, std::uint32_t generation) noexcept {
+  t_cursor = buffer != nullptr ? static_cast<Cursor*>(buffer) : &g_detached;
+  t_generation = generation;
+}
+
 // The first event of a kernel thread in this session.
 [[gnu::noinline]] Buffer* attach_buffer() noexcept {
   Session& s = session();
   std::lock_guard lock(s.mutex);
   if (detail::recorded.load(std::memory_order_relaxed) == 0) return nullptr;
-  t_buffer = new_buffer_locked(s);
-  t_generation = g_generation.load(std::memory_order_relaxed);
-  return t_buffer;
+  Buffer* buffer = new_buffer_locked(s);
+  set_buffer(buffer, g_generation.load(std::memory_order_relaxed));
+  return buffer;
 }
 
-// Called only from the out-of-line recording functions below, never inlined into a user thread's
-// code: a user thread may resume on another kernel thread after any switch, so the buffer (a
-// thread_local) is looked up afresh at each event, within one call that cannot switch.
+// The calling kernel thread's buffer of the current session, null if it has none and can get
+// none. Called only from the out-of-line recording functions below, never inlined into a user
+// thread's code: a user thread may resume on another kernel thread after any switch, so the
+// buffer (a thread_local) is looked up afresh at each event, within one call that cannot switch.
 Buffer* my_buffer() noexcept {
-  Buffer* buffer = t_buffer;
-  if (buffer != nullptr && t_generation == g_generation.load(std::memory_order_relaxed)) [[likely]]
-    return buffer;
+  Cursor* cursor = t_cursor;
+  if (cursor != &g_detached && t_generation == g_generation.load(std::memory_order_relaxed))
+      [[likely]]
+    return static_cast<Buffer*>(cursor);
   return attach_buffer();
 }
 
@@ -202,8 +275,8 @@ Buffer* my_buffer() noexcept {
 enum class Timing : std::uint8_t { now, previous, interpolated, at_resume, switch_in };
 
 // The time of a record, per `timing`.
-template <Timing timing>
-[[gnu::always_inline]] inline std::uint64_t time_of(Buffer& buffer) noexcept {
+template <Timing timing, bool fast>
+[[gnu::always_inline]] inline std::uint64_t time_of(Cursor& buffer) noexcept {
   if constexpr (timing == Timing::previous) {
     return buffer.last_time;
   } else {
@@ -219,7 +292,7 @@ template <Timing timing>
         return buffer.last_time;
       }
     }
-    const std::uint64_t time = ticks();
+    const std::uint64_t time = fast ? tsc_ticks() : ticks();
     buffer.last_time = time;
     buffer.since_timed = timing == Timing::switch_in ? kResumed : 0;
     return time;
@@ -231,14 +304,15 @@ template <Timing timing>
                                    std::uint64_t b, std::uint64_t tail) noexcept {
   Buffer* buffer = my_buffer();
   if (buffer == nullptr) return;
-  const std::uint64_t time = time_of<timing>(*buffer);
+  const std::uint64_t time = time_of<timing, false>(*buffer);
   Slot* slot = buffer->slot();
   *slot = Slot{time, a, b, 0, kind, category, 0};
   std::memcpy(&slot->c, &tail, sizeof tail);
+  buffer->set_limit();
 }
 
 // `tail` holds c, kind, category and d as they lie in a Slot, written with one store. The fast
-// path saves no register: both slow paths are tail calls.
+// path saves no register: the slow path is a tail call.
 template <Timing timing>
 [[gnu::always_inline]] inline void record(SlotKind kind, std::uint8_t category, std::uint64_t a,
                                           std::uint64_t b, std::uint32_t c = 0,
@@ -246,11 +320,10 @@ template <Timing timing>
   const std::uint64_t tail = c | static_cast<std::uint64_t>(kind) << 32 |
                              static_cast<std::uint64_t>(category) << 40 |
                              static_cast<std::uint64_t>(d) << 48;
-  Buffer* buffer = t_buffer;
-  if (buffer == nullptr || t_generation != g_generation.load(std::memory_order_relaxed) ||
-      buffer->next == buffer->limit) [[unlikely]]
+  Cursor* buffer = t_cursor;
+  if (buffer->next == buffer->limit) [[unlikely]]
     return record_slow<timing>(kind, category, a, b, tail);
-  const std::uint64_t time = time_of<timing>(*buffer);
+  const std::uint64_t time = time_of<timing, true>(*buffer);
   Slot* slot = buffer->next++;
   slot->time = time;
   slot->a = a;
@@ -315,8 +388,8 @@ void instant(Category category, const char* name, std::uint64_t arg) noexcept {
 }  // namespace detail
 
 void detail::polling(bool on) noexcept {
-  Buffer* buffer = t_buffer;
-  if (buffer == nullptr || t_generation != g_generation.load(std::memory_order_relaxed)) return;
+  Cursor* buffer = t_cursor;
+  if (buffer == &g_detached || t_generation != g_generation.load(std::memory_order_relaxed)) return;
   buffer->polling_slot = on ? buffer->next : nullptr;
 }
 
@@ -326,9 +399,10 @@ void thread_switch(std::uint64_t from, SwitchReason reason, std::uint64_t to,
       static_cast<std::uint16_t>(to_info.type | static_cast<std::uint8_t>(to_info.priority) << 8);
   const auto rank = static_cast<std::uint32_t>(to_info.rank);
   const auto category = static_cast<std::uint8_t>(reason);
-  Buffer* buffer = t_buffer;
-  if (buffer != nullptr && buffer->next == buffer->polling_slot && reason == SwitchReason::yield &&
-      to != 0 && t_generation == g_generation.load(std::memory_order_relaxed)) {
+  Cursor* buffer = t_cursor;
+  if (buffer->next == buffer->polling_slot && buffer != &g_detached &&
+      reason == SwitchReason::yield && to != 0 &&
+      t_generation == g_generation.load(std::memory_order_relaxed)) {
     // A polling thread's yield (trace::Polling), nothing recorded since it was marked, to a
     // thread (the idle loop may wait long before the next timed event).
     buffer->polling_slot = nullptr;
@@ -402,6 +476,27 @@ void message_delivered(const MessageInfo& message, int sender) noexcept {
       message_word(message.tag, message.bytes), 0, message_comm(message.context));
 }
 
+void define_communicator(std::uint32_t context, std::span<const int> members,
+                         std::span<const int> remote, bool self) noexcept {
+  Session& s = session();
+  std::lock_guard lock(s.mutex);
+  if (!active()) return;
+  const std::uint16_t id = message_comm(context);
+  if (s.communicators.contains(id)) return;
+  try {
+    Communicator comm;
+    comm.id = id;
+    comm.self = self;
+    comm.inter = !remote.empty();
+    comm.members.assign(members.begin(), members.end());
+    comm.remote.assign(remote.begin(), remote.end());
+    s.communicators.emplace(id, std::move(comm));
+  } catch (const std::bad_alloc&) {
+    // The archive then leaves this communicator's group undefined, as for one made before the
+    // trace began.
+  }
+}
+
 namespace {
 std::atomic<int> g_process{0};
 }  // namespace
@@ -422,13 +517,15 @@ void start(const Settings& settings) {
   Session& s = session();
   std::lock_guard lock(s.mutex);
   s.settings = settings;
-  s.buffers.clear();
+  retire_buffers_locked(s);
+  s.communicators.clear();
   s.unnamed = 0;
   g_generation.fetch_add(1, std::memory_order_relaxed);
   g_pid_bits.store((static_cast<std::uint64_t>(::getpid()) & 0x7fff) << 48,
                    std::memory_order_relaxed);
+  g_tsc.store(settings.tsc && tsc_usable(), std::memory_order_relaxed);
   s.start_ns = monotonic_ns();
-  s.start_ticks = ticks();
+  s.start_ticks = g_tsc.load(std::memory_order_relaxed) ? ticks() : s.start_ns;
   detail::recorded.store(settings.categories, std::memory_order_relaxed);
 }
 
@@ -442,12 +539,12 @@ void attach_virtual_processor(int vp, int core, int numa) noexcept {
   if (!active()) return;
   Session& s = session();
   std::lock_guard lock(s.mutex);
-  t_buffer = new_buffer_locked(s);
-  t_generation = g_generation.load(std::memory_order_relaxed);
-  if (t_buffer == nullptr) return;
-  t_buffer->location.vp = vp;
-  t_buffer->location.core = core;
-  t_buffer->location.numa = numa;
+  Buffer* buffer = new_buffer_locked(s);
+  set_buffer(buffer, g_generation.load(std::memory_order_relaxed));
+  if (buffer == nullptr) return;
+  buffer->location.vp = vp;
+  buffer->location.core = core;
+  buffer->location.numa = numa;
 }
 
 ProcessTrace stop() {
@@ -456,7 +553,7 @@ ProcessTrace stop() {
   std::lock_guard lock(s.mutex);
   const std::uint64_t end_ticks = ticks();
   const std::uint64_t end_ns = monotonic_ns();
-  const double ns_per_tick = end_ticks > s.start_ticks
+  const double ns_per_tick = g_tsc.load(std::memory_order_relaxed) && end_ticks > s.start_ticks
                                  ? static_cast<double>(end_ns - s.start_ns) /
                                        static_cast<double>(end_ticks - s.start_ticks)
                                  : 1.0;
@@ -520,7 +617,9 @@ ProcessTrace stop() {
             [](const Location& x, const Location& y) {
               return (x.vp < 0 ? 1 << 30 : x.vp) < (y.vp < 0 ? 1 << 30 : y.vp);
             });
-  s.buffers.clear();
+  for (auto& [id, comm] : s.communicators) trace.communicators.push_back(std::move(comm));
+  s.communicators.clear();
+  retire_buffers_locked(s);
   g_generation.fetch_add(1, std::memory_order_relaxed);
   return trace;
 }

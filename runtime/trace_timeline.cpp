@@ -91,6 +91,9 @@ Timeline build_timeline(const std::vector<ProcessTrace>& processes) {
 
   for (std::size_t p = 0; p < processes.size(); ++p) {
     const ProcessTrace& process = processes[p];
+    for (const Communicator& comm : process.communicators) {
+      timeline.communicators.emplace(comm.id, comm);
+    }
     timeline.process_names.push_back("process " + std::to_string(process.process) + " (pid " +
                                      std::to_string(process.pid) + ", " + process.host + ")");
     std::vector<const std::string*> strings;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -51,6 +52,8 @@ struct Timeline {
   std::uint64_t length_ns = 0;
   std::vector<std::string> process_names;
   std::vector<Track> tracks;
+  // Every process's communicators by id, the first process's definition of one kept.
+  std::map<std::uint16_t, Communicator> communicators;
   std::deque<std::string> names;                              // what Op::name points at
   std::unordered_map<std::string, const std::string*> index;  // names by text
 

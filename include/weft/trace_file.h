@@ -22,6 +22,9 @@ struct Settings {
   Format format = Format::json;
   std::uint32_t categories = 0;  // bit per Category
   std::size_t buffer_bytes = 0;  // per kernel thread; past it the oldest events go, counted
+  // trace.clock: false for clock_gettime(CLOCK_MONOTONIC) at every event, true for the
+  // time-stamp counter where it is usable (runtime/trace_recorder.cpp, tsc_usable).
+  bool tsc = true;
 };
 // From trace.file, trace.format (auto: by the file name's suffix), trace.events, trace.buffer.
 // Throws weft::Error naming the key for a value that cannot be used.
@@ -69,6 +72,18 @@ struct Location {
   std::vector<Event> events;
 };
 
+// A communicator the job made, for the OTF2 archive's definitions (recorded with the message
+// events: weft/trace_message.h). `id` is message_comm of its contexts; `members` the world ranks
+// of its comm ranks in order (an intercommunicator's local group, `remote` its remote group, empty
+// for an intracommunicator); `self`: an MPI_COMM_SELF, where each member is alone.
+struct Communicator {
+  std::uint16_t id = 0;
+  bool self = false;
+  bool inter = false;
+  std::vector<int> members;
+  std::vector<int> remote;
+};
+
 struct ProcessTrace {
   int process = 0;
   int pid = 0;
@@ -79,6 +94,7 @@ struct ProcessTrace {
   std::uint64_t end_ns = 0;
   std::vector<std::string> strings;
   std::vector<Location> locations;
+  std::vector<Communicator> communicators;  // by id, each once
 };
 
 // The session of this process. start() is called before the virtual processors start, stop()

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include "weft/trace.h"
 
@@ -45,5 +46,14 @@ std::uint64_t local_message_id(const void* message) noexcept;
 // clock read while MPI calls are recorded), under a new id.
 // `message.peer` is the receiver, `sender` the sender's rank in the communicator.
 void message_delivered(const MessageInfo& message, int sender) noexcept;
+
+// A communicator made by the job, whose messages name it by `context` (either of its two): its
+// members' world ranks in comm rank order, for an intercommunicator the local group's and the
+// remote group's (`remote`, empty for an intracommunicator); `self` for an MPI_COMM_SELF. Every
+// process holding members of a communicator, and each side of an intercommunicator, may define
+// it: the first definition of a context is kept. Not a hot path (a lock, a copy of the members).
+// Callers test enabled(Category::message) first.
+void define_communicator(std::uint32_t context, std::span<const int> members,
+                         std::span<const int> remote, bool self) noexcept;
 
 }  // namespace weft::trace

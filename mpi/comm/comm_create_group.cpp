@@ -48,7 +48,9 @@ int create_from_members(MPI_Comm comm, MPI_Group group, int wire_tag, std::strin
   }
   const auto number = static_cast<std::uint32_t>(context[0]);
   const MPI_Comm created = adopt(number, local_count(group->members), [&]() -> MPI_Comm {
-    return new Comm(group->members, number, world()->size());
+    auto* made = new Comm(group->members, number, world()->size());
+    define_in_trace(*made);
+    return made;
   });
   created->local_of_caller().errhandler = comm->local_of_caller().errhandler;
   *newcomm = created;

@@ -76,7 +76,10 @@ MPI_Comm make_comm(const std::vector<int>& parent_ranks, const std::vector<int>&
     local = local || weft::mpi::world()->is_local(members[r]);
   }
   if (!local) return MPI_COMM_NULL;
-  return new Comm(std::move(world_ranks), context_of(parent_ranks), weft::mpi::world()->size());
+  auto* comm =
+      new Comm(std::move(world_ranks), context_of(parent_ranks), weft::mpi::world()->size());
+  weft::mpi::define_in_trace(*comm);
+  return comm;
 }
 
 // Members with a color get one communicator per color, ordered by key and then by parent rank.

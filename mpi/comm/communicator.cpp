@@ -7,6 +7,7 @@
 #include "errhan/error.h"
 #include "init/world.h"
 #include "util/profiling.h"
+#include "weft/trace_message.h"
 
 weft_mpi_comm weft_mpi_comm_world;
 weft_mpi_comm weft_mpi_comm_self;
@@ -105,6 +106,19 @@ void reset_predefined_comms(int world_size) {
   weft_mpi_comm_self.self = true;
   weft_mpi_comm_self.spans_processes = false;
   for (auto& local : weft_mpi_comm_self.locals) local.name = "MPI_COMM_SELF";
+  define_in_trace(weft_mpi_comm_world);
+  define_in_trace(weft_mpi_comm_self);
+}
+
+void define_in_trace(const Comm& comm) noexcept {
+  if (!trace::enabled(trace::Category::message)) [[likely]]
+    return;
+  trace::define_communicator(
+      comm.context, comm.members,
+      comm.inter != nullptr ? std::span<const int>(comm.inter->remote) : std::span<const int>(),
+      comm.self);
+  // Its collectives' traffic goes through the local group's hidden communicator.
+  if (comm.inter != nullptr && comm.inter->local != nullptr) define_in_trace(*comm.inter->local);
 }
 
 }  // namespace weft::mpi

@@ -118,4 +118,9 @@ std::uint32_t allocate_context();
 // Sets up MPI_COMM_WORLD (world ranks 0..world_size-1) and MPI_COMM_SELF for a new job.
 void reset_predefined_comms(int world_size);
 
+// Defines a communicator, once made whole (an intercommunicator's remote group set), in the trace
+// being recorded, where it names the group of the messages sent on it (weft/trace_message.h).
+// Nothing when no message is recorded.
+void define_in_trace(const Comm& comm) noexcept;
+
 }  // namespace weft::mpi

@@ -181,9 +181,12 @@ extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newi
   const std::vector<int>& second = info[2] != 0 ? remote : local;
   members.insert(members.end(), second.begin(), second.end());
   const auto context = static_cast<std::uint32_t>(info[1]);
-  const MPI_Comm merged = weft::mpi::adopt(
-      context, weft::mpi::local_count(members),
-      [&]() -> MPI_Comm { return new Comm(members, context, weft::mpi::world()->size()); });
+  const MPI_Comm merged =
+      weft::mpi::adopt(context, weft::mpi::local_count(members), [&]() -> MPI_Comm {
+        auto* made = new Comm(members, context, weft::mpi::world()->size());
+        weft::mpi::define_in_trace(*made);
+        return made;
+      });
   merged->local_of_caller().errhandler = intercomm->local_of_caller().errhandler;
   *newintracomm = merged;
   return MPI_SUCCESS;

@@ -73,6 +73,7 @@ MPI_Comm adopt_side(const std::vector<int>& local, const std::vector<int>& remot
     inter->local = std::make_unique<Comm>(local, local_context, world_size);
     inter->low = low;
     side->inter = std::move(inter);
+    define_in_trace(*side);
     return side;
   });
 }

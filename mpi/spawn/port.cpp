@@ -62,6 +62,7 @@ int agree(int acceptor, int connector, std::uint32_t pair_context, bool acceptin
           const std::vector<int>& group, Agreement& agreement) {
   // A communicator of the two roots, private to this meeting: its context is new in the job.
   Comm pair({acceptor, connector}, pair_context, 0);
+  define_in_trace(pair);
   std::vector<int> out{static_cast<int>(allocate_context())};
   out.insert(out.end(), group.begin(), group.end());
   std::vector<int> in;

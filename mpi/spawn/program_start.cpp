@@ -173,6 +173,8 @@ Children start(const std::vector<Command>& commands, const std::vector<std::stri
   for (auto& local : self_comm->locals) local.name = "MPI_COMM_SELF";
   children.world = world_comm.get();
   children.self = self_comm.get();
+  define_in_trace(*world_comm);
+  define_in_trace(*self_comm);
   std::size_t next = 0;
   for (std::size_t c = 0; c < commands.size(); ++c) {
     for (int i = 0; i < commands[c].maxprocs; ++i) {
@@ -197,6 +199,7 @@ Children start(const std::vector<Command>& commands, const std::vector<std::stri
   inter->local = std::make_unique<Comm>(children.ranks, local_context, 0);
   inter->low = false;
   side->inter = std::move(inter);
+  define_in_trace(*side);
   for (auto& local : side->locals) local.name = "MPI_COMM_PARENT";  // MPI-4.1 11.8.2
   side->references.fetch_add(total, std::memory_order_relaxed);
 

@@ -117,6 +117,7 @@ TEST(ConfigTest, EveryKeyHasItsDefault) {
       {"stack.user", "256K"},
       {"topology", ""},
       {"trace.buffer", "256M"},
+      {"trace.clock", "auto"},
       {"trace.events", "all"},
       {"trace.file", ""},
       {"trace.format", "auto"},

@@ -18,6 +18,13 @@
                                                of examples/hybrid.c (tags 0..TAGS-1, 4 bytes, on
                                                MPI_COMM_WORLD) names each of RANKS ranks once per
                                                tag as a receiver and once as a sender
+  trace_check.py comms PRINT DEFS RANKS        otf2-print's listing and its -G definitions of
+                                               tests/programs/trace_comms.c's job: every
+                                               communicator its messages name has a group (two
+                                               for an intercommunicator), and each record's peer,
+                                               a rank of that group, is the world rank the
+                                               message's tag names; every kind of communicator
+                                               carried its messages
 """
 import collections
 import json
@@ -158,6 +165,93 @@ def check_messages(path, ranks, tags):
     print("ok: %d MPI_SEND, %d MPI_RECV" % (len(sends), len(recvs)))
 
 
+def parse_definitions(path):
+    """Groups (ref -> (type, members)) and communicators (ref -> (name, [group refs])) of an
+    otf2-print -G listing; members of a COMM_GROUP are ranks of the COMM_LOCATIONS group."""
+    groups, comms = {}, {}
+    with open(path) as listing:
+        for line in listing:
+            m = re.match(r"^GROUP\s+(\d+)\s+Name: .*?, Type: (\w+), .*?(\d+) Members:?(.*)$", line)
+            if m:
+                members = [int(x) for x in re.findall(r"(?:^\s*|, )(\d+) \(", m.group(4))]
+                groups[int(m.group(1))] = (m.group(2), members)
+                continue
+            m = re.match(r'^COMM\s+(\d+)\s+Name: "([^"]*)" <\d+>, Group: (?:"[^"]*" <(\d+)>|UNDEFINED)',
+                         line)
+            if m:
+                comms[int(m.group(1))] = (m.group(2), [] if m.group(3) is None
+                                          else [int(m.group(3))])
+                continue
+            m = re.match(r'^INTER_COMM\s+(\d+)\s+name: "([^"]*)" <\d+>, Group A: (?:"[^"]*" <(\d+)>|'
+                         r'UNDEFINED), Group B: (?:"[^"]*" <(\d+)>|UNDEFINED)', line)
+            if m:
+                refs = [int(g) for g in (m.group(3), m.group(4)) if g is not None]
+                comms[int(m.group(1))] = (m.group(2), refs if len(refs) == 2 else [])
+    return groups, comms
+
+
+def check_comms(print_path, defs_path, ranks):
+    groups, comms = parse_definitions(defs_path)
+    pattern = re.compile(r"^(MPI_SEND|MPI_RECV) .*(?:Receiver|Sender): (\d+) .*Communicator: "
+                         r'"([^"]*)" <(\d+)>, Tag: (\d+), Length: (\d+)')
+    kinds = collections.Counter()
+    checked = 0
+    with open(print_path) as listing:
+        for line in listing:
+            m = pattern.match(line)
+            if not m:
+                continue
+            record, peer, name, ref, tag, length = (m.group(1), int(m.group(2)), m.group(3),
+                                                    int(m.group(4)), int(m.group(5)),
+                                                    int(m.group(6)))
+            # trace_comms.c's own messages: tag = kind * 4096 + sender * 64 + receiver, 4 bytes;
+            # the rest is the traffic of collectives and communicator creation.
+            if length != 4 or not 0 < tag < 8 * 4096:
+                continue
+            kind, sender, receiver = tag // 4096, tag // 64 % 64, tag % 64
+            me, other = (sender, receiver) if record == "MPI_SEND" else (receiver, sender)
+            if ref not in comms:
+                fail("%s names communicator %d, which is not defined" % (line.strip(), ref))
+            comm_name, group_refs = comms[ref]
+            if not group_refs or any(g not in groups for g in group_refs):
+                fail("communicator %s (%d) has no group, yet %s names it" % (comm_name, ref,
+                                                                             line.strip()))
+            if (len(group_refs) == 2) != (kind == 6):
+                fail("kind %d's message on %s: expected %s" % (
+                    kind, comm_name, "an intercommunicator" if kind == 6 else "one group"))
+            if len(group_refs) == 2:
+                a, b = (groups[g][1] for g in group_refs)
+                if me in a and other in b:
+                    remote = b
+                elif me in b and other in a:
+                    remote = a
+                else:
+                    fail("%s: world ranks %d and %d are not on two sides of %s (%s, %s)" %
+                         (line.strip(), me, other, comm_name, a, b))
+                if peer >= len(remote) or remote[peer] != other:
+                    fail("%s: peer %d of %s's remote group %s is not world rank %d" %
+                         (line.strip(), peer, comm_name, remote, other))
+            else:
+                kind_of_group, members = groups[group_refs[0]]
+                if kind_of_group == "COMM_SELF":
+                    if peer != 0 or me != other or kind != 1:
+                        fail("%s: on %s, a COMM_SELF communicator" % (line.strip(), comm_name))
+                elif me not in members or peer >= len(members) or members[peer] != other:
+                    fail("%s: peer %d of %s's group %s is not world rank %d (and %d a member)" %
+                         (line.strip(), peer, comm_name, members, other, me))
+            kinds[(kind, record)] += 1
+            checked += 1
+    # Per kind, the messages of its ring: every rank's, a half's for the odd or even ranks.
+    expected = {0: ranks, 1: ranks, 2: ranks, 3: ranks, 4: ranks // 2, 5: ranks // 2, 6: ranks,
+                7: ranks}
+    for kind, count in expected.items():
+        for record in ("MPI_SEND", "MPI_RECV"):
+            if kinds[(kind, record)] != count:
+                fail("%d %s records of kind %d; expected %d" % (kinds[(kind, record)], record,
+                                                                 kind, count))
+    print("ok: %d records on %d communicators" % (checked, len(comms)))
+
+
 def main():
     mode = sys.argv[1]
     if mode == "json":
@@ -166,6 +260,8 @@ def main():
         check_summary(sys.argv[2])
     elif mode == "timeline":
         check_timeline(sys.argv[2])
+    elif mode == "comms":
+        check_comms(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif mode == "messages":
         check_messages(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif mode == "svg":

@@ -2,15 +2,17 @@
 # Checks of weftrun --trace, weft-info trace-summary and weft-info placement --svg, one per ctest
 # (tests/tools/CMakeLists.txt):
 #
-#   trace_checks.sh <check> <bin dir> <work dir>
+#   trace_checks.sh <check> <bin dir> <work dir> <test programs dir>
 #
 # The job is examples/hybrid.c (bin/hybrid): MPI ranks with OpenMP teams whose threads send to the
-# next rank, and a Reduce. Nothing is timed: the files must parse, nest and hold what was run.
+# next rank, and a Reduce; for otf2_comms, tests/programs/trace_comms.c, messages on every kind
+# of communicator. Nothing is timed: the files must parse, nest and hold what was run.
 set -uo pipefail
 
 check=$1
 bin=$2
 work=$3/$1
+programs=$4
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
@@ -93,6 +95,25 @@ case $check in
     otf2_validate t.otf2 2
     grep -q "process 1" defs.txt || fail "no location group of process 1"
     summary t.otf2
+    ;;
+  otf2_comms | otf2_comms_p2)
+    # Every communicator a message names is defined with its group: each record's peer, a rank
+    # of the communicator, is the world rank its tag names (trace_check.py comms).
+    needs_otf2
+    options=(-p 1 --set scheduler.vps=2)
+    [[ $check == *_p2 ]] && options=(-p 2)
+    expect_run 0 "$bin/weftrun" -n 4 "${options[@]}" --trace t.otf2 "$programs/trace_comms"
+    grep -q "No Errors" out || fail "trace_comms did not end with No Errors"
+    otf2-print t.otf2 > print.txt 2> print.err || { cat print.err >&2; fail "otf2-print failed"; }
+    otf2-print -G t.otf2 > defs.txt 2>&1 || fail "otf2-print -G failed"
+    validate comms print.txt defs.txt 4
+    ;;
+  clock_monotonic)
+    # trace.clock=monotonic: every event through the slow path, clock_gettime's times.
+    expect_run 0 "$bin/weftrun" -n 4 -c 2 --set scheduler.vps=2 --set trace.clock=monotonic \
+      --trace t.json "$bin/hybrid"
+    validate json t.json 1 thread mpi omp rank MPI_Reduce flow:message flow:wake in-mpi:message
+    summary t.json
     ;;
   bad_file)
     expect_run 2 "$bin/weftrun" -n 2 --trace t.txt "$bin/hybrid"
