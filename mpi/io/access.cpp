@@ -45,6 +45,19 @@ bool plan(const File& file, MPI_Offset position, const void* buffer, std::size_t
   } else {
     memory = flatten(datatype, count);
   }
+  if (memory.size() == 1) {
+    // One memory block (a contiguous buffer, or the staging copy): each file extent is a piece,
+    // its memory the next bytes of the block. Made apart from the general zip because a
+    // collective write of a subarray has hundreds of thousands of pieces, each made before any
+    // byte moves.
+    access.pieces.reserve(extents.size());
+    std::byte* at = base + memory.front().offset;
+    for (const Extent& extent : extents) {
+      access.pieces.push_back({extent.offset, at, extent.length});
+      at += extent.length;
+    }
+    return true;
+  }
   // Zip the two streams: each piece is the overlap of a file extent and a memory block.
   std::size_t m = 0, m_used = 0;
   for (const Extent& extent : extents) {

@@ -22,6 +22,7 @@ namespace {
 struct Side {
   const std::vector<Piece>* pieces = nullptr;
   std::size_t bytes = 0;  // of the pieces
+  Shape shape;            // of the pieces, for a write through collective buffers
   int group = 0;          // the ranks of one group have one aggregator (aggregation_group)
   long long moved = 0;
   int error = 0;
@@ -156,14 +157,19 @@ inline constexpr std::size_t kBufferedPieceBytes = std::size_t{16} << 10;
 // A collective write of `sources` through collective buffers, or nullptr when its pieces are
 // large enough to go straight from memory.
 std::shared_ptr<BufferedWrite> plan_buffered(const File& file,
-                                             const std::vector<std::span<const Piece>>& sources) {
+                                             const std::vector<std::span<const Piece>>& sources,
+                                             std::span<const Shape> shapes = {}) {
   std::size_t pieces = 0, bytes = 0;
-  for (std::span<const Piece> source : sources) {
-    pieces += source.size();
-    for (const Piece& piece : source) bytes += piece.length;
+  for (std::size_t s = 0; s < sources.size(); ++s) {
+    pieces += sources[s].size();
+    if (s < shapes.size()) {
+      bytes += shapes[s].bytes;
+    } else {
+      for (const Piece& piece : sources[s]) bytes += piece.length;
+    }
   }
   if (pieces == 0 || bytes / pieces >= kBufferedPieceBytes) return nullptr;
-  return std::make_shared<BufferedWrite>(file.fd, sources, buffer_geometry(file));
+  return std::make_shared<BufferedWrite>(file.fd, sources, buffer_geometry(file), shapes);
 }
 
 struct Buffered {
@@ -177,8 +183,12 @@ std::shared_ptr<Buffered> plan_buffered(const File& file, Meeting& meeting, int 
   buffered->sides = sides_of(meeting);
   // In rank order: where ranks' pieces overlap, the highest rank's bytes are written.
   std::vector<std::span<const Piece>> sources;
-  for (const Side* side : buffered->sides) sources.emplace_back(*side->pieces);
-  buffered->write = plan_buffered(file, sources);
+  std::vector<Shape> shapes;
+  for (const Side* side : buffered->sides) {
+    sources.emplace_back(*side->pieces);
+    shapes.push_back(side->shape);
+  }
+  buffered->write = plan_buffered(file, sources, shapes);
   buffered->writer = writer;
   return buffered->write != nullptr ? buffered : nullptr;
 }
@@ -224,6 +234,7 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
     if (spans && slot == 0) meet_processes(file, call);
   } else if (!spans) {
     side.group = aggregation_group(write);
+    if (write) side.shape = shape_of(pieces);
     meeting->publish(slot, &side);
     // One of the two, or neither when the last rank to arrive moved everything at once.
     struct Plan {

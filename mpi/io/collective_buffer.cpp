@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "weft/io.h"
+#include "weft/scheduler.h"
 #include "weft/this_thread.h"
 
 namespace weft::mpi::io {
@@ -62,6 +63,25 @@ BufferPool& pool() {
   return instance;
 }
 
+// Whether the writer makes its pwrite calls on its own core rather than handing each to a spare
+// kernel thread: when another core of its NUMA node runs the fillers. The kernel's copy into the
+// page cache then has a core to itself while the fillers have the others, and the writer goes
+// from one window's pwrite to the next without waking anyone. A spare thread instead competes
+// for the cores with every filling processor (three kernel threads on two cores share them, and
+// the write, the pipeline's bottleneck, runs at two thirds of its speed whenever the fillers
+// run), and each window costs two kernel-thread wake-ups. A write that waits for write-back then
+// holds the writer's core, as the disk's own write would; the node's other cores run the rest.
+bool other_cores_fill() {
+  const Scheduler* scheduler = Scheduler::current();
+  const int vp = this_thread::vp();
+  if (scheduler == nullptr || vp < 0) return false;
+  const int node = scheduler->vp_numa(vp);
+  for (int other = 0; other < scheduler->num_vps(); ++other) {
+    if (other != vp && scheduler->vp_numa(other) == node) return true;
+  }
+  return false;
+}
+
 MPI_Offset end_of(const Piece& piece) {
   return piece.file + static_cast<MPI_Offset>(piece.length);
 }
@@ -94,12 +114,35 @@ struct BufferedWrite::Window {
   bool filled = false;
 };
 
+Shape shape_of(std::span<const Piece> pieces) {
+  Shape shape;
+  shape.low = std::numeric_limits<MPI_Offset>::max();
+  MPI_Offset previous_end = std::numeric_limits<MPI_Offset>::min();
+  for (const Piece& piece : pieces) {
+    if (piece.file < previous_end) shape.ordered = false;
+    shape.low = std::min(shape.low, piece.file);
+    previous_end = end_of(piece);
+    shape.high = std::max(shape.high, previous_end);
+    shape.bytes += piece.length;
+  }
+  return shape;
+}
+
 BufferedWrite::BufferedWrite(int fd, const std::vector<std::span<const Piece>>& sources,
-                             const BufferGeometry& geometry)
+                             const BufferGeometry& geometry, std::span<const Shape> shapes)
     : fd_(fd), window_bytes_(geometry.buffer_bytes) {
   low_ = std::numeric_limits<MPI_Offset>::max();
   high_ = 0;
-  for (std::span<const Piece> source : sources) {
+  for (std::size_t s = 0; s < sources.size(); ++s) {
+    const std::span<const Piece> source = sources[s];
+    if (s < shapes.size() && shapes[s].ordered) {
+      if (shapes[s].low < shapes[s].high) {
+        low_ = std::min(low_, shapes[s].low);
+        high_ = std::max(high_, shapes[s].high);
+        runs_.push_back(source);
+      }
+      continue;
+    }
     std::size_t begin = 0;
     for (std::size_t i = 0; i < source.size(); ++i) {
       low_ = std::min(low_, source[i].file);
@@ -185,6 +228,7 @@ void BufferedWrite::finish(const Task& task) {
 // window, on conditions of their own: a rank finishing a copy wakes nobody unless it completes
 // a window, which with tens of ranks matters.
 void BufferedWrite::run(bool writer) {
+  if (writer) write_here_ = other_cores_fill();
   std::unique_lock lock(mutex_);
   for (;;) {
     if (writer && ready_ > written_) {
@@ -322,10 +366,8 @@ void BufferedWrite::write(std::size_t w) {
     }
     return 0;
   };
-  // A large write may wait for the kernel's write-back: on a spare kernel thread, so that the
-  // writer's core fills the next window meanwhile (move() in access.h).
   int error = 0;
-  if (static_cast<std::size_t>(window.end - window.start) < kDirectWriteBytes) {
+  if (write_here_ || static_cast<std::size_t>(window.end - window.start) < kDirectWriteBytes) {
     error = write_ranges();
   } else {
     error = weft::io::blocking_call(write_ranges);

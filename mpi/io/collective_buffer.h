@@ -1,10 +1,11 @@
 // ROMIO's collective buffering, pipelined: the pieces of a collective write are copied into a
 // collective buffer one file window (cb_buffer_size bytes, aligned to the file system's block or
 // the striping unit) at a time, and each full window goes to the file as one large aligned
-// pwrite. Two buffers alternate: while the writer's pwrite of window w runs on a spare kernel
-// thread (the I/O manager's hand-off, so the writer's core is free), the other participants
-// (the ranks of the process) copy the pieces of window w + 1 into the other buffer, each taking
-// one list of pieces at a time.
+// pwrite. Two buffers alternate: while the writer's pwrite of window w runs (on its own core when
+// another core of its node fills, else on a spare kernel thread through the I/O manager's
+// hand-off, so that the writer's core is free), the other participants (the ranks of the
+// process) copy the pieces of window w + 1 into the other buffer, each taking one list of pieces
+// at a time.
 //
 // The kernel's cost of a pwritev grows with its vectors (each is copied into the page cache on
 // its own); the participants' copies cost about as much but run in parallel with the kernel's
@@ -31,6 +32,17 @@ struct BufferGeometry {
 inline constexpr std::size_t kDefaultBufferBytes = std::size_t{4} << 20;
 BufferGeometry buffer_geometry(const File& file);
 
+// Where a list of pieces lies, and whether its pieces increase in file offset without
+// overlapping (it is then one run as it is). Each rank finds its own before the meeting, in
+// parallel with the others, so that the collective write does not scan every piece on one core
+// before the first byte moves.
+struct Shape {
+  MPI_Offset low = 0, high = 0;  // high <= low: no bytes
+  std::size_t bytes = 0;         // of the pieces
+  bool ordered = true;
+};
+Shape shape_of(std::span<const Piece> pieces);
+
 // One collective write carried out by a fixed set of participants (weft threads) that all call
 // run(); exactly one of them is the writer.
 class BufferedWrite {
@@ -38,9 +50,9 @@ class BufferedWrite {
   // `sources`: lists of pieces in any order (each is cut here into runs whose pieces increase in
   // file offset without overlapping). Where pieces of several lists overlap, the bytes of the
   // later list are the ones written. The pieces' memory must stay valid until every participant
-  // has returned from run().
+  // has returned from run(). `shapes`, when given, holds each source's shape_of().
   BufferedWrite(int fd, const std::vector<std::span<const Piece>>& sources,
-                const BufferGeometry& geometry);
+                const BufferGeometry& geometry, std::span<const Shape> shapes = {});
   ~BufferedWrite();
   BufferedWrite(const BufferedWrite&) = delete;
   BufferedWrite& operator=(const BufferedWrite&) = delete;
@@ -83,6 +95,7 @@ class BufferedWrite {
   std::size_t ready_ = 0;        // windows [0, ready_) are filled
   std::size_t written_ = 0;      // windows [0, written_) are in the file (or skipped)
   int error_ = 0;
+  bool write_here_ = false;  // the writer's pwrite calls run on its own core (other_cores_fill)
 };
 
 }  // namespace weft::mpi::io

@@ -82,6 +82,10 @@ void View::map(MPI_Offset start, std::size_t bytes, std::vector<Extent>& out) co
   std::size_t within = static_cast<std::size_t>(start) % tile_size;
   auto block = static_cast<std::size_t>(
       std::upper_bound(block_ends.begin(), block_ends.end(), within) - block_ends.begin());
+  // At most one extent a block of each tile the range touches (none of a byte), unless the tiles
+  // are dense and the range is one extent.
+  const bool dense = blocks.size() == 1 && static_cast<MPI_Offset>(blocks[0].length) == extent;
+  if (!dense) out.reserve(out.size() + std::min(bytes, (bytes / tile_size + 2) * blocks.size()));
   while (bytes > 0) {
     const std::size_t block_start = block_ends[block] - blocks[block].length;
     const std::size_t skip = within - block_start;
