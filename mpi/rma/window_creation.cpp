@@ -203,8 +203,11 @@ int make_window(const Arguments& a, void* baseptr, MPI_Win* win) {
     }
     // Memory that some origin reaches only through cross-memory attach: every origin then takes
     // the stripe locks (the choice is the same on every rank, as the mappings are).
-    const bool whole = t.direct != nullptr && t.direct_begin == 0 && t.direct_end == p.size;
-    if (w->comm->spans_processes && p.in_segment == 0 && !whole && p.size > 0) {
+    // Dynamic windows never move (their memory is attached later).
+    const bool whole =
+        w->flavor != MPI_WIN_FLAVOR_DYNAMIC &&
+        (p.size == 0 || (t.direct != nullptr && t.direct_begin == 0 && t.direct_end == p.size));
+    if (w->comm->spans_processes && p.in_segment == 0 && !whole) {
       w->atomic_accumulates = false;
     }
   }
