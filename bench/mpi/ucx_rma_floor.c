@@ -5,7 +5,7 @@
  * window, no scheduler. The target only progresses its worker (UCX may need it to) until the origin
  * writes the end flag into its memory. Plain C and UCX.
  *
- * usage: ucx_rma_floor <allocate|map>
+ * usage: ucx_rma_floor <allocate|map> [count <put|get> <operations>]
  *   allocate: the target's memory is allocated by ucp_mem_map (UCP_MEM_MAP_ALLOCATE), so UCX may
  *             place it where its shared-memory transports reach it directly (weft's
  *             MPI_Win_allocate);
@@ -13,7 +13,9 @@
  *             (weft's MPI_Win_create).
  * Prints `RESULT put_latency_8B <us> us`, `get_latency_8B`, `put_bandwidth_4MiB <MB/s> MB/s`,
  * `get_bandwidth_4MiB` and `fop_rate <Mops/s> Mops/s` (the medians of 5 batches), names as
- * bench/mpi/rma.c prints them. */
+ * bench/mpi/rma.c prints them. With `count`, it only makes that many 8-byte puts or gets, each
+ * followed by a flush, untimed, for counting instructions under callgrind
+ * (bench/mpi/rma_instructions counts those inside put() and get()). */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdint.h>
@@ -81,7 +83,8 @@ static void flush(struct origin* o) {
   wait_for(ucp_ep_flush_nbx(o->ep, &param), "ucp_ep_flush_nbx");
 }
 
-static void put(struct origin* o, size_t bytes, int burst) {
+/* Not inlined: bench/mpi/rma_instructions counts what runs inside put() and get(). */
+__attribute__((noinline)) static void put(struct origin* o, size_t bytes, int burst) {
   const ucp_request_param_t param = {0};
   for (int i = 0; i < burst; ++i) {
     void* request = ucp_put_nbx(o->ep, o->buffer, bytes, o->remote, o->rkey, &param);
@@ -91,7 +94,7 @@ static void put(struct origin* o, size_t bytes, int burst) {
   flush(o);
 }
 
-static void get(struct origin* o, size_t bytes, int burst) {
+__attribute__((noinline)) static void get(struct origin* o, size_t bytes, int burst) {
   const ucp_request_param_t param = {0};
   for (int i = 0; i < burst; ++i) {
     void* request = ucp_get_nbx(o->ep, o->buffer, bytes, o->remote, o->rkey, &param);
@@ -158,8 +161,10 @@ static double measure(struct origin* o, enum kind kind, size_t bytes, int burst)
 
 int main(int argc, char** argv) {
   const int allocate = argc > 1 && strcmp(argv[1], "allocate") == 0;
-  if (argc != 2 || (!allocate && strcmp(argv[1], "map") != 0)) {
-    fprintf(stderr, "usage: ucx_rma_floor <allocate|map>\n");
+  const int count = argc == 5 && strcmp(argv[2], "count") == 0 &&
+                    (strcmp(argv[3], "put") == 0 || strcmp(argv[3], "get") == 0);
+  if ((argc != 2 && !count) || (!allocate && strcmp(argv[1], "map") != 0)) {
+    fprintf(stderr, "usage: ucx_rma_floor <allocate|map> [count <put|get> <operations>]\n");
     return 2;
   }
   int to_child[2], to_parent[2];
@@ -260,28 +265,44 @@ int main(int argc, char** argv) {
     status = ucp_ep_rkey_unpack(ep, rkey_buffer, &o.rkey);
     if (status != UCS_OK) die("ucp_ep_rkey_unpack", status);
     free(rkey_buffer);
-    double put8 = measure(&o, kPut, 8, 1);
-    double get8 = measure(&o, kGet, 8, 1);
-    const uint64_t before = fetch_add(&o);
-    double fop = measure(&o, kFetchAdd, 8, 1);
-    if (fetch_add(&o) <= before) {
-      fprintf(stderr, "ucx_rma_floor: the atomic counter did not grow\n");
-      return 1;
+    if (count) {
+      const long operations = atol(argv[4]);
+      for (long i = 0; i < operations; ++i) {
+        if (argv[3][0] == 'p') {
+          put(&o, 8, 1);
+        } else {
+          get(&o, 8, 1);
+        }
+      }
+      /* What the target checks at the end, outside put() so as not to be counted. */
+      memset(memory, 'g', kLargest);
+      const ucp_request_param_t param = {0};
+      wait_for(ucp_put_nbx(ep, memory, kLargest, o.remote, o.rkey, &param), "ucp_put_nbx");
+      flush(&o);
+    } else {
+      double put8 = measure(&o, kPut, 8, 1);
+      double get8 = measure(&o, kGet, 8, 1);
+      const uint64_t before = fetch_add(&o);
+      double fop = measure(&o, kFetchAdd, 8, 1);
+      if (fetch_add(&o) <= before) {
+        fprintf(stderr, "ucx_rma_floor: the atomic counter did not grow\n");
+        return 1;
+      }
+      memset(memory, 'g', kLargest);
+      double put_large = measure(&o, kPut, kLargest, kBurst);
+      memset(memory, 0, kLargest);
+      double get_large = measure(&o, kGet, kLargest, kBurst);
+      if (memory[0] != 'g' || memory[kLargest - 1] != 'g') {
+        fprintf(stderr, "ucx_rma_floor: ucp_get_nbx brought wrong data\n");
+        return 1;
+      }
+      printf("RESULT put_latency_8B %.4g us\n", put8 * 1e6);
+      printf("RESULT get_latency_8B %.4g us\n", get8 * 1e6);
+      printf("RESULT put_bandwidth_4MiB %.6g MB/s\n", (double)kLargest * kBurst / put_large / 1e6);
+      printf("RESULT get_bandwidth_4MiB %.6g MB/s\n", (double)kLargest * kBurst / get_large / 1e6);
+      printf("RESULT fop_rate %.4g Mops/s\n", 1.0 / fop / 1e6);
+      fflush(stdout);
     }
-    memset(memory, 'g', kLargest);
-    double put_large = measure(&o, kPut, kLargest, kBurst);
-    memset(memory, 0, kLargest);
-    double get_large = measure(&o, kGet, kLargest, kBurst);
-    if (memory[0] != 'g' || memory[kLargest - 1] != 'g') {
-      fprintf(stderr, "ucx_rma_floor: ucp_get_nbx brought wrong data\n");
-      return 1;
-    }
-    printf("RESULT put_latency_8B %.4g us\n", put8 * 1e6);
-    printf("RESULT get_latency_8B %.4g us\n", get8 * 1e6);
-    printf("RESULT put_bandwidth_4MiB %.6g MB/s\n", (double)kLargest * kBurst / put_large / 1e6);
-    printf("RESULT get_bandwidth_4MiB %.6g MB/s\n", (double)kLargest * kBurst / get_large / 1e6);
-    printf("RESULT fop_rate %.4g Mops/s\n", 1.0 / fop / 1e6);
-    fflush(stdout);
     static const char done = 1;
     const ucp_request_param_t param = {0};
     wait_for(ucp_put_nbx(ep, &done, 1, o.remote + kFlagOffset, o.rkey, &param), "ucp_put_nbx");

@@ -163,7 +163,9 @@ bool move_directly(Window& win, std::byte* origin, int origin_count, MPI_Datatyp
   const MPI_Aint target_bytes =
       static_cast<MPI_Aint>(target_count) * static_cast<MPI_Aint>(target_type->layout->size);
   const MPI_Aint first = target_disp * t.disp_unit + target_type->layout->true_lb;
-  if (target_bytes > 0 && (first < 0 || first + target_bytes > t.size)) return false;
+  if (target_bytes > 0 && (first < t.direct_begin || first + target_bytes > t.direct_end)) {
+    return false;
+  }
   const std::size_t bytes =
       std::min(static_cast<std::size_t>(origin_count) * origin_type->layout->size,
                static_cast<std::size_t>(target_bytes));

@@ -78,7 +78,10 @@ std::string locate(const Window& win, int target, MPI_Aint disp, std::size_t cou
            "'s window, expected within its " + std::to_string(t.size) + " bytes";
   }
   place.address = t.address + static_cast<std::uintptr_t>(offset);
-  place.direct = t.direct != nullptr ? t.direct + offset : nullptr;
+  // Wholly inside the bytes `direct` reaches, or by cross-memory attach.
+  const bool reached =
+      t.direct != nullptr && offset + span.lo >= t.direct_begin && offset + span.hi <= t.direct_end;
+  place.direct = reached ? t.direct + offset : nullptr;
   return {};
 }
 

@@ -6,7 +6,9 @@
 // every process of the window maps (MPI_Win_allocate and MPI_Win_allocate_shared when the
 // communicator spans processes), is reached by loads and stores through `direct`; the memory a
 // rank of another process gave to MPI_Win_create or MPI_Win_attach is reached by that process's
-// address through cross-memory attach (process_vm_readv/writev), one copy without the target.
+// address through cross-memory attach (process_vm_readv/writev), one copy without the target,
+// except on the pages the owner moved onto a segment the other processes map (exposed_memory.h),
+// which are reached by loads and stores too.
 //
 // The synchronization words (passive-target locks, accumulate locks, post/complete counters) live
 // in a control block every rank of the window maps: see control.h.
@@ -29,6 +31,7 @@
 #include "init/world.h"
 #include "mpi.h"
 #include "rma/control.h"
+#include "rma/exposed_memory.h"
 #include "rma/shared_memory.h"
 
 namespace weft::mpi::rma {
@@ -38,6 +41,10 @@ struct Target {
   // The target's window memory in this rank's address space; null when it is only reachable
   // through cross-memory attach (and for dynamic windows, whose addresses are absolute).
   std::byte* direct = nullptr;
+  // The bytes of the window `direct` reaches: all of them, or those on the pages an owner in
+  // another process exposed (exposed_memory.h); the others by cross-memory attach.
+  MPI_Aint direct_begin = 0;
+  MPI_Aint direct_end = 0;
   std::uintptr_t address = 0;  // the base in the target's own address space
   MPI_Aint size = 0;
   int disp_unit = 1;
@@ -102,6 +109,10 @@ struct weft_mpi_win {
     void operator()(std::byte* memory) const { std::free(memory); }
   };
   std::unique_ptr<std::byte, FreeMemory> private_memory;  // MPI_Win_allocate in one process
+  // MPI_Win_create across processes: this rank's pages on a segment, and its mappings of the
+  // other processes' ranks' (by comm rank; unmapped for ranks of this process).
+  weft::mpi::rma::ExposedMemory exposed;
+  std::unique_ptr<weft::mpi::rma::PeerPages[]> peer_pages;
 
   weft::mpi::rma::Epochs epochs;
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,7 @@ struct Published {
   std::int32_t pid;
   std::int32_t in_segment;
   std::int32_t unused = 0;
+  weft::mpi::rma::Exposure exposure;  // MPI_Win_create across processes: the pages it moved
 };
 
 std::uint64_t host_hash() {
@@ -95,6 +97,28 @@ std::byte* allocate_memory(Window& w, const Arguments& a, std::uint64_t& offset,
   return a.size == 0 ? nullptr : w.window_memory.data() + offset;
 }
 
+// Maps the pages the ranks of other processes exposed (MPI_Win_create across processes). Where
+// any rank fails to map any of them, no rank keeps a mapping: every origin then reaches every
+// target the same way. The owners' segment names go once all have tried.
+void map_exposed_pages(Window& w, const std::vector<Published>& all, std::int32_t pid) {
+  bool any = false;
+  for (const Published& p : all) any = any || (!p.exposure.empty() && p.pid != pid);
+  int failed = 0;
+  if (any) {
+    w.peer_pages = std::make_unique<weft::mpi::rma::PeerPages[]>(all.size());
+    for (std::size_t r = 0; r < all.size() && failed == 0; ++r) {
+      const Published& p = all[r];
+      if (p.exposure.empty() || p.pid == pid) continue;
+      failed = w.peer_pages[r].map(p.pid, p.exposure).empty() ? 0 : 1;
+    }
+  }
+  if (w.flavor != MPI_WIN_FLAVOR_CREATE || !w.comm->spans_processes) return;
+  int any_failed = 0;
+  PMPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, w.comm);
+  w.exposed.unlink();
+  if (any_failed != 0) w.peer_pages.reset();
+}
+
 int make_window(const Arguments& a, void* baseptr, MPI_Win* win) {
   if (int rc = check_arguments(a, win); rc != MPI_SUCCESS) return rc;
   if (int rc = weft::mpi::rma::check_hints(a.comm, a.function, a.info); rc != MPI_SUCCESS) {
@@ -135,8 +159,11 @@ int make_window(const Arguments& a, void* baseptr, MPI_Win* win) {
 
   const bool in_segment = w->window_memory.data() != nullptr;
   Published mine{
-      reinterpret_cast<std::uint64_t>(base), w->bytes,          offset, host_hash(), a.disp_unit,
-      static_cast<std::int32_t>(getpid()),   in_segment ? 1 : 0};
+      reinterpret_cast<std::uint64_t>(base), w->bytes,           offset, host_hash(), a.disp_unit,
+      static_cast<std::int32_t>(getpid()),   in_segment ? 1 : 0, 0,      {}};
+  if (a.flavor == MPI_WIN_FLAVOR_CREATE && w->comm->spans_processes) {
+    mine.exposure = w->exposed.expose(base, static_cast<std::size_t>(a.size));
+  }
   std::vector<Published> all(static_cast<std::size_t>(w->size));
   PMPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, w->comm);
   const bool one_host =
@@ -151,6 +178,7 @@ int make_window(const Arguments& a, void* baseptr, MPI_Win* win) {
                             "the communicator spans several hosts; weft's windows reach the "
                             "ranks of one host only");
   }
+  map_exposed_pages(*w, all, mine.pid);
   w->targets.resize(all.size());
   for (std::size_t r = 0; r < all.size(); ++r) {
     const Published& p = all[r];
@@ -160,13 +188,28 @@ int make_window(const Arguments& a, void* baseptr, MPI_Win* win) {
     t.disp_unit = p.disp_unit;
     t.pid = p.pid;
     t.same_process = p.pid == mine.pid;
+    t.direct_end = p.size;
     if (p.in_segment != 0) {
       t.direct = p.size == 0 ? nullptr : w->window_memory.data() + p.offset;
     } else if (t.same_process) {
       t.direct = reinterpret_cast<std::byte*>(p.address);
+    } else if (!p.exposure.empty() && w->peer_pages != nullptr) {
+      // Only offsets in [direct_begin, direct_end) are ever added to `direct`.
+      t.direct = reinterpret_cast<std::byte*>(w->peer_pages[r].translate(p.address));
+      const std::uint64_t end = p.address + static_cast<std::uint64_t>(p.size);
+      t.direct_begin = static_cast<MPI_Aint>(std::max(p.exposure.pages, p.address) - p.address);
+      t.direct_end =
+          static_cast<MPI_Aint>(std::min(p.exposure.pages + p.exposure.length, end) - p.address);
     }
-    // Memory that some origin reaches only through cross-memory attach.
-    if (p.in_segment == 0 && w->comm->spans_processes) w->atomic_accumulates = false;
+    // Memory that some origin reaches only through cross-memory attach: every origin then takes
+    // the stripe locks (the choice is the same on every rank, as the mappings are).
+    // Dynamic windows never move (their memory is attached later).
+    const bool whole =
+        w->flavor != MPI_WIN_FLAVOR_DYNAMIC &&
+        (p.size == 0 || (t.direct != nullptr && t.direct_begin == 0 && t.direct_end == p.size));
+    if (w->comm->spans_processes && p.in_segment == 0 && !whole) {
+      w->atomic_accumulates = false;
+    }
   }
   w->size_attribute = w->bytes;
   w->disp_unit_attribute = w->disp_unit;
@@ -242,7 +285,8 @@ extern "C" int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int*
                                      std::to_string(win->size - 1) + " or MPI_PROC_NULL");
   }
   const weft::mpi::rma::Target& t = win->targets[static_cast<std::size_t>(rank)];
-  const bool reachable = t.direct != nullptr && win->flavor != MPI_WIN_FLAVOR_DYNAMIC;
+  const bool reachable = t.direct != nullptr && t.direct_begin == 0 && t.direct_end == t.size &&
+                         win->flavor != MPI_WIN_FLAVOR_DYNAMIC;
   *size = reachable ? t.size : 0;
   *disp_unit = t.disp_unit;
   *static_cast<void**>(baseptr) = reachable ? t.direct : nullptr;
@@ -313,6 +357,10 @@ extern "C" int PMPI_Win_free(MPI_Win* win) {
   }
   // Every origin has finished with every target's memory before any rank lets go of it.
   PMPI_Barrier(w.comm);
+  // An owner may move its pages back while others still map them: their mappings hold the
+  // segment's pages, which nobody touches any more, until they unmap them.
+  w.peer_pages.reset();
+  w.exposed.restore();
   w.window_memory.release();
   w.control_memory.release();
   w.private_memory.reset();
