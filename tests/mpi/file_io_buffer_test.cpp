@@ -12,23 +12,17 @@
 #include <vector>
 
 #include "mpi_test_util.h"
+#include "test_file.h"
 #include "weft/io.h"
 
 namespace {
 
 using weft::testing::run_ranks;
 
-class TestFile {
+// Every test's files under /tmp/weft_file_io_buffer_<pid>_<name>.
+class TestFile : public weft::testing::TestFile {
  public:
-  explicit TestFile(const char* name)
-      : path_(std::string("/tmp/weft_file_io_buffer_") + std::to_string(::getpid()) + "_" + name) {
-    std::remove(path_.c_str());
-  }
-  ~TestFile() { std::remove(path_.c_str()); }
-  const char* c_str() const { return path_.c_str(); }
-
- private:
-  std::string path_;
+  explicit TestFile(const char* name) : weft::testing::TestFile("weft_file_io_buffer_", name) {}
 };
 
 constexpr int kRanks = 4;

@@ -12,24 +12,16 @@
 #include <vector>
 
 #include "mpi_test_util.h"
+#include "test_file.h"
 
 namespace {
 
 using weft::testing::run_ranks;
 
-// A file name every rank of the job sees alike (made before the job, so the same in every
-// process it spreads over), removed when the test ends.
-class TestFile {
+// Every test's files under /tmp/weft_file_io_<pid>_<name>.
+class TestFile : public weft::testing::TestFile {
  public:
-  explicit TestFile(const char* name)
-      : path_(std::string("/tmp/weft_file_io_") + std::to_string(::getpid()) + "_" + name) {
-    std::remove(path_.c_str());
-  }
-  ~TestFile() { std::remove(path_.c_str()); }
-  const char* c_str() const { return path_.c_str(); }
-
- private:
-  std::string path_;
+  explicit TestFile(const char* name) : weft::testing::TestFile("weft_file_io_", name) {}
 };
 
 MPI_File open_file(const TestFile& path, int amode) {
