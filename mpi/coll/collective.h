@@ -75,12 +75,13 @@ class Call {
     return meeting_->arguments_of<Side>(r);
   }
   // Returns when every member has called it; true in exactly one of them.
-  bool phase() { return meeting_->phase(); }
-  // The same, the last member to arrive running `work` for all before anyone returns; every
-  // member has published by then (each publishes before its phase).
+  bool phase() { return meeting_->phase_as(rank_, spin_); }
+  // The same, one member running `work` for all before anyone returns (the last to arrive; of
+  // two members, rank 1: Meeting::phase_as); every member has published by then (each
+  // publishes before its phase).
   template <class Work>
   bool phase(Work&& work) {
-    return meeting_->phase(std::forward<Work>(work));
+    return meeting_->phase_as(rank_, spin_, std::forward<Work>(work));
   }
 
   // What one member found wrong with the members' signatures (it reads them all) and tells every
@@ -95,6 +96,7 @@ class Call {
   Call(Comm* comm, std::string_view function, int world_rank)
       : rank_(comm->rank_of(world_rank)),
         size_(comm->size()),
+        spin_(world()->rank(world_rank).spin),
         number_(comm->locals[comm->rank_of_world[world_rank]].next_call(true)),
         blocked_(blocked(comm, function, number_.call)),
         scope_(blocked_),
@@ -107,6 +109,7 @@ class Call {
   }
   const int rank_;
   const int size_;
+  SpinBudget& spin_;  // the caller's rank's
   const CallNumber number_;
   const BlockedCall blocked_;
   const BlockedScope scope_;

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "request/completion.h"
 #include "weft/sync.h"
 
 namespace weft::mpi {
@@ -50,16 +51,41 @@ class Meeting {
   // instead of two phases.
   template <class Work>
   bool phase(Work&& work);
+  // The same, for a caller that knows its slot (the one it publishes in) and its rank's spin
+  // budget: a meeting of two then meets through the two slots alone (two_party_*).
+  bool phase_as(int slot, SpinBudget& spin) {
+    if (size_ != 2) return phase();
+    return two_party_barrier(slot, spin);
+  }
+  template <class Work>
+  bool phase_as(int slot, SpinBudget& spin, Work&& work);
 
   // One value for all members, written by one member before a phase and read after it.
   std::shared_ptr<void> shared;
 
  private:
-  // On a line of its own: its member writes it, the others read it.
+  // On lines of their own: its member writes it, the others read it.
   struct alignas(64) Slot {
     std::atomic<const void*> args{nullptr};
+    // Of a meeting of two, on args' line, which the other member reads anyway: the phases this
+    // member has arrived at (it only grows, so consecutive phases and calls need no reset), and
+    // whether it is about to park on `wake` for the other's next arrival.
+    std::atomic<std::uint64_t> phases{0};
+    std::atomic<bool> sleeping{false};
     Event published;
+    Event wake{Event::Mode::automatic};
   };
+  // A meeting of two (2 ranks, the common small case) synchronises through the members' slots
+  // alone: each writes its own line and reads the other's, so a phase hands over two lines (one
+  // each way) where the counter and events of phase() hand over five or more (the counter twice,
+  // the event's lock, flag and clear). A member that waits spins on the other's line for its
+  // rank's budget, then parks on its own slot's `wake`, which the other sets when it sees it
+  // sleeping: no lock nor event on the way of a wait that ends while spinning.
+  bool two_party_barrier(int slot, SpinBudget& spin);
+  // Stores this member's arrival at `phase` and wakes the other member if it sleeps.
+  void two_party_arrive(int slot, std::uint64_t phase);
+  // Returns once the other member has arrived at `phase`.
+  void two_party_await(int slot, std::uint64_t phase, SpinBudget& spin);
   const int size_;
   std::unique_ptr<Slot[]> slots_;
   // The members of a phase wait on one of two events, alternately: when the last member of a
@@ -87,6 +113,57 @@ bool Meeting::phase(Work&& work) {
   work();
   generation_.store(generation + 1, std::memory_order_release);
   released.set();
+  return true;
+}
+
+inline void Meeting::two_party_arrive(int slot, std::uint64_t phase) {
+  // seq_cst (release at least: the other member, seeing the arrival, sees everything done before
+  // it): against two_party_await's store of `sleeping` and load of the arrival, so that either
+  // the sleeper sees this arrival or this load sees it sleeping.
+  slots_[slot].phases.store(phase, std::memory_order_seq_cst);
+  Slot& other = slots_[1 - slot];
+  if (other.sleeping.load(std::memory_order_seq_cst)) other.wake.set();
+}
+
+inline void Meeting::two_party_await(int slot, std::uint64_t phase, SpinBudget& spin) {
+  const Slot& other = slots_[1 - slot];
+  // seq_cst (acquire at least: pairs with the arrival's release): see two_party_arrive.
+  auto arrived = [&] { return other.phases.load(std::memory_order_seq_cst) >= phase; };
+  if (arrived() || spin.spin_until(arrived)) return;
+  Slot& mine = slots_[slot];
+  mine.sleeping.store(true, std::memory_order_seq_cst);  // seq_cst: see two_party_arrive
+  const std::int64_t parked_at = monotonic_ns();
+  // A set left over from an earlier wait that ended without parking only costs one more look.
+  while (!arrived()) mine.wake.wait();
+  spin.parked(monotonic_ns() - parked_at);
+  // relaxed: a wake-up the other member still sends finds the event set for the next wait,
+  // which then looks once more.
+  mine.sleeping.store(false, std::memory_order_relaxed);
+}
+
+inline bool Meeting::two_party_barrier(int slot, SpinBudget& spin) {
+  // relaxed: only this member writes its own count.
+  const std::uint64_t phase = slots_[slot].phases.load(std::memory_order_relaxed) + 1;
+  two_party_arrive(slot, phase);
+  two_party_await(slot, phase, spin);
+  return slot == 1;
+}
+
+template <class Work>
+bool Meeting::phase_as(int slot, SpinBudget& spin, Work&& work) {
+  if (size_ != 2) return phase(std::forward<Work>(work));
+  // Slot 1 works for both, whichever member comes last: choosing the last would take a shared
+  // read-modify-write, a third line. Slot 0 announces itself and waits for slot 1's arrival,
+  // which slot 1 writes only once the work is done.
+  const std::uint64_t phase = slots_[slot].phases.load(std::memory_order_relaxed) + 1;  // above
+  if (slot == 0) {
+    two_party_arrive(slot, phase);
+    two_party_await(slot, phase, spin);
+    return false;
+  }
+  two_party_await(slot, phase, spin);
+  work();
+  two_party_arrive(slot, phase);  // publishes the work to slot 0
   return true;
 }
 
