@@ -280,9 +280,19 @@ void Scheduler::Impl::make_runnable(detail::Fiber* fiber) noexcept {
     case Placement::Kind::free: {
       detail::VirtualProcessor& vp = *vps[fiber->vp.load(std::memory_order_relaxed)];
       const std::size_t queued = vp.shared().push_back(fiber);
-      if (&vp != detail::current_vp()) vp.notify();
-      // Surplus work: a sleeping processor may steal it while this one is busy.
-      if (queued >= 2) wake_idle(vp.numa(), false);
+      if (&vp == detail::current_vp()) {
+        // Queued by a thread of its owner (a spawn, a wake-up between threads of one core, a
+        // free thread's requeue at its switch): the owner runs it at its next scheduling point,
+        // so a lone thread wakes nobody and a ping-pong on one core makes no system call.
+        // Surplus work: a sleeping processor may steal it while this one is busy.
+        if (queued >= 2) wake_idle(vp.numa(), false);
+        return;
+      }
+      // Queued from elsewhere. An owner asleep takes it. An owner awake may be running a thread
+      // that does not yield for a long time, and the thread would wait behind it while cores
+      // sleep: Go's rule then wakes a sleeping processor unless one searches (it will steal the
+      // thread). wake_idle() returns after two loads when no processor sleeps or one searches.
+      if (!vp.wake_if_sleeping() || queued >= 2) wake_idle(vp.numa(), false);
       return;
     }
   }
@@ -292,6 +302,9 @@ void Scheduler::Impl::wake_idle(int numa, bool node_only) noexcept {
   // seq_cst: pairs with the searching processors' decrement before their last look (see
   // VirtualProcessor::idle_loop); a searcher that will see this work makes a wake-up useless.
   if ((node_only ? nodes[numa]->searching.load() : searching.load()) != 0) return;
+  // seq_cst: a sleeper counts itself in before its seq_cst look at the queues (see
+  // VirtualProcessor::sleep), so a zero read here comes before that look, which sees the work.
+  if (sleeping.load() == 0) return;
   for (detail::VirtualProcessor* vp : nodes[numa]->vps) {
     if (vp->wake_if_sleeping()) return;
   }

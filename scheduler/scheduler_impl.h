@@ -44,6 +44,10 @@ struct Scheduler::Impl {
   std::atomic<std::uint64_t> next_id{1};
   std::atomic<std::size_t> live{0};
   std::atomic<std::uint32_t> searching{0};  // idle processors looking for work, not asleep
+  // Processors in sleep() (from before their last look at the queues until they are awake again):
+  // lets wake_idle() skip its scan of every processor when none sleeps. See
+  // VirtualProcessor::sleep.
+  std::atomic<std::uint32_t> sleeping{0};
   std::atomic<bool> stopping{false};
   std::atomic<std::uint32_t> round_robin{0};
   // Futex word of shutdown(): bumped when the last thread ends.

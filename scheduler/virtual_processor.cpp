@@ -129,6 +129,15 @@ bool VirtualProcessor::has_local_work() const noexcept {
 }
 
 void VirtualProcessor::sleep() noexcept {
+  // seq_cst increment before the seq_cst loads of the queues below: a waker that queues work and
+  // then reads zero here (wake_idle) read it before this increment, so the loads see its work.
+  scheduler_.sleeping.fetch_add(1);
+  struct CountOut {
+    std::atomic<std::uint32_t>& sleeping;
+    // relaxed: a waker that still sees this processor counted only scans the processors for
+    // nothing; the count itself stays exact (read-modify-writes see the latest value).
+    ~CountOut() { sleeping.fetch_sub(1, std::memory_order_relaxed); }
+  } count_out{scheduler_.sleeping};
   // seq_cst store then seq_cst loads of the queues: a thread that queues work and then reads
   // state_ (seq_cst) either sees kSleeping and wakes us, or we see its work here.
   state_.store(kSleeping);
