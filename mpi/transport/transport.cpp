@@ -771,9 +771,8 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
       return error.what();
     }
     std::uint64_t& sequence = impl.next_sequence[static_cast<std::size_t>(process)];
-    const WireHeader header{sequence,        envelope.bytes,         envelope.context,
-                            envelope.source, envelope.tag,           dest_world_rank,
-                            impl.world.process()};
+    const WireHeader header{sequence,     envelope.bytes,  envelope.context,    envelope.source,
+                            envelope.tag, dest_world_rank, impl.world.process()};
     if (queued_key != nullptr) *queued_key = remote_message_key(header.process, header.sequence);
     if (trace::enabled(trace::Category::message)) [[unlikely]]
       trace::message_sent(trace::remote_message_id(header.process, process, header.sequence),
@@ -786,8 +785,9 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
       status = ucp_am_send_nbx(ep, kMessageId, &header, sizeof header, data, wire_bytes, &now);
       refused = UCS_PTR_IS_ERR(status) && UCS_PTR_STATUS(status) == UCS_ERR_NO_RESOURCE;
     }
-    if (refused) status = impl.send_queued(send, ep, process, header, data, wire_bytes,
-                                           synchronous, std::move(packed));
+    if (refused)
+      status = impl.send_queued(send, ep, process, header, data, wire_bytes, synchronous,
+                                std::move(packed));
     // A message UCX refused for good takes no sequence number: later ones must not wait for it
     // at the receiver (MPI_ERRORS_RETURN goes on after the refusal).
     if (!UCS_PTR_IS_ERR(status)) ++sequence;
