@@ -27,11 +27,16 @@ using weft::detail::steady_now_ns;
 
 std::atomic<Manager*> running_manager{nullptr};
 
+// initial-exec, as scheduler/current.cpp's: libweft is loaded with the program, never dlopen'ed
+// later. Both are read by every interposed call and written twice by every weft::io::DirectCalls
+// (each UCX call of the transport): through __tls_get_addr they cost ~90 instructions a
+// DirectCalls, a sixth of an 8-byte round trip between processes (docs/mpi-processes.md).
+//
 // Set while this kernel thread runs a callback: it holds the manager's lock, so the interposed
 // calls made by the callback go straight to the C library and a removal only flags the source.
-thread_local bool inside_callback = false;
+__attribute__((tls_model("initial-exec"))) thread_local bool inside_callback = false;
 // Set by weft::io::DirectCalls: the interposed calls of this kernel thread go to the C library.
-thread_local bool direct_calls = false;
+__attribute__((tls_model("initial-exec"))) thread_local bool direct_calls = false;
 
 Mode parse_mode(const std::string& text) {
   if (text == "poll") return Mode::poll;

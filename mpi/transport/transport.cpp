@@ -41,6 +41,11 @@ constexpr unsigned kMessageId = 1;
 constexpr unsigned kCancelId = 2;
 constexpr unsigned kCancelAnswerId = 3;
 constexpr std::string_view kAddressKey = "weft.ucx.address";
+// The longest message offered to UCX for immediate completion (Transport::send): only UCX's
+// short protocol completes at once, and on shared memory it must fit a 128-byte FIFO element
+// with the 40-byte header and UCX's own. A longer message would only be refused, for the cost of
+// a call, before it takes the queued path.
+constexpr std::size_t kImmediateBytes = 52;
 // A worker that ranks progressed this recently counts as polled: the spare kernel thread does not
 // block on it (its wake-ups would take the worker's lock from under the ranks' polls, and a woken
 // kernel thread may wait for a core), and an idle core keeps polling it. A rank that waits or
@@ -255,6 +260,11 @@ struct Transport::Impl {
       delete sent;
     }
   }
+  // Under lock: `send` to `process` as UCX may queue it (a record from the pool and a completion
+  // callback); returns ucp_am_send_nbx's answer.
+  ucs_status_ptr_t send_queued(Request& send, ucp_ep_h ep, int process, const WireHeader& header,
+                               const void* data, std::size_t wire_bytes, bool synchronous,
+                               std::unique_ptr<char[]> packed);
   // UCX's completion of a send that went in flight, under lock (from progress; or from closing
   // the endpoints, at the end).
   static void on_send_done(void* ucx_request, ucs_status_t status, void* user_data);
@@ -744,12 +754,13 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
     wire_bytes = 1;
   }
   const int process = impl.world.process_of(dest_world_rank);
-  ucp_request_param_t param{};
-  param.op_attr_mask =
-      UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-  param.cb.send = &Impl::on_send_done;
-  param.flags =
-      synchronous || wire_bytes > impl.eager_limit ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
+  // A small eager message is first offered to UCX for immediate completion only: its short
+  // protocol copies header and data into the peer's FIFO within the call, or says it cannot
+  // (UCS_ERR_NO_RESOURCE: FIFO full, a message too long for it, an endpoint still connecting)
+  // rather than queue it. A send that completes so needs no pooled record, no callback and no
+  // heap copy of its header. Only a refusal takes the queued path below, which handles every
+  // other status as it always did.
+  const bool immediate = !synchronous && wire_bytes <= kImmediateBytes && packed == nullptr;
   ucs_status_ptr_t status;
   {
     Impl::Serialized serialized(impl);
@@ -759,31 +770,27 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
     } catch (const Error& error) {
       return error.what();
     }
-    SendInFlight* sent = impl.take_send();
-    sent->process = process;
-    sent->request = &send;
-    sent->packed = std::move(packed);
-    WireHeader& header = sent->header;
-    header = WireHeader{impl.next_sequence[static_cast<std::size_t>(process)]++,
-                        envelope.bytes,
-                        envelope.context,
-                        envelope.source,
-                        envelope.tag,
-                        dest_world_rank,
-                        impl.world.process()};
+    std::uint64_t& sequence = impl.next_sequence[static_cast<std::size_t>(process)];
+    const WireHeader header{sequence,     envelope.bytes,  envelope.context,    envelope.source,
+                            envelope.tag, dest_world_rank, impl.world.process()};
     if (queued_key != nullptr) *queued_key = remote_message_key(header.process, header.sequence);
     if (trace::enabled(trace::Category::message)) [[unlikely]]
       trace::message_sent(trace::remote_message_id(header.process, process, header.sequence),
                           {send.peer, envelope.tag, envelope.bytes, envelope.context});
-    param.user_data = sent;
-    status = ucp_am_send_nbx(ep, kMessageId, &header, sizeof header, data, wire_bytes, &param);
-    if (status == nullptr || UCS_PTR_IS_ERR(status)) {
-      // Done (an eager message UCX copied out at once) or refused: UCX keeps nothing of it.
-      impl.give_back(sent);
-    } else {
-      impl.went_in_flight();
-      impl.progress_locked();
+    bool refused = true;
+    if (immediate) {
+      ucp_request_param_t now{};
+      now.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+      now.flags = UCP_AM_SEND_FLAG_EAGER;
+      status = ucp_am_send_nbx(ep, kMessageId, &header, sizeof header, data, wire_bytes, &now);
+      refused = UCS_PTR_IS_ERR(status) && UCS_PTR_STATUS(status) == UCS_ERR_NO_RESOURCE;
     }
+    if (refused)
+      status = impl.send_queued(send, ep, process, header, data, wire_bytes, synchronous,
+                                std::move(packed));
+    // A message UCX refused for good takes no sequence number: later ones must not wait for it
+    // at the receiver (MPI_ERRORS_RETURN goes on after the refusal).
+    if (!UCS_PTR_IS_ERR(status)) ++sequence;
   }
   if (UCS_PTR_IS_ERR(status)) {
     return ucx_failure("ucp_am_send_nbx (to process " + std::to_string(process) + ")",
@@ -794,6 +801,34 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
     finish(send);
   }
   return {};
+}
+
+ucs_status_ptr_t Transport::Impl::send_queued(Request& send, ucp_ep_h ep, int process,
+                                              const WireHeader& header, const void* data,
+                                              std::size_t wire_bytes, bool synchronous,
+                                              std::unique_ptr<char[]> packed) {
+  ucp_request_param_t param{};
+  param.op_attr_mask =
+      UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+  param.cb.send = &Impl::on_send_done;
+  param.flags =
+      synchronous || wire_bytes > eager_limit ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
+  SendInFlight* sent = take_send();
+  sent->process = process;
+  sent->request = &send;
+  sent->packed = std::move(packed);
+  sent->header = header;
+  param.user_data = sent;
+  const ucs_status_ptr_t status =
+      ucp_am_send_nbx(ep, kMessageId, &sent->header, sizeof sent->header, data, wire_bytes, &param);
+  if (status == nullptr || UCS_PTR_IS_ERR(status)) {
+    // Done (an eager message UCX copied out at once) or refused: UCX keeps nothing of it.
+    give_back(sent);
+  } else {
+    went_in_flight();
+    progress_locked();
+  }
+  return status;
 }
 
 bool Transport::progress_for_rank() {
