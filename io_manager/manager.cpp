@@ -410,6 +410,12 @@ bool Manager::poll_round(bool busy_core) noexcept {
   // woken spare thread waiting for a core until its next tick (4 ms on the development machine).
   const bool armed_too = ageing && now - last_armed_poll_ns_ >= timer_poll_ns_;
   if (armed_too) last_armed_poll_ns_ = now;
+  // auto: a wait is first polled half an io.switch_poll_us after its registration. Its thread's
+  // own try (the read that would block) checked the descriptor just before; the scheduling point
+  // that parks it and the idle loop that follows would ask the kernel again microseconds later,
+  // two system calls per wait for events that take longer. An idle core still watches it at once:
+  // it sleeps in poll(2) on every polled wait, young or not (poll_sleep_hook).
+  const std::int64_t fresh_ns = mode_ == Mode::automatic ? switch_poll_ns_ / 2 : 0;
   bool progress = false;
   bool checked = false;
   bool newly_armed = false;
@@ -422,6 +428,7 @@ bool Manager::poll_round(bool busy_core) noexcept {
         newly_armed = arm(wait) || newly_armed;
         continue;
       }
+      if (now - wait->registered_ns < fresh_ns) continue;
       round_waits_.push_back(wait);
       for (nfds_t i = 0; i < wait->count; ++i) {
         round_fds_.push_back({wait->fds[i].fd, wait->fds[i].events, 0});
@@ -529,8 +536,11 @@ bool Manager::poll_sleep_hook(int wake_fd, std::int64_t deadline_ns) noexcept {
   sleep_fds_.clear();
   sleep_fds_.push_back({wake_fd, POLLIN, 0});
   lock_.lock();
+  const std::uint64_t set = ++sleep_set_;
   for (FdWait* wait = waits_; wait != nullptr; wait = wait->next) {
     if (wait->armed) continue;
+    wait->sleep_set = set;
+    wait->sleep_slot = sleep_fds_.size();
     for (nfds_t i = 0; i < wait->count; ++i) {
       sleep_fds_.push_back({wait->fds[i].fd, wait->fds[i].events, 0});
     }
@@ -549,21 +559,50 @@ bool Manager::poll_sleep_hook(int wake_fd, std::int64_t deadline_ns) noexcept {
       timeout.tv_nsec = left % 1'000'000'000;
     }
     counters_->poll_sleeps.fetch_add(1, std::memory_order_relaxed);
-    // The waits found ready are completed by the idle loop's next polling round, on this core.
-    libc::ppoll(sleep_fds_.data(), sleep_fds_.size(), deadline_ns >= 0 ? &timeout : nullptr,
-                nullptr);
+    const bool answered = libc::ppoll(sleep_fds_.data(), sleep_fds_.size(),
+                                      deadline_ns >= 0 ? &timeout : nullptr, nullptr) > 0;
     lock_.lock();
     sleeper_wake_fd_ = -1;
     const bool rebuild = sleeper_rebuild_;
+    // The waits poll(2) found ready are completed from its answer, here: a polling round of the
+    // idle loop would ask the kernel again (one system call per event, as much as the event's
+    // own wake-up costs a blocking reader). Only waits still listed are alive; those of this set
+    // carry its number.
+    if (answered) complete_sleep_set_locked(set);
     lock_.unlock();
     const bool event = std::any_of(sleep_fds_.begin() + 1, sleep_fds_.end(),
                                    [](const pollfd& fd) { return fd.revents != 0; });
+    // The core's wake-up eventfd is drained only when written (by a waker, or by wait() for a
+    // rebuild): a read that finds it empty is a system call per sleep for nothing. A waker
+    // that writes it after poll(2) returned is seen by the processor (poll_sleep()).
+    if ((sleep_fds_[0].revents & POLLIN) != 0 || rebuild) {
+      eventfd_t count = 0;
+      ::eventfd_read(wake_fd, &count);
+    }
     // Woken for work: this core may now compute without a scheduling point for a long time, so
     // the waits go to blocking, as when a core sleeps in poll mode (not for a new wait to add).
     if (!event && !rebuild && (sleep_fds_[0].revents & POLLIN) != 0) hand_off(true);
   }
   poll_sleeper_.store(false, std::memory_order_release);
   return any;
+}
+
+void Manager::complete_sleep_set_locked(std::uint64_t set) noexcept {
+  const std::int64_t now = steady_now_ns();
+  for (FdWait* wait = waits_; wait != nullptr;) {
+    FdWait* next = wait->next;  // complete() unlinks it
+    if (wait->sleep_set == set) {
+      bool ready = false;
+      for (nfds_t i = 0; i < wait->count; ++i) {
+        ready = ready || sleep_fds_[wait->sleep_slot + i].revents != 0;
+      }
+      if (ready) {
+        complete(wait, false, now);
+        counters_->poll_sleep_detections.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    wait = next;
+  }
 }
 
 bool Manager::any_source_busy() noexcept {

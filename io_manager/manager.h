@@ -45,6 +45,8 @@ struct FdWait {
   bool done = false;             // detected; the waiter has been woken
   std::uint64_t generation = 0;  // blocking call whose descriptor set holds it
   std::size_t slot = 0;          // its first descriptor there
+  std::uint64_t sleep_set = 0;   // poll sleep (poll_sleep_hook) whose descriptor set holds it
+  std::size_t sleep_slot = 0;    // its first descriptor there
   std::int64_t registered_ns = 0;
   std::int64_t last_miss_ns = 0;  // last poll that found nothing
   std::int64_t detected_ns = 0;
@@ -125,6 +127,8 @@ class Manager final : public Scheduler::Service {
   // its wake-up descriptor instead, one core at a time: the event wakes it directly.
   bool poll_sleep_hook(int wake_fd, std::int64_t deadline_ns) noexcept;
   // Whether a source says it has work in flight (SourceSpec::busy).
+  // Completes the waits of poll sleep `set` whose descriptors its poll(2) found ready.
+  void complete_sleep_set_locked(std::uint64_t set) noexcept;
   bool any_source_busy() noexcept;
   void switch_hook() noexcept;
   // Arms the polled sources with a descriptor, and the polled waits too when `waits`, in the
@@ -177,6 +181,7 @@ class Manager final : public Scheduler::Service {
   int sleeper_wake_fd_ = -1;
   bool sleeper_rebuild_ = false;  // ... and it has done so since the core began to sleep
   std::uint64_t generation_ = 0;
+  std::uint64_t sleep_set_ = 0;  // the last poll sleep's number (FdWait::sleep_set)
 
   // Hints for the hooks, written under lock_ and read without it: a stale value only delays a
   // poll or a hand-off to the next hook call, which re-checks under the lock.

@@ -67,8 +67,9 @@ class Hooks {
   void run_switch() noexcept;
   // Offers a processor's sleep to the poll-sleep hooks: the first that takes it blocks until
   // `wake_fd` (an eventfd the processor's wakers write) is readable, the absolute
-  // CLOCK_MONOTONIC `deadline_ns` passes (-1: none) or an event of its own comes, and returns
-  // true. False when none took it: the processor sleeps on its futex.
+  // CLOCK_MONOTONIC `deadline_ns` passes (-1: none) or an event of its own comes, drains
+  // `wake_fd` when it found it readable, and returns true. False when none took it: the
+  // processor sleeps on its futex.
   bool run_poll_sleep(int wake_fd, std::int64_t deadline_ns) noexcept;
   // Runs the timer hooks due at `now_ns`; each period runs on one processor only.
   void run_timers(std::int64_t now_ns) noexcept;

@@ -182,9 +182,14 @@ bool VirtualProcessor::poll_sleep(std::int64_t deadline) noexcept {
         scheduler_.hooks.run_poll_sleep(wake_fd_, deadline == TimerHeap::kNever ? -1 : deadline);
   }
   poll_sleeping_.store(false);
-  if (slept) {
+  // The hook drains the eventfd when its poll(2) saw it written. A waker changes state_ before
+  // it writes, so kRunning here means a write the hook may have missed (made after its poll(2)
+  // returned): drained now, or the next poll sleep would end at once. A read that finds the
+  // eventfd empty (an event or the deadline ended the sleep) would be a system call per sleep
+  // for nothing. A write still later is drained by the next sleep's hook.
+  if (slept && state_.load() == kRunning) {
     eventfd_t count = 0;
-    ::eventfd_read(wake_fd_, &count);  // EAGAIN when nobody wrote it
+    ::eventfd_read(wake_fd_, &count);  // EAGAIN when the hook drained it
   }
   return slept;
 }

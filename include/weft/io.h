@@ -163,8 +163,10 @@ struct Stats {
   // that found every spare thread busy (io.spare_threads) and blocked their core.
   std::uint64_t spare_calls = 0;
   std::uint64_t spare_full = 0;
-  // auto: sleeps of an idle core in poll(2) on the polled waits (woken by their events).
+  // auto: sleeps of an idle core in poll(2) on the polled waits (woken by their events), and the
+  // events that core found in that poll(2)'s own answer (counted in poll_detections too).
   std::uint64_t poll_sleeps = 0;
+  std::uint64_t poll_sleep_detections = 0;
 };
 
 // Statistics of the running scheduler's manager since it started. Throws weft::Error when no

@@ -71,6 +71,62 @@ TEST(IoPollSleep, AnIdleCoreSleepsInPollAndTheEventEndsTheWait) {
   EXPECT_GE(stats.poll_detections, 3u);
 }
 
+// The sleeping core completes the wait from its poll(2)'s own answer: a polling round after it
+// would ask the kernel again, one system call more per event than a blocking reader makes.
+TEST(IoPollSleep, TheSleepingCoreEndsTheWaitFromPollsAnswer) {
+  testing::Descriptors descriptors;
+  int fds[2];
+  descriptors.pipe(fds);
+  Scheduler scheduler(testing::io_config("auto", 1));
+  std::atomic<bool> read_done{false};
+  std::atomic<bool> stop{false};
+  Thread reader = spawn([&] {
+    char byte = 0;
+    if (::read(fds[0], &byte, 1) == 1) read_done.store(true);
+  });
+  std::thread writer([&] {
+    if (poll_sleeps_reach(1, stop)) (void)!::write(fds[1], "x", 1);
+  });
+  const bool finished = testing::finishes([&] { return read_done.load(); },
+                                          [&] {
+                                            stop.store(true);
+                                            (void)!::write(fds[1], "x", 1);
+                                          });
+  EXPECT_TRUE(finished) << "a core sleeping in poll(2) missed the event";
+  writer.join();
+  reader.join();
+  // At least once: a signal that interrupts the poll(2) leaves the event to the idle loop.
+  EXPECT_GE(io::stats().poll_sleep_detections, 1u);
+}
+
+// A wait is not polled in its first half io.switch_poll_us: its thread's read has just checked
+// the descriptor. The idle core still watches it at once, sleeping in poll(2) on it. With a
+// period of 1 s no polling round may check the wait: the poll sleep alone ends it.
+TEST(IoPollSleep, AFreshWaitIsLeftToThePollSleep) {
+  testing::Descriptors descriptors;
+  int fds[2];
+  descriptors.pipe(fds);
+  Scheduler scheduler(testing::io_config("auto", 1, {{"io.switch_poll_us", "1000000"}}));
+  std::atomic<bool> read_done{false};
+  std::atomic<bool> stop{false};
+  Thread reader = spawn([&] {
+    char byte = 0;
+    if (::read(fds[0], &byte, 1) == 1) read_done.store(true);
+  });
+  std::thread writer([&] {
+    if (poll_sleeps_reach(1, stop)) (void)!::write(fds[1], "x", 1);
+  });
+  const bool finished = testing::finishes([&] { return read_done.load(); },
+                                          [&] {
+                                            stop.store(true);
+                                            (void)!::write(fds[1], "x", 1);
+                                          });
+  EXPECT_TRUE(finished) << "a fresh wait was not watched";
+  writer.join();
+  reader.join();
+  EXPECT_EQ(io::stats().polls, 0u) << "a polling round checked a wait its thread had just tried";
+}
+
 TEST(IoPollSleep, AWaitRegisteredWhileACoreSleepsInPollJoinsItsSet) {
   testing::Descriptors descriptors;
   int first[2];
