@@ -249,7 +249,12 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
           plan->domains->buffered.push_back(plan_buffered(file, {std::span<const Piece>(domain)}));
         }
       }
-      if (plan->domains == nullptr && write) plan->buffered = plan_buffered(file, *meeting, slot);
+      if (plan->domains == nullptr && write) {
+        // The last rank to arrive builds the plan and writes it: it claims the writer's core
+        // before any other rank sees the plan.
+        plan->buffered = plan_buffered(file, *meeting, slot);
+        if (plan->buffered != nullptr) plan->buffered->write->claim_writer();
+      }
       if (plan->domains == nullptr && plan->buffered == nullptr) aggregate(file, *meeting, write);
       meeting->shared = plan;
     });
@@ -290,6 +295,7 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
     bool met = false;
     auto write_domain = [&](const std::vector<std::span<const Piece>>& by_process) {
       auto buffered = plan_buffered(file, by_process);
+      if (buffered != nullptr) buffered->claim_writer();
       meeting->shared = buffered;
       meeting->phase();
       met = true;

@@ -188,17 +188,28 @@ bool BufferedWrite::take(Task& task) {
     task = {next_plan_++, kPlan};
     return true;
   }
-  if (fill_window_ == windows_.size() || fill_window_ >= written_ + 2) return false;
-  Window& window = windows_[fill_window_];
-  if (!window.planned) return false;
-  // A window whose runs overlap is one task: every run in order, so the later one's bytes stay.
-  const std::size_t tasks = window.overlap ? 1 : runs_.size();
-  task = {fill_window_, next_task_};
-  if (++next_task_ == tasks) {
-    next_task_ = 0;
-    ++fill_window_;
+  while (fill_window_ < windows_.size() && fill_window_ < written_ + 2) {
+    const std::size_t w = fill_window_;
+    Window& window = windows_[w];
+    if (!window.planned) return false;
+    // A window whose runs overlap is one task: every run in order, so the later one's bytes stay.
+    const std::size_t tasks = window.overlap ? 1 : runs_.size();
+    const std::size_t index = next_task_;
+    if (++next_task_ == tasks) {
+      next_task_ = 0;
+      ++fill_window_;
+    }
+    // A run with no piece in the window is done here, not handed out: a block-distributed
+    // array puts most ranks' pieces outside each window (48 of 64 ranks' at 64 ranks), and each
+    // task handed out costs its filler the lock twice and a switch.
+    const std::span<const Piece> run = runs_[index];
+    if (window.overlap || (run.front().file < window.end && end_of(run.back()) > window.start)) {
+      task = {w, index};
+      return true;
+    }
+    fill_done(w);
   }
-  return true;
+  return false;
 }
 
 void BufferedWrite::perform(const Task& task) {
@@ -217,18 +228,43 @@ void BufferedWrite::finish(const Task& task) {
     window.planned = true;
     fillable_.notify_all();
     writable_.notify_one();  // the writer helps fill while it has nothing to write
-  } else if (++window.fills_done == (window.overlap ? 1 : runs_.size())) {
-    window.filled = true;
-    while (ready_ < windows_.size() && windows_[ready_].filled) ++ready_;
-    writable_.notify_one();
+  } else {
+    fill_done(task.window);
   }
+}
+
+void BufferedWrite::fill_done(std::size_t w) {
+  Window& window = windows_[w];
+  if (++window.fills_done < (window.overlap ? 1 : runs_.size())) return;
+  window.filled = true;
+  while (ready_ < windows_.size() && windows_[ready_].filled) ++ready_;
+  writable_.notify_one();
 }
 
 // The fillers wait for work (a window planned, a buffer written) and the writer for a filled
 // window, on conditions of their own: a rank finishing a copy wakes nobody unless it completes
 // a window, which with tens of ranks matters.
-void BufferedWrite::run(bool writer) {
-  if (writer) write_here_ = other_cores_fill();
+//
+// When the writer writes on its own core, the ranks that share that core leave at once (their
+// caller waits for the writer anyway): the writer is then the only thread of its core, so it
+// goes from a returned pwrite to the next window's without waiting behind the fillers queued on
+// its core (each a run's copy long), and the fillers of the other cores need not yield after
+// each copy for its sake. It still fills whenever it has nothing to write.
+void BufferedWrite::claim_writer() {
+  std::lock_guard lock(mutex_);
+  if (claimed_) return;
+  claimed_ = true;
+  write_here_ = other_cores_fill();
+  if (write_here_) {
+    writer_vp_ = this_thread::vp();
+    fillable_.notify_all();
+  }
+}
+
+std::size_t BufferedWrite::run(bool writer) {
+  if (writer) claim_writer();
+  const int vp = this_thread::vp();
+  std::size_t copies = 0;
   std::unique_lock lock(mutex_);
   for (;;) {
     if (writer && ready_ > written_) {
@@ -240,20 +276,28 @@ void BufferedWrite::run(bool writer) {
       fillable_.notify_all();
       continue;
     }
-    if (writer ? written_ == windows_.size() : fill_window_ == windows_.size()) return;
+    if (writer ? written_ == windows_.size()
+               : fill_window_ == windows_.size() || (vp >= 0 && vp == writer_vp_)) {
+      return copies;
+    }
     Task task{};
-    if (take(task)) {
-      // The last task handed out: the waiting fillers may leave.
-      if (fill_window_ == windows_.size()) fillable_.notify_all();
-      lock.unlock();
-      perform(task);
+    const bool took = take(task);
+    // The last task handed out: the waiting fillers may leave.
+    if (fill_window_ == windows_.size()) fillable_.notify_all();
+    if (took) {
       // Threads are not preempted: a writer whose pwrite has returned on this core must not wait
       // for all the windows to be filled to write the next one.
-      if (!writer) this_thread::yield();
+      const bool yield = !writer && writer_vp_ < 0;
+      lock.unlock();
+      perform(task);
+      if (task.index != kPlan) ++copies;
+      if (yield) this_thread::yield();
       lock.lock();
       finish(task);
       continue;
     }
+    // take() may have completed windows by itself (runs with no piece in them).
+    if (writer ? ready_ > written_ : fill_window_ == windows_.size()) continue;
     (writer ? writable_ : fillable_).wait(lock);
   }
 }

@@ -57,9 +57,15 @@ class BufferedWrite {
   BufferedWrite(const BufferedWrite&) = delete;
   BufferedWrite& operator=(const BufferedWrite&) = delete;
 
+  // Made by the writer, on its own thread, before it publishes the write to the others (run(true)
+  // makes it otherwise): where the writer makes its pwrite calls on its own core, the
+  // participants that share that core fill nothing (run() returns at once for them), so that
+  // the writer never waits behind them for its core.
+  void claim_writer();
   // Copies pieces into the buffers (and, for the writer, writes the full windows) until no work
-  // is left; the writer returns when every window is in the file or one failed.
-  void run(bool writer);
+  // is left; the writer returns when every window is in the file or one failed. Returns the
+  // fills this participant made: runs of pieces copied into one window's buffer.
+  std::size_t run(bool writer);
   // 0, or the errno of the first failed write (the windows after it are not written).
   int error() const { return error_; }
 
@@ -73,6 +79,7 @@ class BufferedWrite {
   bool take(Task& task);  // under mutex_
   void perform(const Task& task);
   void finish(const Task& task);  // under mutex_
+  void fill_done(std::size_t w);  // under mutex_: one more run of window w is in its buffer
   void plan(std::size_t w);
   void fill(std::size_t w, std::size_t run);
   void write(std::size_t w);
@@ -96,6 +103,8 @@ class BufferedWrite {
   std::size_t written_ = 0;      // windows [0, written_) are in the file (or skipped)
   int error_ = 0;
   bool write_here_ = false;  // the writer's pwrite calls run on its own core (other_cores_fill)
+  int writer_vp_ = -1;       // its core when write_here_, once claimed: no filler runs there
+  bool claimed_ = false;
 };
 
 }  // namespace weft::mpi::io
