@@ -173,9 +173,11 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
   route(
       envelope,
       [&] {
+        fill_slot(send.buffer, count, *send.datatype);
+        // Recorded once the receiver can go on: off the critical path of a ping-pong (the
+        // record is untimed, its place within the send's span is all its time says).
         if (trace::enabled(trace::Category::message)) [[unlikely]]
           trace::message_delivered(message_info(send.peer, envelope), envelope.source);
-        fill_slot(send.buffer, count, *send.datatype);
         sent();
       },
       [&](Request& recv) {
@@ -185,9 +187,10 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
                 : copy(recv.shared_copy, send.buffer, count, *send.datatype, recv.buffer,
                        static_cast<std::size_t>(recv.count), *recv.datatype);
         set_received_status(recv, envelope, moved);
+        finish(recv);
+        // After the receive's completion, like the slot's (above); recv may be gone by now.
         if (trace::enabled(trace::Category::message)) [[unlikely]]
           trace::message_delivered(message_info(send.peer, envelope), envelope.source);
-        finish(recv);
         sent();
       },
       [&] {
