@@ -150,7 +150,7 @@ TEST_P(BlockingCalls, ExternalProcessWakesTheReader) {
   }
 }
 
-// Sleeps of 1 to 50 ms through the C library's names, on one core: they wake in deadline
+// Sleeps of 1 to 161 ms through the C library's names, on one core: they wake in deadline
 // order, never early, and another thread runs while they sleep.
 TEST_P(BlockingCalls, SleepsWakeInOrderAndNeverEarly) {
   Scheduler scheduler(io_config(GetParam(), 1));
@@ -165,7 +165,10 @@ TEST_P(BlockingCalls, SleepsWakeInOrderAndNeverEarly) {
   left.store(static_cast<int>(order.size()));
   for (int i : order) {
     sleepers.push_back(spawn([&, i] {
-      const auto duration = std::chrono::milliseconds(1 + 3 * i);  // 1..49 ms
+      // 1..161 ms, 10 ms apart: the sleep reads the clock again after this read, and a kernel
+      // time slice (3-4 ms under load, TSan's slowdown on top) lost between the two reads moves
+      // its deadline past this one; with 3 ms apart that reordered two sleepers under TSan.
+      const auto duration = std::chrono::milliseconds(1 + 10 * i);
       const auto deadline = Clock::now() + duration;
       sleeping.fetch_add(1);
       switch (i % 4) {
