@@ -8,6 +8,7 @@
 #include "coll/inter_collective.h"
 #include "coll/nbc.h"
 #include "coll/numa_collectives.h"
+#include "coll/pair_call.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
 #include "weft/trace.h"
@@ -51,6 +52,28 @@ class BcastOp : public nbc::Sided<BcastSide> {
   int root_ = 0;  // set by plan()
 };
 
+// A small Bcast between two members: the root copies its data into its slot of the pair ring and
+// returns; the other member copies it out when it comes (mpi/coll/pair_ring.h).
+int pair_bcast(std::string_view function, const Block& mine, int root, MPI_Comm comm) {
+  collective::PairCall pair(comm, function);
+  using Kind = collective::PairRing::Kind;
+  if (pair.rank() == root) {
+    collective::PairRing::Slot& slot = pair.claim();
+    const std::size_t bytes = mine.bytes();
+    slot.header = {Kind::bcast, root, mine.count, bytes, MPI_DATATYPE_NULL, MPI_OP_NULL};
+    collective::transfer(mine, Block{slot.payload, bytes, MPI_BYTE});
+    pair.post(slot);
+    return MPI_SUCCESS;
+  }
+  const collective::PairRing::Slot& slot = pair.await(Kind::bcast);
+  const Block from{const_cast<std::byte*>(slot.payload), slot.header.bytes, MPI_BYTE};
+  collective::Truncation truncation;
+  truncation.check(root, from, mine);
+  collective::transfer(from, mine);
+  pair.consume();
+  return truncation.raise(comm, function);
+}
+
 int bcast_entry(const collective::Start& start, std::string_view function, void* buffer, int count,
                 MPI_Datatype datatype, int root, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
@@ -78,6 +101,11 @@ int bcast_entry(const collective::Start& start, std::string_view function, void*
       op.side(rank).data = data;
       op.side(rank).root = root;
     });
+  }
+
+  if (const Block data{buffer, static_cast<std::size_t>(count), datatype};
+      collective::takes_pair_ring(*comm, data.bytes())) {
+    return pair_bcast(function, data, root, comm);
   }
 
   Call call(comm, function);

@@ -5,6 +5,7 @@
 // and read only their own chunk of the inputs, so an input that is also a result buffer
 // (MPI_IN_PLACE) is read before it is written; the final phase keeps every buffer valid until the
 // last writer is done.
+#include <cstring>
 #include <optional>
 
 #include "coll/collective.h"
@@ -12,6 +13,7 @@
 #include "coll/inter_collective.h"
 #include "coll/nbc_reduction.h"
 #include "coll/numa_collectives.h"
+#include "coll/pair_call.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
 #include "weft/trace.h"
@@ -119,6 +121,61 @@ int check_reduction(MPI_Comm comm, std::string_view function, const void* sendbu
   return collective::check_not_aliased(comm, function, sendbuf, recvbuf, count > 0);
 }
 
+// Whether a reduction of `count` elements of `type` between two members goes through the pair
+// ring: its elements then lie in `count * size` bytes from the buffer's start, as they lie in a
+// slot's payload.
+bool pair_reduction(const Comm& comm, int count, MPI_Datatype type) {
+  return type->contiguous() && type->true_lb() == 0 &&
+         collective::takes_pair_ring(comm, static_cast<std::size_t>(count) * type->size());
+}
+
+// A small Reduce (root >= 0) or Allreduce (root < 0) between two members through the pair ring:
+// the non-root of a Reduce copies its input into its slot and returns; the root, or both
+// members of an Allreduce, read the other's slot and reduce the two inputs in rank order. An
+// Allreduce is one exchange of slot lines each way. A mismatch of signatures is reported by
+// every member that reads: both of an Allreduce, the root of a Reduce (the other member has
+// returned by then, as from Open MPI's eager send).
+int pair_reduce(MPI_Comm comm, std::string_view function, const void* sendbuf, void* recvbuf,
+                int count, MPI_Datatype datatype, MPI_Op op, int root) {
+  using collective::PairRing;
+  collective::PairCall pair(comm, function);
+  const int me = pair.rank();
+  const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  const std::size_t elements = static_cast<std::size_t>(count);
+  const std::size_t bytes = elements * datatype->size();
+  const PairRing::Kind kind = root >= 0 ? PairRing::Kind::reduce : PairRing::Kind::allreduce;
+  // The caller's input, copied: into its slot when the other member reads it, else aside, as
+  // the result may overwrite it (MPI_IN_PLACE).
+  alignas(16) std::byte aside[PairRing::kPayload];
+  const void* own = aside;
+  if (me != root) {
+    PairRing::Slot& slot = pair.claim();
+    slot.header = {kind, root, elements, bytes, datatype, op};
+    if (bytes > 0) std::memcpy(slot.payload, input, bytes);
+    pair.post(slot);
+    if (root >= 0) return MPI_SUCCESS;
+    own = slot.payload;
+  } else if (bytes > 0) {
+    std::memcpy(aside, input, bytes);
+  }
+  const PairRing::Slot& other = pair.await(kind);
+  if (other.header.count != elements || other.header.bytes != bytes) {
+    // As agree() reports it: member 1 against member 0.
+    const std::size_t count0 = me == 0 ? elements : other.header.count;
+    const std::size_t bytes0 = me == 0 ? bytes : other.header.bytes;
+    const std::size_t count1 = me == 1 ? elements : other.header.count;
+    const std::size_t bytes1 = me == 1 ? bytes : other.header.bytes;
+    pair.consume();
+    const collective::Mismatch mismatch{1, count1, bytes1, 0, count0, bytes0};
+    return collective::raise_mismatch(comm, function, &mismatch);
+  }
+  collective::fold(
+      2, [&](int r) { return r == me ? own : static_cast<const void*>(other.payload); }, elements,
+      datatype, op, recvbuf);
+  pair.consume();
+  return MPI_SUCCESS;
+}
+
 // The blocking Reduce (root >= 0) or Allreduce (root < 0) of the members of this process: staged
 // through one partial per NUMA node when the cost model says so, else flat.
 int blocking_reduction(MPI_Comm comm, std::string_view function, const void* sendbuf, void* recvbuf,
@@ -194,6 +251,9 @@ int reduce_entry(const collective::Start& start, std::string_view function, cons
   if (!start.blocking()) {
     return ireduce<false>(start, comm, function, sendbuf, recvbuf, count, datatype, op, root);
   }
+  if (pair_reduction(*comm, count, datatype)) {
+    return pair_reduce(comm, function, sendbuf, recvbuf, count, datatype, op, root);
+  }
   return blocking_reduction(comm, function, sendbuf, recvbuf, count, datatype, op, root);
 }
 
@@ -244,6 +304,9 @@ int allreduce_entry(const collective::Start& start, std::string_view function, c
   }
   if (!start.blocking()) {
     return ireduce<true>(start, comm, function, sendbuf, recvbuf, count, datatype, op, 0);
+  }
+  if (pair_reduction(*comm, count, datatype)) {
+    return pair_reduce(comm, function, sendbuf, recvbuf, count, datatype, op, -1);
   }
   return blocking_reduction(comm, function, sendbuf, recvbuf, count, datatype, op, -1);
 }

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <string>
 
+#include "coll/pair_ring.h"
 #include "init/fatal.h"
 #include "init/world.h"
 
@@ -84,7 +85,23 @@ MeetingTable::MeetingTable() {
   for (int i = 0; i < kRing; ++i) ring_[i].turn.store(i, std::memory_order_relaxed);
 }
 
-MeetingTable::~MeetingTable() = default;
+MeetingTable::~MeetingTable() {
+  // relaxed: the members are done with the communicator.
+  delete pair_ring_.load(std::memory_order_relaxed);
+}
+
+collective::PairRing& MeetingTable::pair_ring() {
+  // acquire: pairs with the compare-and-swap's release, which publishes a constructed ring.
+  if (collective::PairRing* ring = pair_ring_.load(std::memory_order_acquire)) return *ring;
+  auto made = std::make_unique<collective::PairRing>();
+  collective::PairRing* expected = nullptr;
+  // acq_rel: release publishes the ring made here; acquire, on failure, sees the other's.
+  if (pair_ring_.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel,
+                                         std::memory_order_acquire)) {
+    return *made.release();
+  }
+  return *expected;
+}
 
 MeetingRef MeetingTable::join(CallNumber number, int size, std::string_view function,
                               bool shared_by_all) {

@@ -20,6 +20,10 @@
 
 namespace weft::mpi {
 
+namespace collective {
+class PairRing;
+}
+
 class Meeting {
  public:
   explicit Meeting(int size);
@@ -249,6 +253,9 @@ class MeetingTable {
   // member), each caller meets alone in a meeting of its own.
   MeetingRef join(CallNumber number, int size, std::string_view function = "a blocking collective",
                   bool shared_by_all = false);
+  // The call slots of a communicator of two members (mpi/coll/pair_ring.h), made by the first
+  // member to ask.
+  collective::PairRing& pair_ring();
   // A nonblocking collective's shared object of type T, made by make() for the first member to
   // join: the members of the communicator's call `number`, checked against the ring's blocking
   // calls. A member whose call is of another kind than the first member's ends the job
@@ -317,6 +324,7 @@ class MeetingTable {
                               std::string_view other_function);
 
   RingEntry ring_[kRing];
+  std::atomic<collective::PairRing*> pair_ring_{nullptr};  // owned
   Mutex mutex_;
   std::unordered_map<std::uint64_t, Entry> entries_;
 };

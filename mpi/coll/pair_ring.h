@@ -1,0 +1,89 @@
+// The call slots of a communicator of two members inside the process: a small blocking Bcast,
+// Reduce or Allreduce passes its payload through them instead of meeting (mpi/coll/meeting.h).
+//
+// Each member owns a ring of kSlots slots, one per collective call number modulo kSlots. A member
+// that sends (the Bcast root, the Reduce non-root, both members of an Allreduce) copies its
+// signature and payload into its slot of the call and, for Bcast and Reduce, returns at once: its
+// buffer is reusable (the payload is a copy) and MPI does not make these calls synchronising, so
+// back-to-back calls pipeline as they do over Open MPI's eager sends. A member that receives
+// waits for the other member's slot of its call, reads it and counts it consumed. A sender waits
+// only when its slot still holds call c - kSlots, which the other member has not consumed yet.
+//
+// A call hands over the slot's lines one way (one line for a payload of up to
+// kPayloadOnFirstLine bytes) and, rarely, the consumer's count the other way: an Allreduce is one
+// exchange of lines each way, where a meeting of two takes the ring entry's lines too.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "mpi.h"
+#include "request/completion.h"
+#include "weft/sync.h"
+
+namespace weft::mpi::collective {
+
+class PairRing {
+ public:
+  static constexpr int kSlots = 8;
+  // Payloads up to this size take the slot path (both members decide on their own size, which
+  // a correct program gives them alike).
+  static constexpr std::size_t kPayload = 256;
+
+  enum class Kind : std::uint32_t { bcast = 1, reduce, allreduce };
+
+  // What a sender publishes with its payload: enough for the receiver to check the signatures
+  // and reduce.
+  struct Header {
+    Kind kind = Kind::bcast;
+    int root = 0;
+    std::size_t count = 0;  // elements of `type`
+    std::size_t bytes = 0;  // of payload: count * size of type
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_Op op = MPI_OP_NULL;
+  };
+
+  struct alignas(64) Slot {
+    // Call number + 1 of the call whose payload the slot holds; 0 before the first.
+    std::atomic<std::uint64_t> call{0};
+    Header header;
+    alignas(16) std::byte payload[kPayload];
+  };
+
+  // The caller's (member `me`, 0 or 1) slot for call `call`, once the other member has consumed
+  // what it held (call - kSlots), parking if need be; then fill it and post() it.
+  Slot& claim(int me, std::uint64_t call, SpinBudget& spin);
+  // Makes the slot's header and payload visible to the other member, and wakes it if it sleeps.
+  void post(int me, Slot& slot, std::uint64_t call);
+  // The other member's slot for call `call`, parking until it is posted; read it, then consume().
+  const Slot& await(int me, std::uint64_t call, SpinBudget& spin);
+  // Tells the other member that the caller has read its slots up to call `call`.
+  void consume(int me, std::uint64_t call);
+
+ private:
+  struct Member {
+    Slot slots[kSlots];
+    // Written by the member, read by the other only when it finds a slot not consumed yet (its
+    // cached copy too old), so on a line of its own: call + 1 of the other member's last slot
+    // the member read.
+    alignas(64) std::atomic<std::uint64_t> consumed{0};
+    // The other member's `consumed` as this member last read it (written and read by this
+    // member only).
+    std::uint64_t seen_consumed = 0;
+    // Read by the other member at every post and consume, written only when this member parks:
+    // the line stays shared in both caches.
+    alignas(64) std::atomic<bool> sleeping{false};
+    Event wake{Event::Mode::automatic};
+  };
+  // Returns once ready() holds, spinning for the rank's budget, then parking on member `me`'s
+  // event, which the other member sets when it sees `sleeping`.
+  template <class Ready>
+  void wait(int me, SpinBudget& spin, Ready&& ready);
+  // Wakes the other member of `me` if it parks.
+  void wake_other(int me);
+
+  Member members_[2];
+};
+
+}  // namespace weft::mpi::collective
