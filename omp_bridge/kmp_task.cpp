@@ -160,7 +160,7 @@ void submit(ThreadState& state, Task& task, const std::vector<Dependence>& depen
   execute(state, task);
   // A counted task is released when it finishes; this one's own reference goes here (its
   // children, which may outlive it, hold theirs).
-  if (!task.counted) release_task(&task, &state.task_blocks);
+  if (!task.counted) release_task_run_at_once(&task, state.task_blocks);
 }
 
 kmp_int32 omp_task(kmp_task_t* kmp_task, const std::vector<Dependence>& dependences) {
@@ -323,7 +323,7 @@ void __kmpc_omp_task_complete_if0(ident_t* /*loc*/, kmp_int32 /*gtid*/, kmp_task
   std::memcpy(&state.icv(), header.caller_icv, sizeof(Icvs));
   const bool counted = task.counted;
   complete(state, task);
-  if (!counted) release_task(&task, &state.task_blocks);
+  if (!counted) release_task_run_at_once(&task, state.task_blocks);
 }
 
 // The detach clause: the task's event handle is the task itself (omp_fulfill_event, api.cpp).

@@ -190,6 +190,26 @@ inline Task* allocated_task_of(void* data, std::size_t align) {
 // Drops a reference; the last frees a task from allocate_task (into `cache`, the calling
 // thread's or null, when there is room) and drops the reference it held on its parent.
 void release_task(Task* task, TaskBlockCache* cache);
+// release_task for an allocated task its creator ran at once without counting it (LLVM's layer
+// allocates even those), on that thread: with no child left and no reference on its parent, the
+// block goes straight back to `cache`, without release_task's atomic decrement and walk up the
+// parents (about 30 instructions of a task's 400: callgrind, taskcost inline).
+inline void release_task_run_at_once(Task* task, TaskBlockCache& cache) {
+  // acquire: a child that dropped the last reference on it is done with it; nobody can take a new
+  // one, its body having returned.
+  // With no dependences, too, the Task's destructor has nothing to do (which the compiler then
+  // sees, keeping this path short).
+  if (task->refs.load(std::memory_order_acquire) != 1 || task->holds_parent ||
+      task->block_class < 0 || task->deps != nullptr) [[unlikely]] {
+    release_task(task, &cache);
+    return;
+  }
+  const int size_class = task->block_class;
+  task->~Task();
+  if (!cache.keep(task, size_class)) {
+    ::operator delete(static_cast<void*>(task), std::align_val_t(TaskBlockCache::kAlign));
+  }
+}
 
 class TaskQueue {
  public:
