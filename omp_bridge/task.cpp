@@ -15,23 +15,11 @@ bool Task::descends_from(const Task* ancestor) const {
   return false;
 }
 
-namespace {
-
-// A deferred task and its argument block share one allocation, the block after the Task.
-std::size_t data_offset(std::size_t align) {
-  const std::size_t a = std::max(align, alignof(std::max_align_t));
-  return (sizeof(Task) + a - 1) / a * a;
-}
-
-}  // namespace
-
 TaskBlockCache::~TaskBlockCache() {
   for (int c = 0; c < kClasses; ++c) {
     while (void* block = take(c)) ::operator delete(block, std::align_val_t(kAlign));
   }
 }
-
-namespace {}  // namespace
 
 // Only the OpenMP bridge uses the slot.
 TaskBlockCache* calling_thread_block_cache() {
@@ -41,7 +29,7 @@ TaskBlockCache* calling_thread_block_cache() {
 
 Task* allocate_task(TaskBlockCache* cache, std::size_t size, std::size_t align) {
   align = std::max(align, alignof(Task));
-  const std::size_t offset = data_offset(align);
+  const std::size_t offset = task_data_offset(align);
   const int size_class =
       align <= TaskBlockCache::kAlign ? TaskBlockCache::size_class(offset + size) : -1;
   void* memory = nullptr;
@@ -59,11 +47,6 @@ Task* allocate_task(TaskBlockCache* cache, std::size_t size, std::size_t align) 
   task->allocation_align = size_class >= 0 ? TaskBlockCache::kAlign : align;
   task->block_class = static_cast<std::int8_t>(size_class);
   return task;
-}
-
-Task* allocated_task_of(void* data, std::size_t align) {
-  align = std::max(align, alignof(Task));
-  return reinterpret_cast<Task*>(static_cast<char*>(data) - data_offset(align));
 }
 
 void release_task(Task* task, TaskBlockCache* cache) {
