@@ -5,6 +5,7 @@
 
 #include "datatype/datatype_handles.h"
 #include "datatype/datatype_layout.h"
+#include "util/copy_bytes.h"
 
 using Layout = weft_mpi_datatype::Layout;
 
@@ -127,8 +128,8 @@ std::size_t copy_range(const void* src, std::size_t src_count, const Datatype& s
   const bool src_flat = src_type.contiguous();
   const bool dst_flat = dst_type.contiguous();
   if (src_flat && dst_flat) {
-    std::memcpy(contiguous_data(dst, dst_type, offset), contiguous_data(src, src_type, offset),
-                total);
+    copy_bytes(contiguous_data(dst, dst_type, offset), contiguous_data(src, src_type, offset),
+               total);
     return total;
   }
   if (src_flat) {
@@ -136,7 +137,7 @@ std::size_t copy_range(const void* src, std::size_t src_count, const Datatype& s
     Cursor to(dst, *dst_type.layout, offset);
     for (std::size_t left = total; left > 0;) {
       const std::size_t n = std::min(left, to.available());
-      std::memcpy(to.data(), from, n);
+      copy_bytes(to.data(), from, n);
       from += n;
       to.advance(n);
       left -= n;
@@ -148,7 +149,7 @@ std::size_t copy_range(const void* src, std::size_t src_count, const Datatype& s
     Cursor from(src, *src_type.layout, offset);
     for (std::size_t left = total; left > 0;) {
       const std::size_t n = std::min(left, from.available());
-      std::memcpy(to, from.data(), n);
+      copy_bytes(to, from.data(), n);
       to += n;
       from.advance(n);
       left -= n;
@@ -159,7 +160,7 @@ std::size_t copy_range(const void* src, std::size_t src_count, const Datatype& s
   Cursor to(dst, *dst_type.layout, offset);
   for (std::size_t left = total; left > 0;) {
     const std::size_t n = std::min({left, from.available(), to.available()});
-    std::memcpy(to.data(), from.data(), n);
+    copy_bytes(to.data(), from.data(), n);
     from.advance(n);
     to.advance(n);
     left -= n;
