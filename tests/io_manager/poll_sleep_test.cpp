@@ -33,6 +33,29 @@ bool poll_sleeps_reach(std::uint64_t count, const std::atomic<bool>& stop) {
   return true;
 }
 
+// A weft thread reads one byte from the pipe `fds`, which a kernel thread outside weft writes
+// once a core sleeps in poll(2). Returns whether the read finished before the watchdog (which
+// writes a byte itself, so that nothing hangs).
+bool read_written_during_a_poll_sleep(const int fds[2]) {
+  std::atomic<bool> read_done{false};
+  std::atomic<bool> stop{false};
+  Thread reader = spawn([&] {
+    char byte = 0;
+    if (::read(fds[0], &byte, 1) == 1) read_done.store(true);
+  });
+  std::thread writer([&] {
+    if (poll_sleeps_reach(1, stop)) (void)!::write(fds[1], "x", 1);
+  });
+  const bool finished = testing::finishes([&] { return read_done.load(); },
+                                          [&] {
+                                            stop.store(true);
+                                            (void)!::write(fds[1], "x", 1);
+                                          });
+  writer.join();
+  reader.join();
+  return finished;
+}
+
 TEST(IoPollSleep, AnIdleCoreSleepsInPollAndTheEventEndsTheWait) {
   testing::Descriptors descriptors;
   int fds[2];
@@ -78,23 +101,8 @@ TEST(IoPollSleep, TheSleepingCoreEndsTheWaitFromPollsAnswer) {
   int fds[2];
   descriptors.pipe(fds);
   Scheduler scheduler(testing::io_config("auto", 1));
-  std::atomic<bool> read_done{false};
-  std::atomic<bool> stop{false};
-  Thread reader = spawn([&] {
-    char byte = 0;
-    if (::read(fds[0], &byte, 1) == 1) read_done.store(true);
-  });
-  std::thread writer([&] {
-    if (poll_sleeps_reach(1, stop)) (void)!::write(fds[1], "x", 1);
-  });
-  const bool finished = testing::finishes([&] { return read_done.load(); },
-                                          [&] {
-                                            stop.store(true);
-                                            (void)!::write(fds[1], "x", 1);
-                                          });
-  EXPECT_TRUE(finished) << "a core sleeping in poll(2) missed the event";
-  writer.join();
-  reader.join();
+  EXPECT_TRUE(read_written_during_a_poll_sleep(fds))
+      << "a core sleeping in poll(2) missed the event";
   // At least once: a signal that interrupts the poll(2) leaves the event to the idle loop.
   EXPECT_GE(io::stats().poll_sleep_detections, 1u);
 }
@@ -107,23 +115,7 @@ TEST(IoPollSleep, AFreshWaitIsLeftToThePollSleep) {
   int fds[2];
   descriptors.pipe(fds);
   Scheduler scheduler(testing::io_config("auto", 1, {{"io.switch_poll_us", "1000000"}}));
-  std::atomic<bool> read_done{false};
-  std::atomic<bool> stop{false};
-  Thread reader = spawn([&] {
-    char byte = 0;
-    if (::read(fds[0], &byte, 1) == 1) read_done.store(true);
-  });
-  std::thread writer([&] {
-    if (poll_sleeps_reach(1, stop)) (void)!::write(fds[1], "x", 1);
-  });
-  const bool finished = testing::finishes([&] { return read_done.load(); },
-                                          [&] {
-                                            stop.store(true);
-                                            (void)!::write(fds[1], "x", 1);
-                                          });
-  EXPECT_TRUE(finished) << "a fresh wait was not watched";
-  writer.join();
-  reader.join();
+  EXPECT_TRUE(read_written_during_a_poll_sleep(fds)) << "a fresh wait was not watched";
   EXPECT_EQ(io::stats().polls, 0u) << "a polling round checked a wait its thread had just tried";
 }
 
