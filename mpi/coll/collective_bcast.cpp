@@ -22,7 +22,7 @@ namespace {
 struct BcastSide {
   Block data;
   int root = 0;
-  bool copied = false;  // the member copied the root's data itself
+  bool copied = false;                 // the member copied the root's data itself
   collective::numa::BcastStage stage;  // the staged path's ring, on a node's leader
   // Written by whoever copies into this member, read by it after the final phase.
   mutable collective::Truncation truncation;
