@@ -2,6 +2,7 @@
 // own block of its receive buffer) and copies every other member's straight into its receive
 // buffer; it writes only its own buffer, and only blocks that no other member reads. The final
 // phase keeps every send block valid until the last reader is done.
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "coll/inter_collective.h"
 #include "coll/nbc.h"
 #include "coll/numa_collectives.h"
+#include "coll/pair_call.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
 #include "weft/trace.h"
@@ -53,6 +55,47 @@ class AllgatherOp : public nbc::Sided<AllgatherSide> {
   }
 };
 
+// Whether an Allgather into `recv` between two members goes through the pair ring: decided on the
+// receive blocks, which every member passes alike (their send blocks may differ in layout).
+bool pair_allgather_fits(const Comm& comm, const Blocks& recv) {
+  return comm.size() == 2 &&
+         collective::takes_pair_ring(comm, std::max(recv.at(0).bytes(), recv.at(1).bytes()));
+}
+
+// A small Allgather between two members through the pair ring: each member packs its block into
+// its slot, copies it to its own place and unpacks the other member's slot into the other's place,
+// one exchange of slot lines each way where a meeting hands over its ring entry, both published
+// sides and the other member's buffer.
+int pair_allgather(MPI_Comm comm, std::string_view function, const void* sendbuf, int sendcount,
+                   MPI_Datatype sendtype, const Blocks& recv) {
+  using collective::PairRing;
+  collective::PairCall pair(comm, function);
+  const int me = pair.rank();
+  const int other = 1 - me;
+  const Block send = sendbuf == MPI_IN_PLACE ? recv.at(me)
+                                             : Block{const_cast<void*>(sendbuf),
+                                                     static_cast<std::size_t>(sendcount), sendtype};
+  const std::size_t bytes = send.bytes();
+  PairRing::Slot& slot = pair.claim();
+  slot.header = {PairRing::Kind::allgather, 0, send.count, bytes, MPI_DATATYPE_NULL, MPI_OP_NULL};
+  // A send block larger than the receive blocks (an error the reader reports from `bytes`) is cut
+  // to the payload.
+  collective::transfer(send, Block{slot.payload, std::min(bytes, PairRing::kPayload), MPI_BYTE});
+  pair.post(slot);
+  collective::Truncation truncation;
+  if (send.address != recv.at(me).address) {
+    truncation.check(me, send, recv.at(me));
+    collective::transfer(send, recv.at(me));
+  }
+  const PairRing::Slot& theirs = pair.await(PairRing::Kind::allgather);
+  auto* payload = const_cast<std::byte*>(theirs.payload);
+  truncation.check(other, Block{payload, theirs.header.bytes, MPI_BYTE}, recv.at(other));
+  collective::transfer(Block{payload, std::min(theirs.header.bytes, PairRing::kPayload), MPI_BYTE},
+                       recv.at(other));
+  pair.consume();
+  return truncation.raise(comm, function);
+}
+
 int allgather(const collective::Start& start, MPI_Comm comm, std::string_view function,
               const void* sendbuf, int sendcount, MPI_Datatype sendtype, const Blocks& recv) {
   if (spanning::spans(comm)) {
@@ -72,11 +115,14 @@ int allgather(const collective::Start& start, MPI_Comm comm, std::string_view fu
           side.recv = recv;
         });
   }
+  if (pair_allgather_fits(*comm, recv)) {
+    return pair_allgather(comm, function, sendbuf, sendcount, sendtype, recv);
+  }
+  const bool in_place = sendbuf == MPI_IN_PLACE;
   namespace numa = collective::numa;
   Call call(comm, function);
   const int me = call.rank();
   const int size = call.size();
-  const bool in_place = sendbuf == MPI_IN_PLACE;
   numa::GatherSide mine{
       in_place ? recv.at(me)
                : Block{const_cast<void*>(sendbuf), static_cast<std::size_t>(sendcount), sendtype},

@@ -1,6 +1,6 @@
-// One member's blocking Bcast, Reduce or Allreduce through its communicator's PairRing (two
-// members inside the process, a small payload): the call's number and the caller's spin budget,
-// looked up once, and the note a deadlock report reads while the call waits.
+// One member's blocking Bcast, Reduce, Allreduce or Allgather through its communicator's PairRing
+// (two members inside the process, a small payload): the call's number and the caller's spin
+// budget, looked up once, and the note a deadlock report reads while the call waits.
 #pragma once
 
 #include <cstddef>

@@ -8,7 +8,7 @@
 namespace weft::mpi::collective {
 
 void pair_kind_mismatch(std::uint64_t call, std::string_view function, PairRing::Kind other) {
-  const char* names[] = {"?", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce"};
+  const char* names[] = {"?", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce", "MPI_Allgather"};
   end_job("collective call " + std::to_string(call) + " of a communicator of two members: " +
           std::string(function) + " here, " + names[static_cast<int>(other)] +
           " at the other member (MPI-3.1 5.12: every member makes the same collective calls in "

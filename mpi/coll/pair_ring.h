@@ -1,5 +1,6 @@
 // The call slots of a communicator of two members inside the process: a small blocking Bcast,
-// Reduce or Allreduce passes its payload through them instead of meeting (mpi/coll/meeting.h).
+// Reduce, Allreduce or Allgather passes its payload through them instead of meeting
+// (mpi/coll/meeting.h).
 //
 // Each member owns a ring of kSlots slots, one per collective call number modulo kSlots. A member
 // that sends (the Bcast root, the Reduce non-root, both members of an Allreduce) copies its
@@ -31,7 +32,7 @@ class PairRing {
   // a correct program gives them alike).
   static constexpr std::size_t kPayload = 256;
 
-  enum class Kind : std::uint32_t { bcast = 1, reduce, allreduce };
+  enum class Kind : std::uint32_t { bcast = 1, reduce, allreduce, allgather };
 
   // What a sender publishes with its payload: enough for the receiver to check the signatures
   // and reduce.

@@ -1,8 +1,8 @@
-// A small Bcast or Reduce between two members of one process goes through the communicator's
-// pair ring (mpi/coll/pair_ring.h): the sending member (Bcast root, Reduce non-root) copies its
-// payload into a slot and returns without waiting for the other. These tests hold the receiving
-// member back until the sender has made more calls than the ring has slots, so that the sender
-// must return early, reuse its buffer at once, and wait only for slots not yet consumed.
+// A small Bcast, Reduce or Allgather between two members of one process goes through the
+// communicator's pair ring (mpi/coll/pair_ring.h): the sending member (Bcast root, Reduce non-root)
+// copies its payload into a slot and returns without waiting for the other. These tests hold the
+// receiving member back until the sender has made more calls than the ring has slots, so that the
+// sender must return early, reuse its buffer at once, and wait only for slots not yet consumed.
 #include <atomic>
 #include <cstring>
 
@@ -109,6 +109,73 @@ TEST_P(PairRing, MixedWithMeetingsAndNonblockingCalls) {
                 MPI_SUCCESS);
       EXPECT_EQ(sum, 2 * k + 1);
     }
+  });
+}
+
+// A small Allgather of two members meets through the ring too (one exchange of slots): the
+// members' send layouts may differ (a strided vector against contiguous elements), one may pass
+// MPI_IN_PLACE, an Allgatherv's blocks may differ in size, and every value of every call must land
+// in the right block.
+TEST_P(PairRing, AllgatherOfDifferentLayoutsAndInPlace) {
+  run_ranks(GetParam(), [&](int rank, int) {
+    MPI_Datatype strided = MPI_DATATYPE_NULL;  // 2 elements, every other one
+    ASSERT_EQ(MPI_Type_vector(2, 1, 2, MPI_LONG_LONG, &strided), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Type_commit(&strided), MPI_SUCCESS);
+    for (int k = 0; k < 30; ++k) {
+      long long out[4] = {-1, -1, -1, -1};
+      if (rank == 0) {
+        const long long spread[3] = {value(k), -7, value(k) + 1};
+        ASSERT_EQ(MPI_Allgather(spread, 1, strided, out, 2, MPI_LONG_LONG, MPI_COMM_WORLD),
+                  MPI_SUCCESS);
+      } else if (k % 2 == 0) {
+        out[2] = 2 * value(k);
+        out[3] = 2 * value(k) + 1;
+        ASSERT_EQ(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, 2, MPI_LONG_LONG,
+                                MPI_COMM_WORLD),
+                  MPI_SUCCESS);
+      } else {
+        const long long mine[2] = {2 * value(k), 2 * value(k) + 1};
+        ASSERT_EQ(MPI_Allgather(mine, 2, MPI_LONG_LONG, out, 2, MPI_LONG_LONG, MPI_COMM_WORLD),
+                  MPI_SUCCESS);
+      }
+      EXPECT_EQ(out[0], value(k)) << "call " << k;
+      EXPECT_EQ(out[1], value(k) + 1) << "call " << k;
+      EXPECT_EQ(out[2], 2 * value(k)) << "call " << k;
+      EXPECT_EQ(out[3], 2 * value(k) + 1) << "call " << k;
+      // Blocks of 1 and 3 elements, the second one first in the buffer.
+      const int counts[2] = {1, 3};
+      const int displs[2] = {3, 0};
+      long long v[4] = {-1, -1, -1, -1};
+      const long long send[3] = {value(k) + rank, value(k) + 10, value(k) + 20};
+      ASSERT_EQ(MPI_Allgatherv(send, counts[rank], MPI_LONG_LONG, v, counts, displs, MPI_LONG_LONG,
+                               MPI_COMM_WORLD),
+                MPI_SUCCESS);
+      EXPECT_EQ(v[3], value(k)) << "call " << k;
+      EXPECT_EQ(v[0], value(k) + 1) << "call " << k;
+      EXPECT_EQ(v[1], value(k) + 10) << "call " << k;
+      EXPECT_EQ(v[2], value(k) + 20) << "call " << k;
+    }
+    MPI_Type_free(&strided);
+  });
+}
+
+// A member that sends more than the receive blocks hold: the other member's call reports it as a
+// truncation, as the meeting's path does, and the job goes on.
+TEST_P(PairRing, AllgatherLargerSendIsATruncation) {
+  run_ranks(GetParam(), [&](int rank, int) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    const long long mine[2] = {value(rank), value(rank) + 1};
+    long long out[2] = {-1, -1};
+    const int rc = MPI_Allgather(mine, rank == 0 ? 2 : 1, MPI_LONG_LONG, out, 1, MPI_LONG_LONG,
+                                 MPI_COMM_WORLD);
+    int error_class = MPI_SUCCESS;
+    MPI_Error_class(rc, &error_class);
+    if (rank == 1) {
+      EXPECT_EQ(error_class, MPI_ERR_TRUNCATE);
+    } else {
+      EXPECT_EQ(out[1], value(1));
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   });
 }
 
