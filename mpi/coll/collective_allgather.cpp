@@ -11,7 +11,7 @@
 #include "coll/inter_collective.h"
 #include "coll/nbc.h"
 #include "coll/numa_collectives.h"
-#include "coll/pair_call.h"
+#include "coll/ring_call.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
 #include "weft/trace.h"

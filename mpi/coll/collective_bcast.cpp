@@ -2,13 +2,14 @@
 // for a large buffer each reader copies its own, in parallel on all cores; for a small one the
 // last member to arrive copies for everyone inside the final phase, so that nobody waits for the
 // root's publication. Either way the final phase keeps the root's buffer valid until the last
-// copy is done.
+// copy is done. A small Bcast of up to 64 members goes through a ring of call slots instead
+// (mpi/coll/ring_call.h): the root copies into its slot and returns.
 #include "coll/collective.h"
 #include "coll/collective_spanning.h"
 #include "coll/inter_collective.h"
 #include "coll/nbc.h"
 #include "coll/numa_collectives.h"
-#include "coll/pair_call.h"
+#include "coll/ring_call.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
 #include "weft/trace.h"
@@ -52,25 +53,26 @@ class BcastOp : public nbc::Sided<BcastSide> {
   int root_ = 0;  // set by plan()
 };
 
-// A small Bcast between two members: the root copies its data into its slot of the pair ring and
-// returns; the other member copies it out when it comes (mpi/coll/pair_ring.h).
-int pair_bcast(std::string_view function, const Block& mine, int root, MPI_Comm comm) {
-  collective::PairCall pair(comm, function);
-  using Kind = collective::PairRing::Kind;
-  if (pair.rank() == root) {
-    collective::PairRing::Slot& slot = pair.claim();
+// A small Bcast through a ring of call slots (PairCall or FanCall, mpi/coll/ring_call.h): the root
+// copies its data into its slot and returns; every other member copies it out when it comes.
+template <class RingCall>
+int ring_bcast(std::string_view function, const Block& mine, int root, MPI_Comm comm) {
+  using collective::SlotKind;
+  RingCall ring(comm, function);
+  if (ring.rank() == root) {
+    collective::CallSlot& slot = ring.claim();
     const std::size_t bytes = mine.bytes();
-    slot.header = {Kind::bcast, root, mine.count, bytes, MPI_DATATYPE_NULL, MPI_OP_NULL};
+    slot.header = {SlotKind::bcast, root, mine.count, bytes, MPI_DATATYPE_NULL, MPI_OP_NULL};
     collective::transfer(mine, Block{slot.payload, bytes, MPI_BYTE});
-    pair.post(slot);
+    ring.post(slot);
     return MPI_SUCCESS;
   }
-  const collective::PairRing::Slot& slot = pair.await(Kind::bcast);
+  const collective::CallSlot& slot = ring.await(root, SlotKind::bcast);
   const Block from{const_cast<std::byte*>(slot.payload), slot.header.bytes, MPI_BYTE};
   collective::Truncation truncation;
   truncation.check(root, from, mine);
   collective::transfer(from, mine);
-  pair.consume();
+  ring.finish(SlotKind::bcast, root);
   return truncation.raise(comm, function);
 }
 
@@ -105,7 +107,9 @@ int bcast_entry(const collective::Start& start, std::string_view function, void*
 
   if (const Block data{buffer, static_cast<std::size_t>(count), datatype};
       collective::takes_pair_ring(*comm, data.bytes())) {
-    return pair_bcast(function, data, root, comm);
+    return ring_bcast<collective::PairCall>(function, data, root, comm);
+  } else if (collective::takes_fan_ring(*comm, data.bytes())) {
+    return ring_bcast<collective::FanCall>(function, data, root, comm);
   }
 
   Call call(comm, function);

@@ -5,6 +5,7 @@
 // and read only their own chunk of the inputs, so an input that is also a result buffer
 // (MPI_IN_PLACE) is read before it is written; the final phase keeps every buffer valid until the
 // last writer is done.
+#include <array>
 #include <cstring>
 #include <optional>
 
@@ -13,7 +14,7 @@
 #include "coll/inter_collective.h"
 #include "coll/nbc_reduction.h"
 #include "coll/numa_collectives.h"
-#include "coll/pair_call.h"
+#include "coll/ring_call.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
 #include "weft/trace.h"
@@ -176,6 +177,59 @@ int pair_reduce(MPI_Comm comm, std::string_view function, const void* sendbuf, v
   return MPI_SUCCESS;
 }
 
+// Whether a Reduce of `count` elements of `type` of 3 or more members goes through the fan ring
+// (the same layout as pair_reduction's).
+bool fan_reduction(const Comm& comm, int count, MPI_Datatype type) {
+  return type->contiguous() && type->true_lb() == 0 &&
+         collective::takes_fan_ring(comm, static_cast<std::size_t>(count) * type->size());
+}
+
+// A small Reduce of 3 to FanRing::kMaxMembers members through the fan ring: every non-root copies
+// its input into its slot and returns; the root reads the slots in rank order and reduces them
+// with its own input, as the meeting's flat path does. A mismatch of signatures is reported by the
+// root (the others have returned by then, as from Open MPI's eager sends).
+int fan_reduce(MPI_Comm comm, std::string_view function, const void* sendbuf, void* recvbuf,
+               int count, MPI_Datatype datatype, MPI_Op op, int root) {
+  using collective::CallSlot;
+  using collective::SlotKind;
+  collective::FanCall fan(comm, function);
+  const int me = fan.rank();
+  const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  const std::size_t elements = static_cast<std::size_t>(count);
+  const std::size_t bytes = elements * datatype->size();
+  if (me != root) {
+    CallSlot& slot = fan.claim();
+    slot.header = {SlotKind::reduce, root, elements, bytes, datatype, op};
+    if (bytes > 0) std::memcpy(slot.payload, input, bytes);
+    fan.post(slot);
+    return MPI_SUCCESS;
+  }
+  // The root's input, aside: the result may overwrite it (MPI_IN_PLACE).
+  alignas(16) std::byte aside[collective::kSlotPayload];
+  if (bytes > 0) std::memcpy(aside, input, bytes);
+  const int size = comm->size();
+  std::array<const CallSlot*, collective::FanRing::kMaxMembers> slots{};
+  for (int r = 0; r < size; ++r) {
+    if (r == root) continue;
+    slots[r] = &fan.await(r, SlotKind::reduce);
+    if (slots[r]->header.count != elements || slots[r]->header.bytes != bytes) {
+      const collective::Mismatch mismatch{
+          r, slots[r]->header.count, slots[r]->header.bytes, root, elements, bytes};
+      fan.finish(SlotKind::reduce, root);
+      return collective::raise_mismatch(comm, function, &mismatch);
+    }
+  }
+  collective::fold(
+      size,
+      [&](int r) {
+        return r == root ? static_cast<const void*>(aside)
+                         : static_cast<const void*>(slots[r]->payload);
+      },
+      elements, datatype, op, recvbuf);
+  fan.finish(SlotKind::reduce, root);
+  return MPI_SUCCESS;
+}
+
 // The blocking Reduce (root >= 0) or Allreduce (root < 0) of the members of this process: staged
 // through one partial per NUMA node when the cost model says so, else flat.
 int blocking_reduction(MPI_Comm comm, std::string_view function, const void* sendbuf, void* recvbuf,
@@ -253,6 +307,9 @@ int reduce_entry(const collective::Start& start, std::string_view function, cons
   }
   if (pair_reduction(*comm, count, datatype)) {
     return pair_reduce(comm, function, sendbuf, recvbuf, count, datatype, op, root);
+  }
+  if (fan_reduction(*comm, count, datatype)) {
+    return fan_reduce(comm, function, sendbuf, recvbuf, count, datatype, op, root);
   }
   return blocking_reduction(comm, function, sendbuf, recvbuf, count, datatype, op, root);
 }

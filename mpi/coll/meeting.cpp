@@ -3,6 +3,7 @@
 #include <mutex>
 #include <string>
 
+#include "coll/fan_ring.h"
 #include "coll/pair_ring.h"
 #include "init/fatal.h"
 #include "init/world.h"
@@ -88,19 +89,34 @@ MeetingTable::MeetingTable() {
 MeetingTable::~MeetingTable() {
   // relaxed: the members are done with the communicator.
   delete pair_ring_.load(std::memory_order_relaxed);
+  delete fan_ring_.load(std::memory_order_relaxed);
 }
 
-collective::PairRing& MeetingTable::pair_ring() {
+namespace {
+
+// The ring `slot` owns, made by the first member to ask.
+template <class Ring, class... Args>
+Ring& made_once(std::atomic<Ring*>& slot, Args... args) {
   // acquire: pairs with the compare-and-swap's release, which publishes a constructed ring.
-  if (collective::PairRing* ring = pair_ring_.load(std::memory_order_acquire)) return *ring;
-  auto made = std::make_unique<collective::PairRing>();
-  collective::PairRing* expected = nullptr;
+  if (Ring* ring = slot.load(std::memory_order_acquire)) return *ring;
+  auto made = std::make_unique<Ring>(args...);
+  Ring* expected = nullptr;
   // acq_rel: release publishes the ring made here; acquire, on failure, sees the other's.
-  if (pair_ring_.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel,
-                                         std::memory_order_acquire)) {
+  if (slot.compare_exchange_strong(expected, made.get(), std::memory_order_acq_rel,
+                                   std::memory_order_acquire)) {
     return *made.release();
   }
   return *expected;
+}
+
+}  // namespace
+
+collective::PairRing& MeetingTable::pair_ring() {
+  return made_once(pair_ring_);
+}
+
+collective::FanRing& MeetingTable::fan_ring(int size) {
+  return made_once(fan_ring_, size);
 }
 
 MeetingRef MeetingTable::join(CallNumber number, int size, std::string_view function,

@@ -21,8 +21,9 @@
 namespace weft::mpi {
 
 namespace collective {
+class FanRing;
 class PairRing;
-}
+}  // namespace collective
 
 class Meeting {
  public:
@@ -256,6 +257,9 @@ class MeetingTable {
   // The call slots of a communicator of two members (mpi/coll/pair_ring.h), made by the first
   // member to ask.
   collective::PairRing& pair_ring();
+  // The same for a communicator of `size` members, 3 to FanRing::kMaxMembers
+  // (mpi/coll/fan_ring.h).
+  collective::FanRing& fan_ring(int size);
   // A nonblocking collective's shared object of type T, made by make() for the first member to
   // join: the members of the communicator's call `number`, checked against the ring's blocking
   // calls. A member whose call is of another kind than the first member's ends the job
@@ -325,6 +329,7 @@ class MeetingTable {
 
   RingEntry ring_[kRing];
   std::atomic<collective::PairRing*> pair_ring_{nullptr};  // owned
+  std::atomic<collective::FanRing*> fan_ring_{nullptr};    // owned
   Mutex mutex_;
   std::unordered_map<std::uint64_t, Entry> entries_;
 };

@@ -1,6 +1,6 @@
 // The call slots of a communicator of two members inside the process: a small blocking Bcast,
 // Reduce, Allreduce or Allgather passes its payload through them instead of meeting
-// (mpi/coll/meeting.h).
+// (mpi/coll/meeting.h), and a Barrier its arrival.
 //
 // Each member owns a ring of kSlots slots, one per collective call number modulo kSlots. A member
 // that sends (the Bcast root, the Reduce non-root, both members of an Allreduce) copies its
@@ -19,38 +19,18 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "mpi.h"
-#include "request/completion.h"
-#include "weft/sync.h"
+#include "coll/call_slot.h"
+#include "coll/ring_waiter.h"
 
 namespace weft::mpi::collective {
 
 class PairRing {
  public:
-  static constexpr int kSlots = 8;
-  // Payloads up to this size take the slot path (both members decide on their own size, which
-  // a correct program gives them alike).
-  static constexpr std::size_t kPayload = 256;
-
-  enum class Kind : std::uint32_t { bcast = 1, reduce, allreduce, allgather };
-
-  // What a sender publishes with its payload: enough for the receiver to check the signatures
-  // and reduce.
-  struct Header {
-    Kind kind = Kind::bcast;
-    int root = 0;
-    std::size_t count = 0;  // elements of `type`
-    std::size_t bytes = 0;  // of payload: count * size of type
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    MPI_Op op = MPI_OP_NULL;
-  };
-
-  struct alignas(64) Slot {
-    // Call number + 1 of the call whose payload the slot holds; 0 before the first.
-    std::atomic<std::uint64_t> call{0};
-    Header header;
-    alignas(16) std::byte payload[kPayload];
-  };
+  static constexpr int kSlots = kCallSlots;
+  static constexpr std::size_t kPayload = kSlotPayload;
+  using Kind = SlotKind;
+  using Header = SlotHeader;
+  using Slot = CallSlot;
 
   // The caller's (member `me`, 0 or 1) slot for call `call`, once the other member has consumed
   // what it held (call - kSlots), parking if need be; then fill it and post() it.
@@ -72,17 +52,10 @@ class PairRing {
     // The other member's `consumed` as this member last read it (written and read by this
     // member only).
     std::uint64_t seen_consumed = 0;
-    // Read by the other member at every post and consume, written only when this member parks:
-    // the line stays shared in both caches.
-    alignas(64) std::atomic<bool> sleeping{false};
-    Event wake{Event::Mode::automatic};
+    RingWaiter waiter;
   };
-  // Returns once ready() holds, spinning for the rank's budget, then parking on member `me`'s
-  // event, which the other member sets when it sees `sleeping`.
-  template <class Ready>
-  void wait(int me, SpinBudget& spin, Ready&& ready);
   // Wakes the other member of `me` if it parks.
-  void wake_other(int me);
+  void wake_other(int me) { members_[1 - me].waiter.wake(); }
 
   Member members_[2];
 };

@@ -1,12 +1,15 @@
-// One member's blocking Bcast, Reduce, Allreduce or Allgather through its communicator's PairRing
-// (two members inside the process, a small payload): the call's number and the caller's spin
-// budget, looked up once, and the note a deadlock report reads while the call waits.
+// One member's blocking collective through its communicator's ring of call slots: the pair ring
+// of two members (mpi/coll/pair_ring.h) or the fan ring of up to FanRing::kMaxMembers
+// (mpi/coll/fan_ring.h), for a small payload. The call's number and the caller's spin budget,
+// looked up once, and the note a deadlock report reads while the call waits.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "coll/fan_ring.h"
+#include "coll/numa_staging.h"
 #include "coll/pair_ring.h"
 #include "comm/communicator.h"
 #include "diagnostics/blocked_call.h"
@@ -21,50 +24,92 @@ inline bool takes_pair_ring(const Comm& comm, std::size_t bytes) {
   return comm.size() == 2 && bytes <= PairRing::kPayload;
 }
 
+// The same for a Bcast or Reduce of more members through the fan ring; one that the NUMA staging
+// would take (mpi.coll_numa = staged) keeps to it.
+inline bool takes_fan_ring(const Comm& comm, std::size_t bytes) {
+  return comm.size() > 2 && comm.size() <= FanRing::kMaxMembers && bytes <= kSlotPayload &&
+         !numa::considered(comm, bytes);
+}
+
 // Ends the job: the other member's call `call` is of another kind than the caller's
 // (`function`), or meets elsewhere.
-[[noreturn]] void pair_kind_mismatch(std::uint64_t call, std::string_view function,
-                                     PairRing::Kind other);
+[[noreturn]] void ring_kind_mismatch(std::uint64_t call, std::string_view function, SlotKind other);
 
-class PairCall {
+// What a call through either ring knows of itself.
+class RingCall {
  public:
-  PairCall(Comm* comm, std::string_view function)
-      : PairCall(comm, function, weft::mpi::caller_world_rank()) {}
-
   int rank() const { return rank_; }
-  PairRing::Slot& claim() { return ring_.claim(rank_, call_, spin_); }
-  void post(PairRing::Slot& slot) { ring_.post(rank_, slot, call_); }
-  // The other member's slot of this call, of kind `kind` (else ends the job).
-  const PairRing::Slot& await(PairRing::Kind kind) {
-    const PairRing::Slot& slot = ring_.await(rank_, call_, spin_);
-    if (slot.header.kind != kind) pair_kind_mismatch(call_, function_, slot.header.kind);
-    return slot;
-  }
-  void consume() { ring_.consume(rank_, call_); }
 
- private:
-  PairCall(Comm* comm, std::string_view function, int world_rank)
+ protected:
+  RingCall(Comm* comm, std::string_view function, int world_rank)
       : rank_(comm->rank_of(world_rank)),
         spin_(world()->rank(world_rank).spin),
         // Not in the meeting ring: the call takes no place there (CallNumber).
         call_(comm->locals[comm->rank_of_world[world_rank]].next_call(false).call),
         function_(function),
         blocked_(blocked(comm, function, call_)),
-        scope_(blocked_),
-        ring_(comm->meetings.pair_ring()) {}
+        scope_(blocked_) {}
 
+  // Ends the job unless `slot` is of kind `kind`.
+  const CallSlot& checked(const CallSlot& slot, SlotKind kind) const {
+    if (slot.header.kind != kind) ring_kind_mismatch(call_, function_, slot.header.kind);
+    return slot;
+  }
+
+  const int rank_;
+  SpinBudget& spin_;  // the caller's rank's
+  const std::uint64_t call_;
+
+ private:
   static BlockedCall blocked(Comm* comm, std::string_view function, std::uint64_t number) {
     BlockedCall call = blocked_in(BlockedCall::Kind::collective, function, comm, MPI_PROC_NULL, 0);
     call.collective = number;
     return call;
   }
-  const int rank_;
-  SpinBudget& spin_;  // the caller's rank's
-  const std::uint64_t call_;
   const std::string_view function_;
   const BlockedCall blocked_;
   const BlockedScope scope_;
+};
+
+class PairCall : public RingCall {
+ public:
+  PairCall(Comm* comm, std::string_view function)
+      : RingCall(comm, function, weft::mpi::caller_world_rank()),
+        ring_(comm->meetings.pair_ring()) {}
+
+  PairRing::Slot& claim() { return ring_.claim(rank_, call_, spin_); }
+  void post(PairRing::Slot& slot) { ring_.post(rank_, slot, call_); }
+  // The other member's slot of this call, of kind `kind` (else ends the job).
+  const PairRing::Slot& await(PairRing::Kind kind) {
+    return checked(ring_.await(rank_, call_, spin_), kind);
+  }
+  void consume() { ring_.consume(rank_, call_); }
+  // As FanCall's, for code written for both rings: the other member is the only one to read.
+  const PairRing::Slot& await(int /*from*/, PairRing::Kind kind) { return await(kind); }
+  void finish(SlotKind /*kind*/, int /*root*/) { consume(); }
+
+ private:
   PairRing& ring_;
+};
+
+class FanCall : public RingCall {
+ public:
+  FanCall(Comm* comm, std::string_view function)
+      : RingCall(comm, function, weft::mpi::caller_world_rank()),
+        ring_(comm->meetings.fan_ring(comm->size())) {}
+
+  // The caller's slot of this call, to fill (header.kind and header.root first) and post().
+  CallSlot& claim() { return ring_.claim(rank_, call_, spin_); }
+  void post(CallSlot& slot) { ring_.post(rank_, slot, call_); }
+  // Member `from`'s slot of this call, of kind `kind` (else ends the job).
+  const CallSlot& await(int from, SlotKind kind) {
+    return checked(ring_.await(rank_, from, call_, spin_), kind);
+  }
+  // After the caller has read every slot it reads in this call.
+  void finish(SlotKind kind, int root) { ring_.finish(rank_, call_, kind, root); }
+
+ private:
+  FanRing& ring_;
 };
 
 }  // namespace weft::mpi::collective
