@@ -1,9 +1,10 @@
-// MPI_Barrier: one phase of the call's meeting. MPI_Ibarrier: an instance with no work, complete
-// when its last member arrives.
+// MPI_Barrier: one phase of the call's meeting, or of two members, a post and a wait in the pair
+// ring. MPI_Ibarrier: an instance with no work, complete when its last member arrives.
 #include "coll/collective.h"
 #include "coll/collective_spanning.h"
 #include "coll/inter_collective.h"
 #include "coll/nbc.h"
+#include "coll/ring_call.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
 #include "weft/trace.h"
@@ -22,6 +23,21 @@ class BarrierOp : public nbc::Instance {
   void run(int) override {}
 };
 
+// Two members: each posts its arrival in its slot of the call and returns once the other's is
+// there. The slot's line is the only one the other member reads; a meeting also takes the
+// communicator's meeting ring entry.
+int pair_barrier(std::string_view function, MPI_Comm comm) {
+  using collective::PairRing;
+  collective::PairCall pair(comm, function);
+  PairRing::Slot& mine = pair.claim();
+  // Only the kind is read of a barrier's slot (the signatures' check).
+  mine.header.kind = PairRing::Kind::barrier;
+  pair.post(mine);
+  pair.await(PairRing::Kind::barrier);
+  pair.consume();
+  return MPI_SUCCESS;
+}
+
 int barrier_entry(const collective::Start& start, std::string_view function, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
@@ -33,6 +49,7 @@ int barrier_entry(const collective::Start& start, std::string_view function, MPI
   if (!start.blocking()) {
     return nbc::issue<BarrierOp>(comm, function, start, [](BarrierOp&, int) {});
   }
+  if (collective::takes_pair_ring(*comm, 0)) return pair_barrier(function, comm);
   collective::Call call(comm, function);
   call.phase();
   return MPI_SUCCESS;

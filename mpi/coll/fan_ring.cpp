@@ -5,10 +5,11 @@ namespace weft::mpi::collective {
 FanRing::FanRing(int size)
     : size_(size),
       members_(std::make_unique<Member[]>(static_cast<std::size_t>(size))),
-      seen_(std::make_unique<std::uint64_t[]>(static_cast<std::size_t>(size) * size)) {}
+      row_lines_((size + 7) / 8),
+      seen_(std::make_unique<Line[]>(static_cast<std::size_t>(size) * row_lines_)) {}
 
 bool FanRing::finished(int me, int other, std::uint64_t held) {
-  std::uint64_t& seen = seen_[static_cast<std::size_t>(me) * size_ + other];
+  std::uint64_t& seen = this->seen(me, other);
   if (seen >= held) return true;
   // acquire: the reader's reads of the slot happened before it counted the call finished, so
   // that the writer's next payload cannot reach them. seq_cst, as RingWaiter needs it of a look.

@@ -63,8 +63,16 @@ class FanRing {
 
   const int size_;
   std::unique_ptr<Member[]> members_;
-  // Row `me` (written and read by member `me` only): the others' `finished` as it last read them.
-  std::unique_ptr<std::uint64_t[]> seen_;
+  // The others' `finished` as member `me` last read them: row `me`, written and read by member
+  // `me` only, on lines of its own.
+  std::uint64_t& seen(int me, int other) {
+    return seen_[static_cast<std::size_t>(me) * row_lines_ + other / 8].counts[other % 8];
+  }
+  struct alignas(64) Line {
+    std::uint64_t counts[8] = {};
+  };
+  const int row_lines_;
+  std::unique_ptr<Line[]> seen_;
 };
 
 }  // namespace weft::mpi::collective
