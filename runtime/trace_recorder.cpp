@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "weft/error.h"
@@ -136,6 +137,11 @@ struct Cursor {
   // record is the switch into the thread now running, resumed from a park (Timing::at_resume).
   // One word, so that a timed record resets both with one store.
   std::uint64_t since_timed = 0;
+  // Where a receive that has just completed noted the stamp of the message it took
+  // (received_after): an end_at_resume recorded there, with nothing recorded since, is untimed
+  // and bounded below by `bound`.
+  Slot* bound_slot = nullptr;
+  std::uint64_t bound = 0;
 };
 
 // Never written: next == limit sends every event to the slow path.
@@ -271,14 +277,18 @@ Buffer* my_buffer() noexcept {
 // end together), is left untimed (`interpolated`, see kUntimed) while fewer than kMaxUntimed
 // records in a row are, or takes the time of the switch into its thread where that switch is the
 // last timed record (`at_resume`, see trace::End::at_resume). `switch_in`: a timed switch to a
-// thread, which later records `at_resume` may take the time of.
-enum class Timing : std::uint8_t { now, previous, interpolated, at_resume, switch_in };
+// thread, which later records `at_resume` may take the time of. `given`: the time the caller
+// passes (a message's stamp, message_stamp).
+enum class Timing : std::uint8_t { now, previous, interpolated, at_resume, switch_in, given };
 
 // The time of a record, per `timing`.
 template <Timing timing, bool fast>
-[[gnu::always_inline]] inline std::uint64_t time_of(Cursor& buffer) noexcept {
+[[gnu::always_inline]] inline std::uint64_t time_of(Cursor& buffer, std::uint64_t given) noexcept {
   if constexpr (timing == Timing::previous) {
     return buffer.last_time;
+  } else if constexpr (timing == Timing::given) {
+    // Never before the kernel thread's last clock read, so that its track keeps its order.
+    return given > buffer.last_time ? given : buffer.last_time;
   } else {
     if constexpr (timing == Timing::interpolated) {
       if (static_cast<std::uint32_t>(buffer.since_timed) < kMaxUntimed) {
@@ -301,10 +311,11 @@ template <Timing timing, bool fast>
 
 template <Timing timing>
 [[gnu::noinline]] void record_slow(SlotKind kind, std::uint8_t category, std::uint64_t a,
-                                   std::uint64_t b, std::uint64_t tail) noexcept {
+                                   std::uint64_t b, std::uint64_t tail,
+                                   std::uint64_t given) noexcept {
   Buffer* buffer = my_buffer();
   if (buffer == nullptr) return;
-  const std::uint64_t time = time_of<timing, false>(*buffer);
+  const std::uint64_t time = time_of<timing, false>(*buffer, given);
   Slot* slot = buffer->slot();
   *slot = Slot{time, a, b, 0, kind, category, 0};
   std::memcpy(&slot->c, &tail, sizeof tail);
@@ -315,15 +326,15 @@ template <Timing timing>
 // path saves no register: the slow path is a tail call.
 template <Timing timing>
 [[gnu::always_inline]] inline void record(SlotKind kind, std::uint8_t category, std::uint64_t a,
-                                          std::uint64_t b, std::uint32_t c = 0,
-                                          std::uint16_t d = 0) noexcept {
+                                          std::uint64_t b, std::uint32_t c = 0, std::uint16_t d = 0,
+                                          std::uint64_t given = 0) noexcept {
   const std::uint64_t tail = c | static_cast<std::uint64_t>(kind) << 32 |
                              static_cast<std::uint64_t>(category) << 40 |
                              static_cast<std::uint64_t>(d) << 48;
   Cursor* buffer = t_cursor;
   if (buffer->next == buffer->limit) [[unlikely]]
-    return record_slow<timing>(kind, category, a, b, tail);
-  const std::uint64_t time = time_of<timing, true>(*buffer);
+    return record_slow<timing>(kind, category, a, b, tail, given);
+  const std::uint64_t time = time_of<timing, true>(*buffer, given);
   Slot* slot = buffer->next++;
   slot->time = time;
   slot->a = a;
@@ -331,9 +342,17 @@ template <Timing timing>
   std::memcpy(&slot->c, &tail, sizeof tail);
 }
 
-// Untimed switches (kUntimed) get times spread evenly between the timed events before and after
-// them on their track, in clock ticks.
-void interpolate_untimed(std::vector<Event>& events, std::uint64_t end_ticks) {
+// Untimed records (kUntimed) get times spread evenly between the timed events before and after
+// them on their track, in clock ticks. A bounded record is moved up to its bound where the spread
+// puts it earlier, and the untimed records after it on the track with it: an end whose `b` holds
+// the stamp of the message its call received (received_after), which cannot have ended before
+// that message was sent, and a message's end whose start has a time (`sent`: the times of the
+// starts by id, in order; an id is a queued message's address, which later messages reuse, and
+// the latest start no later than the next timed record is the bound: its own start is no later
+// than that). Neither goes past the next timed record of its kernel thread, which came after it.
+using SentTimes = std::unordered_map<std::uint64_t, std::vector<std::uint64_t>>;
+void interpolate_untimed(std::vector<Event>& events, std::uint64_t end_ticks,
+                         const SentTimes& sent) {
   const std::size_t n = events.size();
   for (std::size_t i = 0; i < n;) {
     if (events[i].time != kUntimed) {
@@ -345,8 +364,20 @@ void interpolate_untimed(std::vector<Event>& events, std::uint64_t end_ticks) {
     const std::uint64_t after = j < n ? events[j].time : end_ticks;
     const std::uint64_t before = i > 0 ? std::min(events[i - 1].time, after) : after;
     const std::uint64_t steps = j - i + 1;
-    for (std::size_t k = i; k < j; ++k)
-      events[k].time = before + (after - before) * (k - i + 1) / steps;
+    std::uint64_t floor = before;  // the largest bound met so far in this run, at most `after`
+    for (std::size_t k = i; k < j; ++k) {
+      Event& event = events[k];
+      if (event.kind == EventKind::end && event.b != 0) {
+        floor = std::max(floor, std::min(event.b, after));
+        event.b = 0;
+      } else if (event.kind == EventKind::matched) {
+        if (auto starts = sent.find(event.a); starts != sent.end()) {
+          auto start = std::upper_bound(starts->second.begin(), starts->second.end(), after);
+          if (start != starts->second.begin()) floor = std::max(floor, *std::prev(start));
+        }
+      }
+      event.time = std::max(floor, before + (after - before) * (k - i + 1) / steps);
+    }
     i = j;
   }
 }
@@ -373,7 +404,27 @@ void begin_at_resume(Category category, const char* name, std::uint64_t arg) noe
   record<Timing::at_resume>(SlotKind::begin, static_cast<std::uint8_t>(category),
                             reinterpret_cast<std::uintptr_t>(name), arg);
 }
+// Where the thread did not resume from a park but its receive noted the stamp of the message it
+// took, with nothing recorded since (received_after), the end reads no clock: it is untimed and
+// bounded below by the stamp (interpolate_untimed). That takes the clock read off the critical
+// path of a ping-pong between two cores: it was made after the receiver saw the message, before
+// it sent the reply.
 void end_at_resume(Category category, const char* name) noexcept {
+  Cursor* buffer = t_cursor;
+  if (buffer->next == buffer->bound_slot && buffer->next != buffer->limit &&
+      buffer->since_timed < kMaxUntimed) {
+    // since_timed below kMaxUntimed: kResumed is clear, so no switch time is to be had.
+    buffer->bound_slot = nullptr;
+    ++buffer->since_timed;
+    Slot* slot = buffer->next++;
+    slot->time = kUntimed;
+    slot->a = reinterpret_cast<std::uintptr_t>(name);
+    slot->b = buffer->bound;
+    const std::uint64_t tail = static_cast<std::uint64_t>(SlotKind::end) << 32 |
+                               static_cast<std::uint64_t>(category) << 40;
+    std::memcpy(&slot->c, &tail, sizeof tail);
+    return;
+  }
   record<Timing::at_resume>(SlotKind::end, static_cast<std::uint8_t>(category),
                             reinterpret_cast<std::uintptr_t>(name), 0);
 }
@@ -451,11 +502,18 @@ void record_in_call(std::uint64_t a, std::uint64_t b, std::uint32_t c, std::uint
 }
 }  // namespace
 
+// At the sender's last clock read (the begin of its call, or later): no later than the message
+// was queued, so no later than the receive that takes it (stop() keeps that receive's untimed
+// end of the message no earlier). Where MPI calls are not recorded it reads the clock.
 void message_sent(std::uint64_t id, const MessageInfo& message) noexcept {
   if (id == 0) return;
-  record_in_call<SlotKind::sent>(id, message_word(message.tag, message.bytes),
-                                 static_cast<std::uint32_t>(message.peer),
-                                 message_comm(message.context));
+  constexpr auto category = static_cast<std::uint8_t>(Category::message);
+  const std::uint64_t word = message_word(message.tag, message.bytes);
+  const auto peer = static_cast<std::uint32_t>(message.peer);
+  const std::uint16_t comm = message_comm(message.context);
+  if (enabled(Category::mpi))
+    return record<Timing::previous>(SlotKind::sent, category, id, word, peer, comm);
+  record<Timing::now>(SlotKind::sent, category, id, word, peer, comm);
 }
 
 void message_matched(std::uint64_t id, const MessageInfo& message) noexcept {
@@ -472,12 +530,34 @@ void message_arrived(std::uint64_t id, const MessageInfo& message) noexcept {
                       static_cast<std::uint32_t>(message.peer), message_comm(message.context));
 }
 
-// Both ends in one slot; stop() gives them their id.
-void message_delivered(const MessageInfo& message, int sender) noexcept {
-  record_in_call<SlotKind::delivered>(
-      static_cast<std::uint32_t>(message.peer) |
-          static_cast<std::uint64_t>(static_cast<std::uint32_t>(sender)) << 32,
-      message_word(message.tag, message.bytes), 0, message_comm(message.context));
+// 0 from a kernel thread without a buffer of this session (its last clock read may be of another
+// session, on another clock).
+std::uint64_t message_stamp() noexcept {
+  const Cursor* buffer = t_cursor;
+  if (buffer == &g_detached || t_generation != g_generation.load(std::memory_order_relaxed))
+    return 0;
+  return buffer->last_time;
+}
+
+void received_after(std::uint64_t stamp) noexcept {
+  Cursor* buffer = t_cursor;
+  if (buffer == &g_detached || stamp == 0) return;
+  buffer->bound_slot = buffer->next;
+  buffer->bound = stamp;
+}
+
+// Both ends in one slot; stop() gives them their id. At the stamp the receiver's call is bounded
+// by, so that the message is not drawn delivered after the receive that took it ended.
+void message_delivered(const MessageInfo& message, int sender, std::uint64_t stamp) noexcept {
+  const std::uint64_t a = static_cast<std::uint32_t>(message.peer) |
+                          static_cast<std::uint64_t>(static_cast<std::uint32_t>(sender)) << 32;
+  const std::uint64_t b = message_word(message.tag, message.bytes);
+  const std::uint16_t comm = message_comm(message.context);
+  if (stamp != 0 && enabled(Category::mpi)) {
+    return record<Timing::given>(SlotKind::delivered, static_cast<std::uint8_t>(Category::message),
+                                 a, b, 0, comm, stamp);
+  }
+  record_in_call<SlotKind::delivered>(a, b, 0, comm);
 }
 
 void define_communicator(std::uint32_t context, std::span<const int> members,
@@ -582,6 +662,8 @@ ProcessTrace stop() {
     if (added) trace.strings.emplace_back(reinterpret_cast<const char*>(pointer));
     return it->second;
   };
+  // The start of each message sent in this process that has a time, for its untimed end.
+  SentTimes sent;
   for (const auto& buffer : s.buffers) {
     std::uint32_t messages = 0;  // the ids of this kernel thread's delivered messages
     Location location = buffer->location;
@@ -607,15 +689,20 @@ ProcessTrace stop() {
             event.kind == EventKind::instant) {
           event.a = intern(event.a);
         }
+        if (event.kind == EventKind::sent && event.time != kUntimed)
+          sent[event.a].push_back(event.time);
         location.events.push_back(event);
       }
     }
-    interpolate_untimed(location.events, end_ticks);
+    trace.locations.push_back(std::move(location));
+  }
+  for (auto& [id, times] : sent) std::sort(times.begin(), times.end());
+  for (Location& location : trace.locations) {
+    interpolate_untimed(location.events, end_ticks, sent);
     for (Event& event : location.events) {
       event.time = s.start_ns + static_cast<std::uint64_t>(
                                     static_cast<double>(event.time - s.start_ticks) * ns_per_tick);
     }
-    trace.locations.push_back(std::move(location));
   }
   std::sort(trace.locations.begin(), trace.locations.end(),
             [](const Location& x, const Location& y) {

@@ -43,9 +43,23 @@ void message_arrived(std::uint64_t id, const MessageInfo& message) noexcept;
 // process.
 std::uint64_t local_message_id(const void* message) noexcept;
 // A send that met its posted receive: both ends at once, in one record of the sender's call (no
-// clock read while MPI calls are recorded), under a new id.
+// clock read while MPI calls are recorded), under a new id, at `stamp` (message_stamp, taken
+// before the receiver could go on) where it is not 0 and MPI calls are recorded.
 // `message.peer` is the receiver, `sender` the sender's rank in the communicator.
-void message_delivered(const MessageInfo& message, int sender) noexcept;
+void message_delivered(const MessageInfo& message, int sender, std::uint64_t stamp) noexcept;
+
+// A message's stamp, which a sender takes before it lets its receiver go on: the time of the
+// calling kernel thread's last clock read (0 when it has none in this trace), so no later than
+// now and no earlier than the begin of the call that sends. The receiver passes it to
+// received_after once its receive has completed. Callers test enabled() first.
+std::uint64_t message_stamp() noexcept;
+// The calling thread's receive has just completed with a message stamped `stamp` (0: none). The
+// span whose End::at_resume is recorded next on this kernel thread, with nothing recorded between,
+// then reads no clock where the thread did not resume from a park: its end is untimed, placed
+// when the trace is written between the timed records around it and no earlier than `stamp`.
+// That takes a clock read off the path from a message's arrival to what the receiver does next
+// (docs/observability.md). Callers test enabled() first.
+void received_after(std::uint64_t stamp) noexcept;
 
 // A communicator made by the job, whose messages name it by `context` (either of its two): its
 // members' world ranks in comm rank order, for an intercommunicator the local group's and the

@@ -111,6 +111,8 @@ void Engine::take_slot(const Envelope& envelope) {
   slot_source_ = envelope.source;
   slot_tag_ = envelope.tag;
   slot_bytes_ = envelope.bytes;
+  // No stamp unless the sender writes one (Engine::send), or the message's data covers it.
+  std::memset(slot_inline_ + kSlotStampAt, 0, sizeof(std::uint64_t));
 }
 
 void Engine::fill_slot(const void* data, std::size_t count, const Datatype& type) {
@@ -173,11 +175,17 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
   route(
       envelope,
       [&] {
+        std::uint64_t stamp = 0;
+        if (trace::enabled()) [[unlikely]] {
+          stamp = trace::message_stamp();
+          if (slot_has_stamp(envelope.bytes))
+            std::memcpy(slot_inline_ + kSlotStampAt, &stamp, sizeof stamp);
+        }
         fill_slot(send.buffer, count, *send.datatype);
         // Recorded once the receiver can go on: off the critical path of a ping-pong (the
-        // record is untimed, its place within the send's span is all its time says).
+        // record reads no clock: it takes the stamp's time).
         if (trace::enabled(trace::Category::message)) [[unlikely]]
-          trace::message_delivered(message_info(send.peer, envelope), envelope.source);
+          trace::message_delivered(message_info(send.peer, envelope), envelope.source, stamp);
         sent();
       },
       [&](Request& recv) {
@@ -187,10 +195,12 @@ void Engine::send(Request& send, const Envelope& envelope, std::size_t eager_lim
                 : copy(recv.shared_copy, send.buffer, count, *send.datatype, recv.buffer,
                        static_cast<std::size_t>(recv.count), *recv.datatype);
         set_received_status(recv, envelope, moved);
+        // The receive's end is read once it sees the completion, so after this.
+        const std::uint64_t stamp = trace::enabled() ? trace::message_stamp() : 0;
         finish(recv);
         // After the receive's completion, like the slot's (above); recv may be gone by now.
         if (trace::enabled(trace::Category::message)) [[unlikely]]
-          trace::message_delivered(message_info(send.peer, envelope), envelope.source);
+          trace::message_delivered(message_info(send.peer, envelope), envelope.source, stamp);
         sent();
       },
       [&] {
@@ -341,6 +351,12 @@ void Engine::receive_blocking(Request& recv, SpinBudget& budget) {
     }
   }
   set_received_status(recv, envelope, std::min(envelope.bytes, capacity));
+  if (trace::enabled()) [[unlikely]] {
+    std::uint64_t stamp = 0;
+    if (slot_has_stamp(envelope.bytes))
+      std::memcpy(&stamp, slot_inline_ + kSlotStampAt, sizeof stamp);
+    trace::received_after(stamp);
+  }
   // release: the results above are read before another receive may reuse the slot.
   slot_state_.store(SlotState::free, std::memory_order_release);
 }

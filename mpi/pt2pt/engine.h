@@ -136,6 +136,14 @@ class alignas(64) Engine {
   std::size_t slot_bytes_ = 0;
   static constexpr std::size_t kSlotInlineBytes = 24;
   unsigned char slot_inline_[kSlotInlineBytes];
+  // While a trace is recorded, the line's last word carries the sender's trace stamp
+  // (trace::message_stamp) where the message leaves it free (up to 16 bytes inline, or not inline
+  // at all): the receive's end then reads no clock (trace::received_after). 0 where no sender
+  // wrote one (take_slot).
+  static constexpr std::size_t kSlotStampAt = 16;
+  static bool slot_has_stamp(std::size_t bytes) {
+    return bytes <= kSlotStampAt || bytes > kSlotInlineBytes;
+  }
   // The second line: where a message that does not fit goes.
   alignas(64) void* slot_buffer_ = nullptr;
   MPI_Datatype slot_datatype_ = MPI_DATATYPE_NULL;

@@ -8,6 +8,11 @@
                                                an MPI call's slice of its track (where its time,
                                                interpolated between the timed events around it,
                                                must fall)
+  trace_check.py pingpong FILE ROUNDS          tests/programs/trace_pingpong.c's trace: each
+                                               round's send of each rank begins no later than the
+                                               other rank's receive of it ends, each message's
+                                               flow starts no later than that receive ends and
+                                               ends no earlier than it starts
   trace_check.py summary FILE                  weft-info trace-summary's output: utilization in
                                                [0, 1], each rank's MPI time within its run time
   trace_check.py svg FILE THREADS              the SVG parses as XML with THREADS thread elements
@@ -89,6 +94,72 @@ def check_json(path, processes, kinds):
         if kind not in seen:
             fail("no %s in %s (saw %s)" % (kind, path, sorted(seen)))
     print("ok: %d events on %d tracks, %d flows" % (len(events), len(stacks), len(flows)))
+
+
+def check_pingpong(path, rounds):
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    spans = {}  # span id -> [rank, name, begin, end]
+    stacks = {}
+    flows = []  # (ph, id, tag, time, rank of the enclosing span)
+    for event in events:
+        if event["ph"] == "M":
+            continue
+        track = (event["pid"], event["tid"])
+        stack = stacks.setdefault(track, [])
+        time = float(event["ts"])
+        if event["ph"] == "B":
+            span = None
+            if event["cat"] == "mpi" and event["name"] in ("MPI_Send", "MPI_Recv"):
+                span = event["args"]["span"]
+                entry = spans.setdefault(span, [event["args"]["rank"], event["name"], time, time])
+                entry[2] = min(entry[2], time)
+            stack.append((span, event["args"]["rank"]))
+        elif event["ph"] == "E":
+            span, _ = stack.pop()
+            if span is not None:
+                spans[span][3] = max(spans[span][3], time)
+        elif event["ph"] in ("s", "f") and event["cat"] == "message":
+            rank = stack[-1][1] if stack else -1
+            # A message by its sender and tag (unique here): its id is a queued message's
+            # address, which later messages reuse.
+            sender = rank if event["ph"] == "s" else event["args"]["peer"]
+            flows.append((event["ph"], (sender, event["args"]["tag"]), event["args"]["tag"], time,
+                          rank))
+    calls = collections.defaultdict(list)
+    for span_id in sorted(spans):
+        rank, name, begin, end = spans[span_id]
+        calls[(rank, name)].append((begin, end))
+    for key in ((0, "MPI_Send"), (0, "MPI_Recv"), (1, "MPI_Send"), (1, "MPI_Recv")):
+        if len(calls[key]) != rounds:
+            fail("rank %d made %d %s calls in the trace; expected %d" % (key[0], len(calls[key]),
+                                                                          key[1], rounds))
+        calls[key].sort()
+    for i in range(rounds):
+        for sender in (0, 1):
+            begin = calls[(sender, "MPI_Send")][i][0]
+            end = calls[(1 - sender, "MPI_Recv")][i][1]
+            if begin > end:
+                fail("round %d: rank %d's MPI_Send begins at %.3f, after rank %d's MPI_Recv of it "
+                     "ends at %.3f" % (i, sender, begin, 1 - sender, end))
+    starts = {}
+    for ph, flow, tag, time, rank in flows:
+        if ph == "s" and rank in (0, 1) and 0 <= tag < rounds:
+            starts[flow] = time
+            end = calls[(1 - rank, "MPI_Recv")][tag][1]
+            if time > end:
+                fail("round %d: rank %d's message starts at %.3f, after rank %d's MPI_Recv of it "
+                     "ends at %.3f" % (tag, rank, time, 1 - rank, end))
+    checked = 0
+    for ph, flow, tag, time, rank in flows:
+        if ph == "f" and flow in starts:
+            checked += 1
+            if time < starts[flow]:
+                fail("message %s (tag %d) ends at %.3f, before it starts at %.3f" %
+                     (flow, tag, time, starts[flow]))
+    if checked < 2 * rounds:
+        fail("%d messages of the ping-pong have both ends; expected %d" % (checked, 2 * rounds))
+    print("ok: %d rounds, %d messages" % (rounds, checked))
 
 
 def check_summary(path):
@@ -256,6 +327,8 @@ def main():
     mode = sys.argv[1]
     if mode == "json":
         check_json(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
+    elif mode == "pingpong":
+        check_pingpong(sys.argv[2], int(sys.argv[3]))
     elif mode == "summary":
         check_summary(sys.argv[2])
     elif mode == "timeline":

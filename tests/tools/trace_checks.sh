@@ -75,6 +75,15 @@ case $check in
     validate json t.json 2 thread mpi omp rank MPI_Reduce flow:message
     summary t.json
     ;;
+  pingpong)
+    # 2 ranks on 2 virtual processors: each message's send begins before the receive that took
+    # it ends, however the receive's end was timed (trace_check.py pingpong).
+    expect_run 0 "$bin/weftrun" -n 2 --set scheduler.vps=2 --trace t.json "$programs/trace_pingpong" \
+      3000
+    grep -q "No Errors" out || fail "trace_pingpong did not end with No Errors"
+    validate json t.json 1 thread mpi rank flow:message in-mpi:message
+    validate pingpong t.json 3000
+    ;;
   events)
     # trace.events=mpi: MPI calls only, no thread slices, OpenMP regions or flows.
     expect_run 0 "$bin/weftrun" -n 2 --set trace.events=mpi --trace t.json "$bin/hybrid"
