@@ -460,9 +460,10 @@ void BufferedWrite::fill(std::size_t w, std::size_t r) {
   }
 }
 
-int BufferedWrite::write_buffer(const Window& window, MPI_Offset origin) const {
-  const std::byte* buffer = buffer_of(static_cast<std::size_t>(&window - windows_.data()));
-  for (auto [from, to] : window.covered) {
+int BufferedWrite::write_buffer(std::size_t w) const {
+  const MPI_Offset origin = base_ + static_cast<MPI_Offset>(w * window_bytes_);
+  const std::byte* buffer = buffer_of(w);
+  for (auto [from, to] : windows_[w].covered) {
     while (from < to) {
       const ssize_t n =
           ::pwrite(fd_, buffer + (from - origin), static_cast<std::size_t>(to - from), from);
@@ -487,10 +488,7 @@ int BufferedWrite::write_direct(Window& window) {
 
 void BufferedWrite::write(std::size_t w) {
   Window& window = windows_[w];
-  const MPI_Offset origin = base_ + static_cast<MPI_Offset>(w * window_bytes_);
-  auto write_ranges = [&] {
-    return window.direct ? write_direct(window) : write_buffer(window, origin);
-  };
+  auto write_ranges = [&] { return window.direct ? write_direct(window) : write_buffer(w); };
   int error = 0;
   if (write_here_ || static_cast<std::size_t>(window.end - window.start) < kDirectWriteBytes) {
     error = write_ranges();

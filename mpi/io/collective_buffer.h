@@ -103,7 +103,7 @@ class BufferedWrite {
   void plan(std::size_t w);
   void fill(std::size_t w, std::size_t run);
   void write(std::size_t w);
-  int write_buffer(const Window& window, MPI_Offset origin) const;
+  int write_buffer(std::size_t w) const;
   int write_direct(Window& window);
   std::byte* buffer_of(std::size_t w) const;
 
