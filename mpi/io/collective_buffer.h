@@ -40,14 +40,17 @@ struct BufferGeometry {
 inline constexpr std::size_t kDefaultBufferBytes = std::size_t{4} << 20;
 BufferGeometry buffer_geometry(const File& file);
 
-// A window whose pieces average this many bytes or more goes to the file with pwritev straight
-// from the pieces' memory instead of through a collective buffer. The kernel's cost per vector
-// (about 15 to 25 ns here) against one pwrite of the same bytes: a pwritev of 512-byte vectors
-// takes 1.1 times the CPU of a contiguous pwrite, where the participants' copy and the pwrite
-// take 1.5 to 1.7 times; at 256 bytes the pwritev takes 1.45 times, more than the writer's
-// contiguous pwrite of a pipeline whose copies run on the other cores
-// (docs/mpi-io.md, "One copy: windows written from the ranks' memory").
-inline constexpr std::size_t kDirectVectorBytes = 512;
+// A window whose pieces average this many bytes or more (its span, holes counted, over its
+// pieces) goes to the file with pwritev straight from the pieces' memory instead of through a
+// collective buffer. The kernel's cost per vector (about 15 to 25 ns here) against one pwrite
+// of the same bytes: a pwritev of 512-byte vectors takes 1.1 times the CPU of a contiguous
+// pwrite, where the participants' copy and the pwrite take 1.5 to 1.7 times; at 384 bytes the
+// pwritev takes 1.37 times and at 256 bytes 1.45, more than the writer's contiguous pwrite of a
+// pipeline whose copies run on the other cores (docs/mpi-io.md, "One copy: windows written from
+// the ranks' memory", bench/run pwritev). The bound sits below 512 so that pieces of 512 bytes
+// stay direct where a window's edges cut two of them or a few smaller ones (a header) mix in.
+// Holes only favour the direct write: a window with holes is written range by range either way.
+inline constexpr std::size_t kDirectVectorBytes = 448;
 
 // Where a list of pieces lies, and whether its pieces increase in file offset without
 // overlapping (it is then one run as it is). Each rank finds its own before the meeting, in

@@ -5,7 +5,8 @@
 // ranks that share the writer's core leaving the fills to the others. Windows of large pieces
 // are written straight from the ranks' memory (no fill at all): interleaved pieces from strided
 // memory, more of them in a window than one pwritev takes (IOV_MAX), holes that keep the file's
-// earlier bytes, and pieces adjacent in the file and in memory, land byte for byte.
+// earlier bytes, and pieces adjacent in the file and in memory, land byte for byte; 512-byte
+// pieces stay direct where the windows' edges cut them.
 #include "io/collective_buffer.h"
 
 #include <fcntl.h>
@@ -206,6 +207,23 @@ TEST(CollectiveBuffers, DirectWindowsMergePiecesAdjacentInFileAndMemory) {
       layout);
   EXPECT_EQ(total(outcome.copies), 0U);
   EXPECT_EQ(outcome.direct_windows, 3U);
+}
+
+TEST(CollectiveBuffers, PiecesOf512BytesStayDirectWhereWindowsCutThem) {
+  // Rows of 64 doubles after a 100-byte header: each window's edges cut a piece, which is then
+  // counted in two windows (8193 pieces in a 4 MiB one, 511.9 bytes on average). The third
+  // window holds the last 100 bytes of one piece alone: that one is copied.
+  constexpr std::size_t kRow = 512, kRows = 2048;  // per rank: 8 MiB and 100 bytes in all
+  Layout layout{kRow, kRows, kRow, 100 + kRow * kRows * kRanks,
+                BufferGeometry{std::size_t{4} << 20, 4096}};
+  const Outcome outcome = write_through_buffers(
+      "direct_header",
+      [](int rank, std::size_t i) {
+        return static_cast<MPI_Offset>(100 + (i * kRanks + static_cast<std::size_t>(rank)) * kRow);
+      },
+      layout);
+  EXPECT_EQ(total(outcome.copies), 1U);
+  EXPECT_EQ(outcome.direct_windows, 2U);
 }
 
 }  // namespace
