@@ -213,19 +213,20 @@ std::byte* BufferedWrite::buffer_of(std::size_t w) const {
 constexpr std::size_t kPlan = std::numeric_limits<std::size_t>::max();
 
 bool BufferedWrite::take(Task& task) {
-  for (;;) {
-    // Checked again after each window passed below: passing one lets the plans move ahead.
-    if (next_plan_ < windows_.size() && next_plan_ < fill_window_ + 2) {
-      task = {next_plan_++, kPlan};
-      return true;
-    }
-    if (fill_window_ == windows_.size() || fill_window_ >= written_ + 2) return false;
+  if (next_plan_ < windows_.size() && next_plan_ < fill_window_ + 2) {
+    task = {next_plan_++, kPlan};
+    return true;
+  }
+  while (fill_window_ < windows_.size() && fill_window_ < written_ + 2) {
     const std::size_t w = fill_window_;
     Window& window = windows_[w];
     if (!window.planned) return false;
-    if (window.direct) {  // filled when planned
+    if (window.direct) {
+      // Filled when planned: passing it may let the next plan be handed out, which nobody
+      // would otherwise take (the writer waits for a window to write, the fillers for work).
+      // At most two deep: fill_window_ stays below written_ + 2.
       ++fill_window_;
-      continue;
+      return take(task);
     }
     // A window whose runs overlap is one task: every run in order, so the later one's bytes stay.
     const std::size_t tasks = window.overlap ? 1 : runs_.size();
@@ -244,6 +245,7 @@ bool BufferedWrite::take(Task& task) {
     }
     fill_done(w);
   }
+  return false;
 }
 
 void BufferedWrite::perform(const Task& task) {
