@@ -1,10 +1,12 @@
 #include "io/collective_buffer.h"
 
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -86,6 +88,28 @@ MPI_Offset end_of(const Piece& piece) {
   return piece.file + static_cast<MPI_Offset>(piece.length);
 }
 
+// Writes the vectors `iov[0, count)` at `at`, IOV_MAX at a time, until all are in the file:
+// 0, or the errno of the failure (ENOSPC for a write that makes no progress).
+int write_vectors(int fd, iovec* iov, std::size_t count, MPI_Offset at) {
+  std::size_t first = 0;
+  while (first < count) {
+    const std::size_t n = std::min<std::size_t>(count - first, IOV_MAX);
+    const ssize_t done = ::pwritev(fd, iov + first, static_cast<int>(n), at);
+    if (done < 0 && errno == EINTR) continue;
+    if (done < 0) return errno;
+    if (done == 0) return ENOSPC;
+    at += done;
+    // Skip the vectors the call wrote; shorten the one it stopped in.
+    auto left = static_cast<std::size_t>(done);
+    while (left > 0 && left >= iov[first].iov_len) left -= iov[first++].iov_len;
+    if (left > 0) {
+      iov[first].iov_base = static_cast<std::byte*>(iov[first].iov_base) + left;
+      iov[first].iov_len -= left;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 BufferGeometry buffer_geometry(const File& file) {
@@ -110,6 +134,11 @@ struct BufferedWrite::Window {
   std::vector<std::pair<MPI_Offset, MPI_Offset>> covered;
   bool planned = false;
   bool overlap = false;  // pieces of several runs overlap: one participant fills it, in order
+  // Written from the pieces' memory (kDirectVectorBytes): no fills, the plan lists the vectors
+  // in file order, those of covered range k being [range_vectors[k], range_vectors[k + 1]).
+  bool direct = false;
+  std::vector<iovec> vectors;
+  std::vector<std::size_t> range_vectors;
   std::size_t fills_done = 0;
   bool filled = false;
 };
@@ -192,6 +221,13 @@ bool BufferedWrite::take(Task& task) {
     const std::size_t w = fill_window_;
     Window& window = windows_[w];
     if (!window.planned) return false;
+    if (window.direct) {
+      // Filled when planned: passing it may let the next plan be handed out, which nobody
+      // would otherwise take (the writer waits for a window to write, the fillers for work).
+      // At most two deep: fill_window_ stays below written_ + 2.
+      ++fill_window_;
+      return take(task);
+    }
     // A window whose runs overlap is one task: every run in order, so the later one's bytes stay.
     const std::size_t tasks = window.overlap ? 1 : runs_.size();
     const std::size_t index = next_task_;
@@ -226,6 +262,11 @@ void BufferedWrite::finish(const Task& task) {
   Window& window = windows_[task.window];
   if (task.index == kPlan) {
     window.planned = true;
+    if (window.direct) {
+      ++direct_windows_;
+      window.filled = true;
+      while (ready_ < windows_.size() && windows_[ready_].filled) ++ready_;
+    }
     fillable_.notify_all();
     writable_.notify_one();  // the writer helps fill while it has nothing to write
   } else {
@@ -305,7 +346,10 @@ std::size_t BufferedWrite::run(bool writer) {
 // The ranges the window's pieces cover, following the chain of pieces that start where the
 // previous one ended (in a regular interleaving the run that came next last time usually comes
 // next again); a piece that starts before the end of the previous one is an overlap, and the
-// window's ranges are then found by sorting.
+// window's ranges are then found by sorting. A window whose pieces average kDirectVectorBytes or
+// more (counting the window's span, holes included, against its pieces) gets its vectors on the
+// way, pieces adjacent in both the file and memory merged into one; one with an overlap is
+// filled instead (the later run's bytes must win, which one pwritev per range cannot promise).
 void BufferedWrite::plan(std::size_t w) {
   Window& window = windows_[w];
   const MPI_Offset start = window.start, end = window.end;
@@ -321,6 +365,13 @@ void BufferedWrite::plan(std::size_t w) {
                                              [&](const Piece& p) { return p.file < end; });
     if (first != last) cursors.push_back({first, last});
   }
+  std::size_t pieces = 0;
+  for (const Cursor& c : cursors) pieces += static_cast<std::size_t>(c.end - c.at);
+  const bool direct =
+      pieces > 0 && static_cast<std::size_t>(end - start) >= pieces * kDirectVectorBytes;
+  std::vector<iovec> vectors;
+  std::vector<std::size_t> range_vectors;
+  if (direct) vectors.reserve(pieces);
   auto clipped_start = [&](const Cursor& c) { return std::max(c.at->file, start); };
   std::vector<std::size_t> follows(cursors.size(), 0);
   std::vector<std::pair<MPI_Offset, MPI_Offset>> covered;
@@ -350,7 +401,20 @@ void BufferedWrite::plan(std::size_t w) {
     }
     if (last < cursors.size()) follows[last] = next;
     Cursor& c = cursors[next];
+    const MPI_Offset from = covered.back().second;
     at = std::min(end_of(*c.at), end);
+    if (direct) {
+      std::byte* memory = c.at->memory + (from - c.at->file);
+      const auto length = static_cast<std::size_t>(at - from);
+      const bool new_range = range_vectors.size() < covered.size();
+      if (new_range) range_vectors.push_back(vectors.size());
+      if (!new_range &&
+          static_cast<std::byte*>(vectors.back().iov_base) + vectors.back().iov_len == memory) {
+        vectors.back().iov_len += length;
+      } else {
+        vectors.push_back({memory, length});
+      }
+    }
     covered.back().second = at;
     ++c.at;
     last = next;
@@ -373,6 +437,11 @@ void BufferedWrite::plan(std::size_t w) {
       }
     }
     covered.resize(kept);
+  } else if (direct) {
+    range_vectors.push_back(vectors.size());
+    window.direct = true;
+    window.vectors = std::move(vectors);
+    window.range_vectors = std::move(range_vectors);
   }
   window.covered = std::move(covered);
 }
@@ -393,23 +462,35 @@ void BufferedWrite::fill(std::size_t w, std::size_t r) {
   }
 }
 
-void BufferedWrite::write(std::size_t w) {
-  const Window& window = windows_[w];
+int BufferedWrite::write_buffer(std::size_t w) const {
   const MPI_Offset origin = base_ + static_cast<MPI_Offset>(w * window_bytes_);
   const std::byte* buffer = buffer_of(w);
-  auto write_ranges = [&]() -> int {
-    for (auto [from, to] : window.covered) {
-      while (from < to) {
-        const ssize_t n =
-            ::pwrite(fd_, buffer + (from - origin), static_cast<std::size_t>(to - from), from);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return errno;
-        if (n == 0) return ENOSPC;
-        from += n;
-      }
+  for (auto [from, to] : windows_[w].covered) {
+    while (from < to) {
+      const ssize_t n =
+          ::pwrite(fd_, buffer + (from - origin), static_cast<std::size_t>(to - from), from);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return errno;
+      if (n == 0) return ENOSPC;
+      from += n;
     }
-    return 0;
-  };
+  }
+  return 0;
+}
+
+int BufferedWrite::write_direct(Window& window) {
+  for (std::size_t k = 0; k < window.covered.size(); ++k) {
+    const std::size_t first = window.range_vectors[k];
+    const int error = write_vectors(fd_, window.vectors.data() + first,
+                                    window.range_vectors[k + 1] - first, window.covered[k].first);
+    if (error != 0) return error;
+  }
+  return 0;
+}
+
+void BufferedWrite::write(std::size_t w) {
+  Window& window = windows_[w];
+  auto write_ranges = [&] { return window.direct ? write_direct(window) : write_buffer(w); };
   int error = 0;
   if (write_here_ || static_cast<std::size_t>(window.end - window.start) < kDirectWriteBytes) {
     error = write_ranges();
@@ -417,6 +498,8 @@ void BufferedWrite::write(std::size_t w) {
     error = weft::io::blocking_call(write_ranges);
   }
   if (error != 0) error_ = error;
+  // The vectors of a large call would otherwise stay until its end (16 bytes a piece).
+  std::vector<iovec>().swap(window.vectors);
 }
 
 }  // namespace weft::mpi::io

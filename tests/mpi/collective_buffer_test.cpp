@@ -2,7 +2,11 @@
 // one process of 8 ranks on 2 cores: a run of pieces with nothing in a window is never handed
 // out as a fill of that window (a block-distributed array leaves most ranks out of each window),
 // and the file holds every byte, for pieces laid out rank after rank and interleaved, with the
-// ranks that share the writer's core leaving the fills to the others.
+// ranks that share the writer's core leaving the fills to the others. Windows of large pieces
+// are written straight from the ranks' memory (no fill at all): interleaved pieces from strided
+// memory, more of them in a window than one pwritev takes (IOV_MAX), holes that keep the file's
+// earlier bytes, and pieces adjacent in the file and in memory, land byte for byte; 512-byte
+// pieces stay direct where the windows' edges cut them.
 #include "io/collective_buffer.h"
 
 #include <fcntl.h>
@@ -10,7 +14,9 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -30,25 +36,42 @@ constexpr std::size_t kPieces = 160;  // per rank
 constexpr std::size_t kRankBytes = kPiece * kPieces;
 constexpr std::size_t kFileBytes = kRankBytes * kRanks;  // 128000: 32 windows of 4000
 constexpr BufferGeometry kGeometry{4000, 500};
+constexpr std::byte kEarlier{0xEE};
 
 std::byte byte_of(int rank, std::size_t i) {
   return static_cast<std::byte>((rank * 31 + static_cast<int>(i) * 7) % 253);
 }
 
-// Piece i of rank r lies at `place(r, i)` in the file.
+// Piece i of rank r lies at `place(r, i)` in the file; a negative place: the rank has no such
+// piece (a hole).
 using Place = MPI_Offset (*)(int rank, std::size_t i);
+
+// The pieces of every rank: `pieces` of `piece` bytes, piece i at i * `stride` of its memory.
+struct Layout {
+  std::size_t piece = kPiece;
+  std::size_t pieces = kPieces;
+  std::size_t stride = kPiece;
+  std::size_t file_bytes = kFileBytes;
+  BufferGeometry geometry = kGeometry;
+};
 
 struct Outcome {
   std::vector<std::size_t> copies = std::vector<std::size_t>(kRanks, 0);
+  std::size_t direct_windows = 0;
 };
 
 // Every rank writes its pieces through one BufferedWrite that the writer builds and claims
-// before the others see it; the file's bytes are then checked against `place`.
-Outcome write_through_buffers(const char* name, Place place) {
+// before the others see it; right after, each rank overwrites its memory (the writer must have
+// read it before anyone returns). The file's bytes are then checked against `place`, and the
+// bytes no piece covers against what the file held before.
+Outcome write_through_buffers(const char* name, Place place, const Layout& layout = {}) {
   weft::testing::TestFile path("weft_collective_buffer_", name);
   const int fd = ::open(path.c_str(), O_CREAT | O_RDWR | O_TRUNC, 0600);
   EXPECT_GE(fd, 0);
-  std::vector<std::vector<std::byte>> data(kRanks, std::vector<std::byte>(kRankBytes));
+  const std::vector<std::byte> earlier(layout.file_bytes, kEarlier);
+  EXPECT_EQ(::pwrite(fd, earlier.data(), earlier.size(), 0), static_cast<ssize_t>(earlier.size()));
+  const std::size_t rank_bytes = layout.stride * layout.pieces;
+  std::vector<std::vector<std::byte>> data(kRanks, std::vector<std::byte>(rank_bytes));
   std::vector<std::vector<Piece>> pieces(kRanks);
   std::atomic<BufferedWrite*> shared{nullptr};
   Outcome outcome;
@@ -56,18 +79,19 @@ Outcome write_through_buffers(const char* name, Place place) {
                 kRanks, 2,
                 [&](int rank) {
                   auto& mine = data[static_cast<std::size_t>(rank)];
-                  for (std::size_t i = 0; i < kRankBytes; ++i) {
+                  for (std::size_t i = 0; i < rank_bytes; ++i) {
                     mine[i] = byte_of(rank, i);
                   }
-                  for (std::size_t i = 0; i < kPieces; ++i) {
+                  for (std::size_t i = 0; i < layout.pieces; ++i) {
+                    if (place(rank, i) < 0) continue;
                     pieces[static_cast<std::size_t>(rank)].push_back(
-                        {place(rank, i), mine.data() + i * kPiece, kPiece});
+                        {place(rank, i), mine.data() + i * layout.stride, layout.piece});
                   }
                   MPI_Barrier(MPI_COMM_WORLD);
                   std::unique_ptr<BufferedWrite> write;
                   if (rank == kWriter) {
                     std::vector<std::span<const Piece>> sources(pieces.begin(), pieces.end());
-                    write = std::make_unique<BufferedWrite>(fd, sources, kGeometry);
+                    write = std::make_unique<BufferedWrite>(fd, sources, layout.geometry);
                     write->claim_writer();
                     shared.store(write.get(), std::memory_order_release);
                   }
@@ -78,22 +102,34 @@ Outcome write_through_buffers(const char* name, Place place) {
                   outcome.copies[static_cast<std::size_t>(rank)] = w->run(rank == kWriter);
                   if (rank == kWriter) {
                     EXPECT_EQ(w->error(), 0);
+                    outcome.direct_windows = w->direct_windows();
                   }
+                  // As MPI_File_write_all's caller may once the call has returned: the writer
+                  // has returned from run() only once every window is in the file.
+                  MPI_Barrier(MPI_COMM_WORLD);
+                  std::fill(mine.begin(), mine.end(), std::byte{0});
                   MPI_Barrier(MPI_COMM_WORLD);
                 }),
             0);
-  std::vector<std::byte> file(kFileBytes);
-  EXPECT_EQ(::pread(fd, file.data(), kFileBytes, 0), static_cast<ssize_t>(kFileBytes));
+  std::vector<std::byte> file(layout.file_bytes);
+  EXPECT_EQ(::pread(fd, file.data(), file.size(), 0), static_cast<ssize_t>(file.size()));
   ::close(fd);
+  std::vector<bool> covered(layout.file_bytes, false);
   for (int r = 0; r < kRanks; ++r) {
-    for (std::size_t i = 0; i < kPieces; ++i) {
-      for (std::size_t k = 0; k < kPiece; ++k) {
+    for (std::size_t i = 0; i < layout.pieces; ++i) {
+      if (place(r, i) < 0) continue;
+      for (std::size_t k = 0; k < layout.piece; ++k) {
         const auto at = static_cast<std::size_t>(place(r, i)) + k;
-        EXPECT_EQ(file[at], byte_of(r, i * kPiece + k))
-            << "rank " << r << " piece " << i << " byte " << k;
-        if (file[at] != byte_of(r, i * kPiece + k)) return outcome;
+        covered[at] = true;
+        const std::byte expected = byte_of(r, i * layout.stride + k);
+        EXPECT_EQ(file[at], expected) << "rank " << r << " piece " << i << " byte " << k;
+        if (file[at] != expected) return outcome;
       }
     }
+  }
+  for (std::size_t at = 0; at < layout.file_bytes; ++at) {
+    EXPECT_TRUE(covered[at] || file[at] == kEarlier) << "hole byte " << at << " was written";
+    if (!covered[at] && file[at] != kEarlier) break;
   }
   return outcome;
 }
@@ -111,6 +147,7 @@ TEST(CollectiveBuffers, RunsOutsideAWindowAreNotHandedOut) {
     return static_cast<MPI_Offset>(static_cast<std::size_t>(rank) * kRankBytes + i * kPiece);
   });
   EXPECT_EQ(total(outcome.copies), kFileBytes / kGeometry.buffer_bytes);
+  EXPECT_EQ(outcome.direct_windows, 0U) << "100-byte pieces go through the buffers";
 }
 
 TEST(CollectiveBuffers, InterleavedPiecesLandInPlace) {
@@ -119,6 +156,74 @@ TEST(CollectiveBuffers, InterleavedPiecesLandInPlace) {
     return static_cast<MPI_Offset>((i * kRanks + static_cast<std::size_t>(rank)) * kPiece);
   });
   EXPECT_EQ(total(outcome.copies), kFileBytes / kGeometry.buffer_bytes * kRanks);
+}
+
+// Pieces of kDirectVectorBytes and more: 8 ranks' 600-byte pieces side by side in the file, each
+// rank's taken from every other 600 bytes of its memory (a strided memory type), through 1 MiB
+// windows: 1747 pieces a window, more than one pwritev takes, none adjacent in memory.
+constexpr std::size_t kLargePiece = 600;
+constexpr std::size_t kLargePieces = 600;                                     // per rank
+constexpr std::size_t kLargeFileBytes = kLargePiece * kLargePieces * kRanks;  // 2880000: 3 windows
+static_assert(kLargePiece >= kDirectVectorBytes);
+static_assert((std::size_t{1} << 20) / kLargePiece > IOV_MAX);
+constexpr Layout kLarge{kLargePiece, kLargePieces, 2 * kLargePiece, kLargeFileBytes,
+                        BufferGeometry{std::size_t{1} << 20, 4096}};
+
+TEST(CollectiveBuffers, LargePiecesGoStraightFromStridedMemory) {
+  const Outcome outcome = write_through_buffers(
+      "direct",
+      [](int rank, std::size_t i) {
+        return static_cast<MPI_Offset>((i * kRanks + static_cast<std::size_t>(rank)) * kLargePiece);
+      },
+      kLarge);
+  EXPECT_EQ(total(outcome.copies), 0U) << "nothing is copied into a collective buffer";
+  EXPECT_EQ(outcome.direct_windows, 3U);
+}
+
+TEST(CollectiveBuffers, DirectWindowsKeepHoles) {
+  // Rank 3 writes nothing and rank 5 every other piece: the holes keep the file's bytes.
+  const Outcome outcome = write_through_buffers(
+      "direct_holes",
+      [](int rank, std::size_t i) {
+        if (rank == 3 || (rank == 5 && i % 2 == 1)) return MPI_Offset{-1};
+        return static_cast<MPI_Offset>((i * kRanks + static_cast<std::size_t>(rank)) * kLargePiece);
+      },
+      kLarge);
+  EXPECT_EQ(total(outcome.copies), 0U);
+  EXPECT_EQ(outcome.direct_windows, 3U);
+}
+
+TEST(CollectiveBuffers, DirectWindowsMergePiecesAdjacentInFileAndMemory) {
+  // Rank after rank from contiguous memory: each rank's pieces are one block of the file and of
+  // its memory, cut by the windows' bounds (which are not multiples of the pieces).
+  Layout layout = kLarge;
+  layout.stride = kLargePiece;
+  const Outcome outcome = write_through_buffers(
+      "direct_adjacent",
+      [](int rank, std::size_t i) {
+        return static_cast<MPI_Offset>((static_cast<std::size_t>(rank) * kLargePieces + i) *
+                                       kLargePiece);
+      },
+      layout);
+  EXPECT_EQ(total(outcome.copies), 0U);
+  EXPECT_EQ(outcome.direct_windows, 3U);
+}
+
+TEST(CollectiveBuffers, PiecesOf512BytesStayDirectWhereWindowsCutThem) {
+  // Rows of 64 doubles after a 100-byte header: each window's edges cut a piece, which is then
+  // counted in two windows (8193 pieces in a 4 MiB one, 511.9 bytes on average). The third
+  // window holds the last 100 bytes of one piece alone: that one is copied.
+  constexpr std::size_t kRow = 512, kRows = 2048;  // per rank: 8 MiB and 100 bytes in all
+  Layout layout{kRow, kRows, kRow, 100 + kRow * kRows * kRanks,
+                BufferGeometry{std::size_t{4} << 20, 4096}};
+  const Outcome outcome = write_through_buffers(
+      "direct_header",
+      [](int rank, std::size_t i) {
+        return static_cast<MPI_Offset>(100 + (i * kRanks + static_cast<std::size_t>(rank)) * kRow);
+      },
+      layout);
+  EXPECT_EQ(total(outcome.copies), 1U);
+  EXPECT_EQ(outcome.direct_windows, 2U);
 }
 
 }  // namespace

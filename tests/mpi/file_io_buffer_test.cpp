@@ -3,10 +3,12 @@
 // of pieces of odd sizes that interleave rank by rank, with a hole after each, land where the
 // views put them and the holes keep the file's earlier bytes, on one core and on two; and where
 // another core of the writer's node fills, the writer makes its pwrite calls on its own core
-// (no spare kernel thread), which a lone core cannot do.
+// (no spare kernel thread), which a lone core cannot do. A rank may reuse its buffer as soon as
+// its call returns, also where the writer wrote from it directly.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -112,6 +114,56 @@ TEST(FileIoBuffers, WriterOnItsOwnCoreWhileAnotherFills) {
 TEST(FileIoBuffers, WriterHandsOffWhenItsCoreIsTheOnlyOne) {
   TestFile path("one_core");
   write_interleaved_with_holes(path, 1);
+}
+
+// Windows of large pieces go to the file straight from the ranks' memory: each of 8 ranks writes
+// 1 KiB blocks that interleave rank by rank, from every other KiB of its buffer (a strided
+// memory type), and overwrites its buffer as soon as MPI_File_write_all returns. The file must
+// hold what the buffers held during the call: no rank returns while the writer may still read
+// its memory.
+TEST(FileIoBuffers, BufferReusedRightAfterADirectWrite) {
+  constexpr int kWriters = 8, kPiece = 1024, kPieces = 640;
+  constexpr int kBytes = kWriters * kPiece * kPieces;  // 5 MiB: five windows of 1 MiB
+  TestFile path("reused");
+  EXPECT_EQ(
+      run_ranks(kWriters, 2,
+                [&](int rank) {
+                  MPI_Info info;
+                  MPI_Info_create(&info);
+                  MPI_Info_set(info, "cb_buffer_size", "1048576");
+                  MPI_File fh = MPI_FILE_NULL;
+                  ASSERT_EQ(MPI_File_open(MPI_COMM_WORLD, path.c_str(),
+                                          MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
+                            MPI_SUCCESS);
+                  MPI_Info_free(&info);
+                  MPI_Datatype block, tile, strided;
+                  MPI_Type_contiguous(kPiece, MPI_BYTE, &block);
+                  MPI_Type_create_resized(block, 0, kWriters * kPiece, &tile);
+                  MPI_Type_commit(&tile);
+                  MPI_Type_vector(kPieces, kPiece, 2 * kPiece, MPI_BYTE, &strided);
+                  MPI_Type_commit(&strided);
+                  MPI_File_set_view(fh, rank * kPiece, MPI_BYTE, tile, "native", MPI_INFO_NULL);
+                  std::vector<unsigned char> mine(2 * kPiece * kPieces);
+                  for (int i = 0; i < static_cast<int>(mine.size()); ++i)
+                    mine[i] = byte_of(rank, i);
+                  EXPECT_EQ(MPI_File_write_all(fh, mine.data(), 1, strided, MPI_STATUS_IGNORE),
+                            MPI_SUCCESS);
+                  std::fill(mine.begin(), mine.end(), 0);
+                  MPI_Barrier(MPI_COMM_WORLD);
+                  MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+                  std::vector<unsigned char> all(kBytes, 0);
+                  MPI_File_read_at_all(fh, 0, all.data(), kBytes, MPI_BYTE, MPI_STATUS_IGNORE);
+                  for (int at = 0; at < kBytes; ++at) {
+                    const int i = at / (kWriters * kPiece), r = at / kPiece % kWriters,
+                              k = at % kPiece;
+                    ASSERT_EQ(all[at], byte_of(r, 2 * kPiece * i + k)) << "at byte " << at;
+                  }
+                  MPI_Type_free(&block);
+                  MPI_Type_free(&tile);
+                  MPI_Type_free(&strided);
+                  MPI_File_close(&fh);
+                }),
+      0);
 }
 
 }  // namespace

@@ -699,10 +699,12 @@ TEST(FileIo, ErrorsReturnTheirClass) {
       0);
 }
 
-// A full disk: /dev/full takes no byte (ENOSPC), which the program gets as MPI_ERR_NO_SPACE.
+// A full disk: /dev/full takes no byte (ENOSPC), which the program gets as MPI_ERR_NO_SPACE,
+// from a collective write through a collective buffer (the ranks' ints overlap) and from one
+// written straight from the ranks' memory (blocks of 1 KiB side by side).
 TEST(FileIo, FullDiskIsNoSpace) {
   EXPECT_EQ(run_ranks(2, 2,
-                      [&](int) {
+                      [&](int rank) {
                         MPI_File fh = MPI_FILE_NULL;
                         ASSERT_EQ(MPI_File_open(MPI_COMM_WORLD, "/dev/full", MPI_MODE_WRONLY,
                                                 MPI_INFO_NULL, &fh),
@@ -715,6 +717,11 @@ TEST(FileIo, FullDiskIsNoSpace) {
                         MPI_Error_class(
                             MPI_File_write_all(fh, &value, 1, MPI_INT, MPI_STATUS_IGNORE),
                             &error_class);
+                        EXPECT_EQ(error_class, MPI_ERR_NO_SPACE);
+                        const std::vector<char> block(1024, 'x');
+                        MPI_Error_class(MPI_File_write_at_all(fh, rank * 1024, block.data(), 1024,
+                                                              MPI_BYTE, MPI_STATUS_IGNORE),
+                                        &error_class);
                         EXPECT_EQ(error_class, MPI_ERR_NO_SPACE);
                         // A nonblocking write returns the class from its wait (the default
                         // handler of files returns; MPI_COMM_WORLD's would end the job).
