@@ -356,6 +356,27 @@ TEST(NbcRing, MoreOutstandingThanSlotsOfMixedKindsCompleteOutOfOrder) {
   }
 }
 
+// MPI_COMM_SELF is one object whose every rank is its only member: the ranks' nonblocking calls on
+// it, outstanding together, must each meet alone: in one shared instance ring, a rank that came
+// while another's call held a slot would join that call's instance and wait forever (a window of a
+// few instructions, hence many calls).
+TEST(NbcRing, EachRanksCallsOnCommSelfMeetAlone) {
+  run_ranks({3, 2}, [](int rank, int) {
+    constexpr int kCalls = 4000;
+    std::vector<int> in(kCalls), out(kCalls, -1);
+    std::vector<MPI_Request> requests(kCalls, MPI_REQUEST_NULL);
+    for (int i = 0; i < kCalls; ++i) {
+      in[static_cast<std::size_t>(i)] = rank * 1000 + i;
+      MPI_Iallreduce(&in[static_cast<std::size_t>(i)], &out[static_cast<std::size_t>(i)], 1,
+                     MPI_INT, MPI_SUM, MPI_COMM_SELF, &requests[static_cast<std::size_t>(i)]);
+    }
+    ASSERT_EQ(MPI_Waitall(kCalls, requests.data(), MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    for (int i = 0; i < kCalls; ++i) {
+      EXPECT_EQ(out[static_cast<std::size_t>(i)], rank * 1000 + i) << "call " << i;
+    }
+  });
+}
+
 TEST(NbcErrors, ArgumentsAndRequestsAreChecked) {
   run_ranks({3, 2}, [](int rank, int) {
     weft::testing::errors_return();
