@@ -1,7 +1,9 @@
 /* `coll_instructions <collective> <calls>`: MPI_Init, one warm-up call, then <calls> calls of one
  * collective on MPI_COMM_WORLD, then MPI_Finalize: barrier, allreduce (8 B: one double,
  * MPI_SUM), alltoall (1 KiB per pair of ranks), bcast (8 B), reduce (8 B, MPI_SUM) or allgather
- * (8 B per rank). bench/mpi/instructions_run counts the instructions of two such jobs under
+ * (8 B per rank); or the nonblocking ibarrier, ibcast, ireduce, iallreduce, igather, iscatter,
+ * iallgather or ialltoall (8 B per rank, as the small cells of bench/mpi/nbc_run), each call
+ * followed by its MPI_Wait. bench/mpi/instructions_run counts the instructions of two such jobs under
  * callgrind and divides their difference by the calls between them: the instructions of one call
  * on one rank, whatever the startup costs and the machine's load. */
 #include <mpi.h>
@@ -28,7 +30,24 @@ int main(int argc, char** argv) {
   char* receive = calloc((size_t)size, kAlltoallBytes);
   int known = 1;
   for (long i = 0; i <= calls && known; ++i) {
-    if (strcmp(name, "barrier") == 0) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (strcmp(name, "ibarrier") == 0) {
+      MPI_Ibarrier(MPI_COMM_WORLD, &request);
+    } else if (strcmp(name, "ibcast") == 0) {
+      MPI_Ibcast(&result, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, &request);
+    } else if (strcmp(name, "ireduce") == 0) {
+      MPI_Ireduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, &request);
+    } else if (strcmp(name, "iallreduce") == 0) {
+      MPI_Iallreduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &request);
+    } else if (strcmp(name, "igather") == 0) {
+      MPI_Igather(&value, 1, MPI_DOUBLE, gathered, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, &request);
+    } else if (strcmp(name, "iscatter") == 0) {
+      MPI_Iscatter(gathered, 1, MPI_DOUBLE, &result, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD, &request);
+    } else if (strcmp(name, "iallgather") == 0) {
+      MPI_Iallgather(&value, 1, MPI_DOUBLE, gathered, 1, MPI_DOUBLE, MPI_COMM_WORLD, &request);
+    } else if (strcmp(name, "ialltoall") == 0) {
+      MPI_Ialltoall(send, 8, MPI_BYTE, receive, 8, MPI_BYTE, MPI_COMM_WORLD, &request);
+    } else if (strcmp(name, "barrier") == 0) {
       MPI_Barrier(MPI_COMM_WORLD);
     } else if (strcmp(name, "allreduce") == 0) {
       MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -44,6 +63,7 @@ int main(int argc, char** argv) {
     } else {
       known = 0;
     }
+    MPI_Wait(&request, MPI_STATUS_IGNORE);
   }
   free(gathered);
   free(send);

@@ -173,6 +173,9 @@ void MeetingTable::leave(int index) {
 }
 
 std::string MeetingTable::nonblocking_name(std::uint64_t call) {
+  if (const std::string_view function = instances_.function_of(call); !function.empty()) {
+    return std::string(function);
+  }
   std::lock_guard lock(mutex_);
   if (auto found = entries_.find(call); found != entries_.end()) {
     return std::string(found->second.function);
@@ -197,7 +200,7 @@ std::shared_ptr<void> MeetingTable::join_entry(std::uint64_t key, std::uint64_t 
                                                std::string_view function,
                                                const std::function<std::shared_ptr<void>()>& make,
                                                const CallNumber* number) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   Entry& entry = entries_[key];
   if (entry.object == nullptr) {
     entry.object = make();
@@ -208,26 +211,55 @@ std::shared_ptr<void> MeetingTable::join_entry(std::uint64_t key, std::uint64_t 
   }
   std::shared_ptr<void> object = entry.object;
   if (++entry.joined == size) entries_.erase(key);
-  if (number != nullptr) {
-    // Note the call in the ring entry of its place, unless a call at a later place or a later
-    // call at this place is noted there (a member past this place has met in it, and any
-    // mismatch with this call shows there). Notes are written under mutex_.
-    RingEntry& ring = ring_[number->place % kRing];
-    const std::uint64_t note = note_of(*number);
-    const std::uint64_t noted = ring.nonblocking.load(std::memory_order_relaxed);
-    if ((noted & kNoted) == 0 || places_after(note, noted) > 0 ||
-        (places_after(note, noted) == 0 && calls_after(note, noted) > 0)) {
-      // seq_cst: before the load of the call below, as a blocking place's first member writes
-      // the call and then loads the note (join): one of the two sees the other.
-      ring.nonblocking.store(note, std::memory_order_seq_cst);
-    }
-    // A blocking call of another member with this number: whatever place it has, this member's
-    // call of that number is of another kind. Its first member wrote `function` before the call.
-    if (ring.call.load(std::memory_order_seq_cst) == number->call + 1) {
-      end_job(out_of_order_message(number->call, function, ring.function));
+  lock.unlock();
+  if (number != nullptr) note_nonblocking(*number, function);
+  return object;
+}
+
+std::shared_ptr<void> MeetingTable::join_instance(
+    std::uint64_t sequence, std::uint64_t call, int size, const std::type_info& type,
+    std::string_view function, const std::function<std::shared_ptr<void>()>& make,
+    const CallNumber* number) {
+  InstanceRing::Joined joined = instances_.join(sequence, call, size, type, function, make);
+  switch (joined.outcome) {
+    case InstanceRing::Outcome::joined:
+      break;
+    case InstanceRing::Outcome::diverted:
+      return join_entry(call, call, size, type, function, make, number);
+    case InstanceRing::Outcome::other_kind:
+      end_job(out_of_order_message(call, function, joined.other_function));
+    case InstanceRing::Outcome::other_call:
+      // The two members' calls before this one differ: the lower number is this kind of call at
+      // one member and another kind (a blocking one) at the other.
+      if (call < joined.other_call)
+        end_job(out_of_order_message(call, function, "another collective"));
+      end_job(out_of_order_message(joined.other_call, "another collective", joined.other_function));
+  }
+  if (number != nullptr) note_nonblocking(*number, function);
+  return std::move(joined.object);
+}
+
+void MeetingTable::note_nonblocking(const CallNumber& number, std::string_view function) {
+  // Note the call in the ring entry of its place, unless a call at a later place or a later call
+  // at this place is noted there (a member past this place has met in it, and any mismatch with
+  // this call shows there).
+  RingEntry& ring = ring_[number.place % kRing];
+  const std::uint64_t note = note_of(number);
+  std::uint64_t noted = ring.nonblocking.load(std::memory_order_relaxed);
+  while ((noted & kNoted) == 0 || places_after(note, noted) > 0 ||
+         (places_after(note, noted) == 0 && calls_after(note, noted) > 0)) {
+    // seq_cst: before the load of the call below, as a blocking place's first member writes the
+    // call and then loads the note (join): one of the two sees the other.
+    if (ring.nonblocking.compare_exchange_weak(noted, note, std::memory_order_seq_cst,
+                                               std::memory_order_relaxed)) {
+      break;
     }
   }
-  return object;
+  // A blocking call of another member with this number: whatever place it has, this member's
+  // call of that number is of another kind. Its first member wrote `function` before the call.
+  if (ring.call.load(std::memory_order_seq_cst) == number.call + 1) {
+    end_job(out_of_order_message(number.call, function, ring.function));
+  }
 }
 
 }  // namespace weft::mpi

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "coll/instance_ring.h"
 #include "request/completion.h"
 #include "weft/sync.h"
 
@@ -215,17 +216,20 @@ class MeetingRef {
 // member's collective calls there; `place` counts those of them that meet in the communicator's
 // ring (blocking calls and communicator creations inside the process, MeetingTable::join). A call
 // that does not meet in the ring takes no place and carries the place of the member's next one.
-// MPI-3.1 5.12 has every member make the same calls in the same order, so every member gives a
-// call the same two numbers.
+// `instance` counts likewise the calls that join an instance in the communicator's InstanceRing
+// (nonblocking collectives and persistent inits inside the process). MPI-3.1 5.12 has every
+// member make the same calls in the same order, so every member gives a call the same numbers.
 struct CallNumber {
   std::uint64_t call = 0;
   std::uint64_t place = 0;
+  std::uint64_t instance = 0;
 };
 
 // The meetings of one communicator. A blocking call or a communicator creation of the process's
-// members meets in a Meeting of the table's ring; a nonblocking collective (mpi/coll/nbc.h) in the
-// shared instance of its kind, in a map by call number; a persistent request, a collective file
-// access or a collective across processes in that map under a key of its own.
+// members meets in a Meeting of the table's ring; a nonblocking collective or a persistent init
+// (mpi/coll/nbc.h) in the shared instance of its kind, found in the InstanceRing, or in a map by
+// call number when the ring diverted it; a collective file access or a collective across
+// processes in that map under a key of its own.
 //
 // The ring keeps a few Meetings from call to call: the blocking call at place p meets in entry
 // p % kRing, once the members of place p - kRing have all left it, so the entry serves its places
@@ -238,7 +242,8 @@ struct CallNumber {
 //
 // A member whose call is of another kind than another member's call of the same number ends the
 // job (the members would otherwise wait for one another forever): at a place, two members' call
-// numbers differ; in the map, two members' types differ; and between the two, a nonblocking call
+// numbers differ; in the instance ring, two members' types or call numbers differ; in the map,
+// two members' types differ; and between blocking and nonblocking calls, a nonblocking call
 // notes its place and number in the ring entry of its place and then reads the call number there,
 // while the first member of a blocking place writes its number and then reads the note.
 class MeetingTable {
@@ -261,13 +266,21 @@ class MeetingTable {
   // (mpi/coll/fan_ring.h).
   collective::FanRing& fan_ring(int size);
   // A nonblocking collective's shared object of type T, made by make() for the first member to
-  // join: the members of the communicator's call `number`, checked against the ring's blocking
-  // calls. A member whose call is of another kind than the first member's ends the job
-  // (`function` names its call).
+  // join: the members of the communicator's call `number` (from next_instance_call), checked
+  // against the ring's blocking calls. A member whose call is of another kind than the first
+  // member's ends the job (`function` names its call).
   template <class T, class Make>
   std::shared_ptr<T> join(CallNumber number, int size, std::string_view function, Make&& make) {
+    return std::static_pointer_cast<T>(join_instance(number.instance, number.call, size, typeid(T),
+                                                     function, erase(make), &number));
+  }
+  // The same for the `start`-th start of a persistent collective, whose starts meet in a table of
+  // their own (nbc::Series).
+  template <class T, class Make>
+  std::shared_ptr<T> join_start(std::uint64_t start, int size, std::string_view function,
+                                Make&& make) {
     return std::static_pointer_cast<T>(
-        join_entry(number.call, number.call, size, typeid(T), function, erase(make), &number));
+        join_instance(start, start, size, typeid(T), function, erase(make), nullptr));
   }
   // The same under a key other than a call of the communicator (a collective between processes
   // meets under its message tag, a persistent request's starts by their count): `call` is only
@@ -296,7 +309,8 @@ class MeetingTable {
     std::unique_ptr<Meeting> meeting;
     std::string_view function;  // of the place's first member
     // The latest nonblocking call made at a place of this entry (note_nonblocking): read by a
-    // place's first member, written under the table's lock, so on a line of its own.
+    // place's first member, written by the first member of a nonblocking call, so on a line of
+    // its own.
     alignas(64) std::atomic<std::uint64_t> nonblocking{0};
   };
   struct Entry {
@@ -310,6 +324,15 @@ class MeetingTable {
     return [&make]() -> std::shared_ptr<void> { return make(); };
   }
   void leave(int index);
+  // The object of ring call `sequence` (InstanceRing::join), or of map entry `call` where the ring
+  // diverts it; ends the job on a mismatch, as join_entry.
+  std::shared_ptr<void> join_instance(std::uint64_t sequence, std::uint64_t call, int size,
+                                      const std::type_info& type, std::string_view function,
+                                      const std::function<std::shared_ptr<void>()>& make,
+                                      const CallNumber* number);
+  // Notes nonblocking call `number` in the ring entry of its place and ends the job when that
+  // entry holds a blocking call of the same number.
+  void note_nonblocking(const CallNumber& number, std::string_view function);
   // The object of entry `key`, made if the entry is new, counted as joined by one more member;
   // ends the job when the entry's object is not of `type`, or when `number` (a call of the
   // communicator) is a blocking call of another member.
@@ -328,6 +351,7 @@ class MeetingTable {
                               std::string_view other_function);
 
   RingEntry ring_[kRing];
+  InstanceRing instances_;
   std::atomic<collective::PairRing*> pair_ring_{nullptr};  // owned
   std::atomic<collective::FanRing*> fan_ring_{nullptr};    // owned
   Mutex mutex_;

@@ -10,7 +10,7 @@
 namespace weft::mpi::nbc {
 
 Instance::Instance(int size, std::string_view function)
-    : size_(size), function_(function), members_(static_cast<std::size_t>(size)) {}
+    : size_(size), function_(function), members_(size) {}
 
 Instance::~Instance() = default;
 

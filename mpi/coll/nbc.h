@@ -1,7 +1,8 @@
 // Nonblocking and persistent collectives inside a process, as event-driven state machines.
 //
 // The n-th collective call of every member of a communicator joins one shared Instance (through
-// the communicator's MeetingTable, as blocking calls join a Meeting). A member writes its side
+// the communicator's MeetingTable: its InstanceRing, lock-free, or its map when the ring's slot is
+// still held by an older call; as blocking calls join a Meeting). A member writes its side
 // of the call (buffers, counts, types) into the instance and arrives; it never waits. The arrival
 // that completes the set, the last member's, is the event that starts the work: that thread
 // turns it into pieces (copies into one member's buffers, a chunk of a reduction) and runs them
@@ -15,6 +16,7 @@
 // MPI_Start of every member joins the k-th instance of that series.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -32,6 +34,24 @@
 #include "request/request.h"
 
 namespace weft::mpi::nbc {
+
+// An entry per member of an instance: inline for up to two members, so that the small common
+// case is one allocation (the instance's) whose entries share its lines; else allocated.
+template <class T>
+class PerMember {
+ public:
+  explicit PerMember(int size)
+      : heap_(size > kInline ? new T[static_cast<std::size_t>(size)]() : nullptr) {}
+  T& operator[](std::size_t rank) { return heap_ != nullptr ? heap_[rank] : inline_[rank]; }
+  const T& operator[](std::size_t rank) const {
+    return heap_ != nullptr ? heap_[rank] : inline_[rank];
+  }
+
+ private:
+  static constexpr int kInline = 2;
+  std::array<T, kInline> inline_{};
+  std::unique_ptr<T[]> heap_;
+};
 
 class Instance : public std::enable_shared_from_this<Instance> {
  public:
@@ -89,7 +109,7 @@ class Instance : public std::enable_shared_from_this<Instance> {
 
   const int size_;
   const std::string_view function_;
-  std::vector<Member> members_;
+  PerMember<Member> members_;
   // Allocated only when some member's request fails (rare), by comm rank.
   std::unique_ptr<std::string[]> failures_;
   // Allocated only when pieces go to progress threads.
@@ -105,8 +125,7 @@ class Instance : public std::enable_shared_from_this<Instance> {
 template <class Side>
 class Sided : public Instance {
  public:
-  Sided(int size, std::string_view function)
-      : Instance(size, function), sides_(static_cast<std::size_t>(size)) {}
+  Sided(int size, std::string_view function) : Instance(size, function), sides_(size) {}
 
   Side& side(int rank) { return sides_[static_cast<std::size_t>(rank)]; }
   template <class T = Side>
@@ -115,7 +134,7 @@ class Sided : public Instance {
   }
 
  private:
-  std::vector<Side> sides_;
+  PerMember<Side> sides_;
 };
 
 // Below this many bytes in all, the last member to arrive does the work itself: handing it to
@@ -133,6 +152,19 @@ struct Series {
 template <class Op, class Fill>
 int issue(MPI_Comm comm, std::string_view function, bool persistent, MPI_Request* handle,
           Fill fill);
+
+// The shared object of type T of the caller's call `number` on `comm`, made by make() for the
+// first member. MPI_COMM_SELF is one object whose every rank is its only member: the ranks' calls
+// share its numbers, so each call meets alone in the map (joined by its one member, it leaves no
+// entry) rather than in the instance ring.
+template <class T, class Make>
+std::shared_ptr<T> join(MPI_Comm comm, const CallNumber& number, std::string_view function,
+                        Make&& make) {
+  if (comm->self) {
+    return comm->meetings.join<T>(number.call, number.call, comm->size(), function, make);
+  }
+  return comm->meetings.join<T>(number, comm->size(), function, make);
+}
 
 // A collective request of the caller on `comm`, from its rank's pool.
 Request* new_request(MPI_Comm comm);
@@ -159,18 +191,17 @@ int issue(MPI_Comm comm, std::string_view function, bool persistent, MPI_Request
     r.collective = std::move(op);
     instance.arrive(r.source, r.owner, &r);
   };
-  const CallNumber number = comm->local_of_caller().next_call(false);
+  const CallNumber number = comm->local_of_caller().next_instance_call();
   if (persistent) {
-    std::shared_ptr<Series> series = comm->meetings.join<Series>(
-        number, size, function, [] { return std::make_shared<Series>(); });
+    std::shared_ptr<Series> series =
+        join<Series>(comm, number, function, [] { return std::make_shared<Series>(); });
     request->persistent = true;
     request->restart = [series, start, make, size, function,
                         starts = std::uint64_t{0}](Request& r) mutable {
-      const std::uint64_t n = starts++;
-      start(r, series->starts.join<Op>(n, n, size, function, make));
+      start(r, series->starts.join_start<Op>(starts++, size, function, make));
     };
   } else {
-    start(*request, comm->meetings.join<Op>(number, size, function, make));
+    start(*request, join<Op>(comm, number, function, make));
   }
   *handle = request;
   return MPI_SUCCESS;

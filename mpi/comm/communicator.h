@@ -31,6 +31,7 @@ struct weft_mpi_comm {
     weft::mpi::AttributeSet attributes;
     std::uint64_t collectives = 0;  // collective calls made so far: the next one's number
     std::uint64_t places = 0;       // of them, those that met in the ring (coll/meeting.h)
+    std::uint64_t instances = 0;    // of them, those that joined an instance (CallNumber)
     bool freed = false;             // MPI_Comm_free called by this member
     // The process topology as this member sees it (MPI-4.1 8), null when none.
     std::shared_ptr<const weft::mpi::Topology> topology;
@@ -40,8 +41,11 @@ struct weft_mpi_comm {
     // The numbers of the member's next collective call, which meets in the communicator's ring
     // (a blocking call inside the process) or not.
     weft::mpi::CallNumber next_call(bool in_ring) {
-      return {collectives++, in_ring ? places++ : places};
+      return {collectives++, in_ring ? places++ : places, instances};
     }
+    // The numbers of the member's next nonblocking collective or persistent init inside the
+    // process, which joins an instance (MeetingTable::join<T>).
+    weft::mpi::CallNumber next_instance_call() { return {collectives++, places, instances++}; }
   };
 
   weft_mpi_comm() = default;

@@ -55,8 +55,10 @@ std::string lost_send(const weft_mpi_request& request) {
 // Collects one completed request and raises its error, if any, on its communicator.
 int finish_one(std::string_view function, MPI_Request* handle, MPI_Status* status) {
   const MPI_Comm comm = (*handle)->comm;
-  // A collective's reason lives in its instance, which the collect may release.
-  std::shared_ptr<weft::mpi::nbc::Instance> collective = (*handle)->collective;
+  // A collective's reason lives in its instance, which the collect would release. Moved, not
+  // copied: the count lives on a line every member touches, and the request (disposed of, or
+  // persistent and inactive) needs it no more.
+  std::shared_ptr<weft::mpi::nbc::Instance> collective = std::move((*handle)->collective);
   const std::string_view spanning_call = (*handle)->spanning_call;
   const std::string lost = lost_send(**handle);
   MPI_Status local;

@@ -279,6 +279,104 @@ TEST(NbcCompletion, IbarrierWaitsForTheLastArrival) {
   });
 }
 
+// More nonblocking collectives outstanding than the communicator's instance ring has slots
+// (mpi/coll/instance_ring.h), of mixed kinds, with persistent ones among them: rank 0 issues a
+// first batch alone, so that its later calls find their slots held by older ones and go to the
+// map, while the others, coming after, find those slots released; then every rank issues a second
+// batch at once, reusing slots whose instances the unwaited requests of the first still hold.
+// Completed in reverse order, each result checked against its call's own numbers.
+TEST(NbcRing, MoreOutstandingThanSlotsOfMixedKindsCompleteOutOfOrder) {
+  for (const Shape shape : {Shape{2, 1}, Shape{2, 2}, Shape{3, 2}}) {
+    run_ranks(shape, [](int rank, int size) {
+      constexpr int kCalls = 3 * 16 + 5;  // per batch: past three turns of every slot
+      struct Call {
+        int kind = 0;
+        int value = 0;
+        int result = -1;
+        MPI_Request request = MPI_REQUEST_NULL;
+      };
+      std::vector<Call> calls(2 * kCalls);
+      MPI_Request persistent = MPI_REQUEST_NULL;
+      int persistent_in = 0, persistent_sum = 0;
+      auto issue = [&](int i) {
+        Call& c = calls[static_cast<std::size_t>(i)];
+        c.kind = i % 5;
+        c.value = rank + 1 + i;
+        const int root = i % size;
+        switch (c.kind) {
+          case 0:
+            MPI_Ibarrier(MPI_COMM_WORLD, &c.request);
+            break;
+          case 1:
+            c.result = rank == root ? 1000 + i : -1;
+            MPI_Ibcast(&c.result, 1, MPI_INT, root, MPI_COMM_WORLD, &c.request);
+            break;
+          case 2:
+            MPI_Iallreduce(&c.value, &c.result, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &c.request);
+            break;
+          case 3:
+            MPI_Ireduce(&c.value, &c.result, 1, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD, &c.request);
+            break;
+          default:
+            // A persistent init takes a call number as the others do.
+            if (persistent == MPI_REQUEST_NULL) {
+              MPI_Allreduce_init(&persistent_in, &persistent_sum, 1, MPI_INT, MPI_SUM,
+                                 MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
+            }
+            break;
+        }
+      };
+      if (rank == 0) {
+        for (int i = 0; i < kCalls; ++i) issue(i);
+        for (int r = 1; r < size; ++r) MPI_Send(nullptr, 0, MPI_INT, r, 7, MPI_COMM_WORLD);
+      } else {
+        MPI_Recv(nullptr, 0, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        for (int i = 0; i < kCalls; ++i) issue(i);
+      }
+      for (int i = kCalls; i < 2 * kCalls; ++i) issue(i);
+      for (int i = 2 * kCalls - 1; i >= 0; --i) {
+        Call& c = calls[static_cast<std::size_t>(i)];
+        ASSERT_EQ(MPI_Wait(&c.request, MPI_STATUS_IGNORE), MPI_SUCCESS) << "call " << i;
+        const int root = i % size;
+        const int sum = size * (size + 1) / 2 + size * i;
+        const int want = c.kind == 1 ? 1000 + i : sum;
+        if (c.kind == 1 || c.kind == 2 || (c.kind == 3 && rank == root)) {
+          EXPECT_EQ(c.result, want) << "call " << i << " of kind " << c.kind;
+        }
+      }
+      // The persistent request's starts meet in a ring of their own: more of them than its slots.
+      for (int start = 0; start < 40; ++start) {
+        persistent_in = rank + start;
+        MPI_Start(&persistent);
+        MPI_Wait(&persistent, MPI_STATUS_IGNORE);
+        EXPECT_EQ(persistent_sum, size * (size - 1) / 2 + size * start) << "start " << start;
+      }
+      MPI_Request_free(&persistent);
+    });
+  }
+}
+
+// MPI_COMM_SELF is one object whose every rank is its only member: the ranks' nonblocking calls on
+// it, outstanding together, must each meet alone: in one shared instance ring, a rank that came
+// while another's call held a slot would join that call's instance and wait forever (a window of a
+// few instructions, hence many calls).
+TEST(NbcRing, EachRanksCallsOnCommSelfMeetAlone) {
+  run_ranks({3, 2}, [](int rank, int) {
+    constexpr int kCalls = 4000;
+    std::vector<int> in(kCalls), out(kCalls, -1);
+    std::vector<MPI_Request> requests(kCalls, MPI_REQUEST_NULL);
+    for (int i = 0; i < kCalls; ++i) {
+      in[static_cast<std::size_t>(i)] = rank * 1000 + i;
+      MPI_Iallreduce(&in[static_cast<std::size_t>(i)], &out[static_cast<std::size_t>(i)], 1,
+                     MPI_INT, MPI_SUM, MPI_COMM_SELF, &requests[static_cast<std::size_t>(i)]);
+    }
+    ASSERT_EQ(MPI_Waitall(kCalls, requests.data(), MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    for (int i = 0; i < kCalls; ++i) {
+      EXPECT_EQ(out[static_cast<std::size_t>(i)], rank * 1000 + i) << "call " << i;
+    }
+  });
+}
+
 TEST(NbcErrors, ArgumentsAndRequestsAreChecked) {
   run_ranks({3, 2}, [](int rank, int) {
     weft::testing::errors_return();
