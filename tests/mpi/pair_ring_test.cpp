@@ -1,4 +1,4 @@
-// A small Bcast, Reduce or Allgather between two members of one process goes through the
+// A small Bcast, Reduce, Allgather or a Barrier between two members of one process goes through the
 // communicator's pair ring (mpi/coll/pair_ring.h): the sending member (Bcast root, Reduce non-root)
 // copies its payload into a slot and returns without waiting for the other. These tests hold the
 // receiving member back until the sender has made more calls than the ring has slots, so that the
@@ -177,6 +177,28 @@ TEST_P(PairRing, AllgatherLargerSendIsATruncation) {
       EXPECT_EQ(out[1], value(1));
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  });
+}
+
+// A Barrier of two members meets through the ring too: neither returns before the other has
+// arrived (what each wrote before its call is seen by the other after it), between calls of the
+// ring of other kinds that reuse the same slots.
+TEST_P(PairRing, BarrierWaitsForTheOtherBetweenOtherCalls) {
+  weft::testing::Shared<std::atomic<int>> written(-1);
+  run_ranks(GetParam(), [&](int rank, int) {
+    for (int k = 0; k < 40; ++k) {
+      if (rank == k % 2) {
+        // The writer comes late: the other member reaches the Barrier first.
+        for (int i = 0; i < 50; ++i) weft::this_thread::yield();
+        written->store(k, std::memory_order_relaxed);
+      }
+      ASSERT_EQ(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
+      EXPECT_EQ(written->load(std::memory_order_relaxed), k) << "call " << k << ", rank " << rank;
+      long long data = rank == 0 ? value(k) : -1;
+      ASSERT_EQ(MPI_Bcast(&data, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD), MPI_SUCCESS);
+      EXPECT_EQ(data, value(k));
+      ASSERT_EQ(MPI_Barrier(MPI_COMM_WORLD), MPI_SUCCESS);
+    }
   });
 }
 
