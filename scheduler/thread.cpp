@@ -9,9 +9,9 @@
 #include "kernel_thread_rank.h"
 #include "park.h"
 #include "scheduler_impl.h"
+#include "weft/detail/prefer_vp.h"
 #include "weft/error.h"
 #include "weft/this_thread.h"
-#include "weft/detail/prefer_vp.h"
 
 namespace weft {
 
