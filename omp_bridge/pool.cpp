@@ -6,6 +6,7 @@
 #include "places.h"
 #include "team.h"
 #include "thread_state.h"
+#include "weft/detail/prefer_vp.h"
 #include "weft/error.h"
 #include "weft/scheduler.h"
 #include "weft/sync.h"
@@ -21,6 +22,10 @@ struct Worker {
   // Set by the thread that wakes the worker; read by the worker after the event.
   Team* team = nullptr;
   bool quit = false;
+  // The VP the worker was placed on: its place's, (master's place + num) mod places.
+  int home_vp = 0;
+  // Set with `team`: whether the worker goes back to home_vp between regions (Pool::start).
+  bool spread = false;
   weft::Event start{weft::Event::Mode::automatic};
   weft::Thread thread;
 
@@ -42,6 +47,7 @@ void Worker::run() {
     current.fn(current.data);
     const trace::Span join(trace::Category::omp, "join", 0, trace::End::at_resume);
     worker_join(state, current);
+    if (spread && this_thread::vp() != home_vp) this_thread::prefer_vp(home_vp);
   }
   // The worker's own hot pools (nested regions) end with it, innermost first.
   while (!state.pools.empty()) state.pools.pop_back();
@@ -95,6 +101,7 @@ void Pool::grow(int size, ProcBind bind) {
   placed_anew_ = true;
   const std::vector<Place> places = rank_places(vps);
   const int count = static_cast<int>(places.size());
+  places_ = count;
   const int here = this_thread::vp();
   const auto found = std::find(vps.begin(), vps.end(), here);
   int first = found != vps.end() ? place_holding(places, static_cast<int>(found - vps.begin())) : 0;
@@ -128,6 +135,7 @@ void Pool::grow(int size, ProcBind bind) {
       worker->state.place = place;
       attr.placement = Placement::pinned(vp);
     }
+    worker->home_vp = vp;
     Worker* raw = worker.get();
     worker->thread = spawn(attr, [raw] { raw->run(); });
     workers_.push_back(std::move(worker));
@@ -141,7 +149,21 @@ void Pool::start(Team& team, ProcBind bind) {
   team.display_all = placed_anew_;
   placed_anew_ = false;
   if (spin_budget_ns_ >= 0) team.signal.set_budget_ns(spin_budget_ns_);
-  for (int num = 1; num < team.size; ++num) worker(num).team = &team;
+  // A free worker is woken where it last ran, so a team that more threads than places share
+  // drifts: an idle VP steals a whole thread at a time, and the thread stays with the thief. After
+  // a few regions most of the team sits on one VP and starts there, behind whichever teammate runs
+  // without a scheduling point (syncbench's TASK: 6 of 8 threads' tasks on one of 2 VPs), while
+  // the other VP waits to be woken and to steal them one by one. The workers of such a team go
+  // back to the VP they were placed on when they leave a region (Worker::run), so that the next
+  // one starts spread, each still free to be stolen. A team that fits its places is left where
+  // its workers last ran: a short region of 2 threads on 2 cores is cheaper on one core (a wake of
+  // the other core costs more than the region).
+  const bool spread = bind == ProcBind::false_ && team.size > places_;
+  for (int num = 1; num < team.size; ++num) {
+    Worker& member = worker(num);
+    member.team = &team;
+    member.spread = spread;
+  }
   wake(1);
   wake(2);
 }

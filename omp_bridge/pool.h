@@ -43,6 +43,7 @@ class Pool {
   bool placed_anew_ = false;  // workers spawned since the last start (OMP_DISPLAY_AFFINITY)
   std::vector<std::unique_ptr<Worker>> workers_;  // workers_[i] is thread i + 1
   int size_ = 0;                                  // of the team being started
+  int places_ = 0;                                // the rank's places when workers were placed
   std::int64_t spin_budget_ns_ = -1;              // none kept yet
 };
 

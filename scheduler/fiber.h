@@ -52,6 +52,10 @@ struct Fiber {
   int base_priority = 0;  // what set_boosted(false) returns to; written by the thread itself
   // The virtual processor that last ran the fiber: where a free fiber is queued when woken.
   std::atomic<int> vp{0};
+  // Thread::prefer_vp's request, -1 for none: where a free fiber is queued the next time it is
+  // made runnable instead of `vp`. make_runnable takes it (the fiber is then in no queue, so `vp`
+  // still names the queue a queued fiber is in). relaxed: a hint; any valid index will do.
+  std::atomic<int> preferred_vp{-1};
 
   std::atomic<std::uint64_t> park{park_word(0, ParkState::running)};
   // What the thread waits on, for diagnostics (this_thread::set_wait_note); null when nothing

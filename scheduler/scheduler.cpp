@@ -207,6 +207,7 @@ detail::Fiber* Scheduler::Impl::new_fiber(const ThreadAttr& attr, std::function<
   fiber->priority.store(priority, std::memory_order_relaxed);
   fiber->base_priority = priority;
   fiber->vp.store(start, std::memory_order_relaxed);
+  fiber->preferred_vp.store(-1, std::memory_order_relaxed);
   // Keep the epoch across reuse: a stale wake-up for the previous thread must still miss.
   const std::uint64_t epoch = detail::park_epoch(fiber->park.load(std::memory_order_relaxed));
   fiber->park.store(detail::park_word(epoch + 1, detail::ParkState::running),
@@ -278,6 +279,10 @@ void Scheduler::Impl::make_runnable(detail::Fiber* fiber) noexcept {
       return;
     }
     case Placement::Kind::free: {
+      if (fiber->preferred_vp.load(std::memory_order_relaxed) >= 0) {
+        const int preferred = fiber->preferred_vp.exchange(-1, std::memory_order_relaxed);
+        if (preferred >= 0) fiber->vp.store(preferred, std::memory_order_relaxed);
+      }
       detail::VirtualProcessor& vp = *vps[fiber->vp.load(std::memory_order_relaxed)];
       const std::size_t queued = vp.shared().push_back(fiber);
       if (&vp == detail::current_vp()) {

@@ -9,6 +9,7 @@
 #include "kernel_thread_rank.h"
 #include "park.h"
 #include "scheduler_impl.h"
+#include "weft/detail/prefer_vp.h"
 #include "weft/error.h"
 #include "weft/this_thread.h"
 
@@ -124,6 +125,18 @@ void Thread::set_priority(int priority) {
 }
 
 namespace this_thread {
+
+void prefer_vp(int vp) {
+  Scheduler::Impl& scheduler = scheduler_or_throw("weft::this_thread::prefer_vp");
+  if (vp < 0 || vp >= static_cast<int>(scheduler.vps.size())) {
+    throw Error("weft::this_thread::prefer_vp: vp = " + std::to_string(vp) + "; expected 0.." +
+                std::to_string(scheduler.vps.size() - 1));
+  }
+  detail::Fiber* self = detail::current_fiber();
+  if (self == nullptr) throw Error("weft::this_thread::prefer_vp: the caller is not a weft thread");
+  if (self->placement.kind != Placement::Kind::free) return;
+  self->preferred_vp.store(vp, std::memory_order_relaxed);
+}
 
 bool is_weft_thread() {
   return detail::current_fiber() != nullptr;

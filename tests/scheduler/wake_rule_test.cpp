@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "test_config.h"
+#include "weft/detail/prefer_vp.h"
+#include "weft/error.h"
 #include "weft/scheduler.h"
 #include "weft/sync.h"
 #include "weft/this_thread.h"
@@ -55,9 +57,10 @@ void await_sleeping(int vp) {
   await_sleep_after(vp, before.load());
 }
 
-// A free thread parked after running on VP 0: its wake-up queues it on VP 0's shared queue. Spawned
-// again until one runs on VP 0 (an idle VP may steal it at its spawn).
-Thread park_on_vp0(Event& event, std::atomic<int>& ran_on) {
+// A free thread parked after running on VP 0: its wake-up queues it on VP 0's shared queue, or on
+// `preferred_vp`'s when one is given. Spawned again until one runs on VP 0 (an idle VP may steal
+// it at its spawn).
+Thread park_on_vp0(Event& event, std::atomic<int>& ran_on, int preferred_vp = -1) {
   for (;;) {
     std::atomic<int> started_on{-1};
     std::atomic<std::uint64_t> before{0};
@@ -65,6 +68,7 @@ Thread park_on_vp0(Event& event, std::atomic<int>& ran_on) {
       if (this_thread::vp() == 0) before.store(sleeps(0));
       started_on.store(this_thread::vp());
       if (this_thread::vp() != 0) return;
+      if (preferred_vp >= 0) this_thread::prefer_vp(preferred_vp);
       event.wait();
       ran_on.store(this_thread::vp());
     });
@@ -120,6 +124,44 @@ TEST(WakeRule, ThreadReadiedFromAnotherBusyVpRunsOnSleepingVp) {
   waker.join();
   spinner.join();
   EXPECT_EQ(ran_on.load(), 2);
+}
+
+// this_thread::prefer_vp (what an OpenMP worker of a team with more threads than places calls as
+// it leaves a region): the waiter last ran on VP 0 and asked for VP 1; its waker stays on VP 0
+// without yielding. Queued on VP 0, where it last ran, it would run only once the waker gives up
+// (after a second, then on VP 0); queued on VP 1 from elsewhere, it wakes that sleeping VP and
+// runs there at once.
+TEST(WakeRule, PreferredVpQueuesParkedFreeThreadThere) {
+  Scheduler scheduler(vps(2));
+  Event event;
+  std::atomic<int> ran_on{-1};
+  Thread waiter = park_on_vp0(event, ran_on, 1);
+  await_sleeping(1);
+  Thread waker = spawn(placed(Placement::pinned(0)), [&] {
+    event.set();
+    // A bound, not a timing: without the preference the waiter can run only after this loop.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    while (ran_on.load() < 0 && std::chrono::steady_clock::now() < give_up) {
+    }
+  });
+  waker.join();
+  waiter.join();
+  EXPECT_EQ(ran_on.load(), 1);
+}
+
+TEST(WakeRule, PreferredVpOutOfRangeIsRefused) {
+  Scheduler scheduler(vps(2));
+  std::atomic<int> refused{0};
+  spawn([&] {
+    for (int vp : {-1, 2}) {
+      try {
+        this_thread::prefer_vp(vp);
+      } catch (const Error&) {
+        refused.fetch_add(1);
+      }
+    }
+  }).join();
+  EXPECT_EQ(refused.load(), 2);
 }
 
 }  // namespace
