@@ -47,13 +47,29 @@ void FanRing::post(int me, CallSlot& slot, std::uint64_t call) {
   }
 }
 
-const CallSlot& FanRing::await(int me, int from, std::uint64_t call, SpinBudget& spin) {
-  const CallSlot& slot = members_[from].slots[call % kCallSlots];
+const CallSlot* FanRing::await(int me, int from, std::uint64_t call, SpinBudget& spin) {
+  const Member& writer = members_[from];
+  const CallSlot& slot = writer.slots[call % kCallSlots];
   // seq_cst (acquire at least: pairs with post's release): see RingWaiter. The slot cannot hold a
   // later call: its writer waits for this member to finish this one first.
-  members_[me].waiter.wait(spin,
-                           [&] { return slot.call.load(std::memory_order_seq_cst) == call + 1; });
-  return slot;
+  const auto posted = [&] { return slot.call.load(std::memory_order_seq_cst) == call + 1; };
+  bool mismatched = false;
+  members_[me].waiter.wait(spin, [&] {
+    if (posted()) return true;
+    // The nonblocking count first, as in PairRing::await.
+    if (writer.nonblocking.load(std::memory_order_seq_cst) <= call) return false;
+    mismatched = !posted();
+    return true;
+  });
+  return mismatched ? nullptr : &slot;
+}
+
+void FanRing::note_nonblocking(int me, std::uint64_t call) {
+  // seq_cst: see RingWaiter.
+  members_[me].nonblocking.store(call + 1, std::memory_order_seq_cst);
+  for (int other = 0; other < size_; ++other) {
+    if (other != me) members_[other].waiter.wake();
+  }
 }
 
 void FanRing::finish(int me, std::uint64_t call, SlotKind kind, int root) {

@@ -40,8 +40,12 @@ class FanRing {
   CallSlot& claim(int me, std::uint64_t call, SpinBudget& spin);
   // Makes the slot visible to its readers and wakes those that sleep.
   void post(int me, CallSlot& slot, std::uint64_t call);
-  // Member `from`'s slot for call `call`, parking until it is posted.
-  const CallSlot& await(int me, int from, std::uint64_t call, SpinBudget& spin);
+  // Member `from`'s slot for call `call`, parking until it is posted; nullptr when `from` made a
+  // nonblocking collective call numbered `call` or later instead (note_nonblocking).
+  const CallSlot* await(int me, int from, std::uint64_t call, SpinBudget& spin);
+  // Member `me` made the nonblocking collective call (or persistent init) `call`: a member waiting
+  // in the ring for its slot of that call learns that the calls do not match.
+  void note_nonblocking(int me, std::uint64_t call);
   // Tells the writers of call `call` (the root of a Bcast, every other member of a Reduce whose
   // root is the caller) that the caller has read their slots.
   void finish(int me, std::uint64_t call, SlotKind kind, int root);
@@ -53,6 +57,9 @@ class FanRing {
     // earlier call it read is finished too). Written by the member, read by a writer only when
     // its cached copy is too old.
     alignas(64) std::atomic<std::uint64_t> finished{0};
+    // Call + 1 of the member's last nonblocking collective call, read by a reader while it waits
+    // for the member's slot: on a line of its own.
+    alignas(64) std::atomic<std::uint64_t> nonblocking{0};
     RingWaiter waiter;
   };
   // Whether every reader of what slot `slot` of member `me` held (call number + 1 `held`) has

@@ -265,6 +265,9 @@ class MeetingTable {
   // The same for a communicator of `size` members, 3 to FanRing::kMaxMembers
   // (mpi/coll/fan_ring.h).
   collective::FanRing& fan_ring(int size);
+  // Ends the job: the caller's collective call `call` (`function`) is of another kind than the
+  // other members' (a nonblocking one, found by its number, or another blocking one).
+  [[noreturn]] void out_of_order(std::uint64_t call, std::string_view function);
   // A nonblocking collective's shared object of type T, made by make() for the first member to
   // join: the members of the communicator's call `number` (from next_instance_call), checked
   // against the ring's blocking calls. A member whose call is of another kind than the first
@@ -342,9 +345,6 @@ class MeetingTable {
                                    const CallNumber* number);
   // The name of the nonblocking call `call` from the map, or a generic one.
   std::string nonblocking_name(std::uint64_t call);
-  // Ends the job: the caller's blocking call `call` (`function`) is another member's nonblocking
-  // call.
-  [[noreturn]] void out_of_order(std::uint64_t call, std::string_view function);
   // Ends the job: two members met at one place with calls `mine` (the caller's, `function`) and
   // `other` (the place's first member's, `other_function`).
   [[noreturn]] void misplaced(std::uint64_t mine, std::string_view function, std::uint64_t other,

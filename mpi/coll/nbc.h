@@ -29,6 +29,7 @@
 #include "coll/collective.h"
 #include "coll/meeting.h"
 #include "coll/progress.h"
+#include "coll/ring_call.h"
 #include "comm/communicator.h"
 #include "mpi.h"
 #include "request/request.h"
@@ -192,6 +193,7 @@ int issue(MPI_Comm comm, std::string_view function, bool persistent, MPI_Request
     instance.arrive(r.source, r.owner, &r);
   };
   const CallNumber number = comm->local_of_caller().next_instance_call();
+  collective::note_nonblocking_call(*comm, number.call);
   if (persistent) {
     std::shared_ptr<Series> series =
         join<Series>(comm, number, function, [] { return std::make_shared<Series>(); });

@@ -25,13 +25,28 @@ void PairRing::post(int me, Slot& slot, std::uint64_t call) {
   wake_other(me);
 }
 
-const PairRing::Slot& PairRing::await(int me, std::uint64_t call, SpinBudget& spin) {
-  const Slot& slot = members_[1 - me].slots[call % kSlots];
+const PairRing::Slot* PairRing::await(int me, std::uint64_t call, SpinBudget& spin) {
+  const Member& other = members_[1 - me];
+  const Slot& slot = other.slots[call % kSlots];
   // seq_cst (acquire at least: pairs with post's release): see RingWaiter. The slot cannot hold a
   // later call than `call`: its writer waits for this member to consume this one first.
-  members_[me].waiter.wait(spin,
-                           [&] { return slot.call.load(std::memory_order_seq_cst) == call + 1; });
-  return slot;
+  const auto posted = [&] { return slot.call.load(std::memory_order_seq_cst) == call + 1; };
+  bool mismatched = false;
+  members_[me].waiter.wait(spin, [&] {
+    if (posted()) return true;
+    // The nonblocking count first: a post the other made before a later nonblocking call is
+    // then seen by the second look at the slot.
+    if (other.nonblocking.load(std::memory_order_seq_cst) <= call) return false;
+    mismatched = !posted();
+    return true;
+  });
+  return mismatched ? nullptr : &slot;
+}
+
+void PairRing::note_nonblocking(int me, std::uint64_t call) {
+  // seq_cst: see RingWaiter.
+  members_[me].nonblocking.store(call + 1, std::memory_order_seq_cst);
+  wake_other(me);
 }
 
 void PairRing::consume(int me, std::uint64_t call) {

@@ -38,7 +38,12 @@ class PairRing {
   // Makes the slot's header and payload visible to the other member, and wakes it if it sleeps.
   void post(int me, Slot& slot, std::uint64_t call);
   // The other member's slot for call `call`, parking until it is posted; read it, then consume().
-  const Slot& await(int me, std::uint64_t call, SpinBudget& spin);
+  // nullptr when the other member made a nonblocking collective call numbered `call` or later
+  // instead (note_nonblocking): its call `call` is not of the ring.
+  const Slot* await(int me, std::uint64_t call, SpinBudget& spin);
+  // Member `me` made the nonblocking collective call (or persistent init) `call`: a member waiting
+  // in the ring for that call learns that the calls do not match.
+  void note_nonblocking(int me, std::uint64_t call);
   // Tells the other member that the caller has read its slots up to call `call`.
   void consume(int me, std::uint64_t call);
 
@@ -52,6 +57,9 @@ class PairRing {
     // The other member's `consumed` as this member last read it (written and read by this
     // member only).
     std::uint64_t seen_consumed = 0;
+    // Call + 1 of the member's last nonblocking collective call, read by the other while it waits
+    // for a slot: written at every nonblocking call, so on a line of its own.
+    alignas(64) std::atomic<std::uint64_t> nonblocking{0};
     RingWaiter waiter;
   };
   // Wakes the other member of `me` if it parks.

@@ -15,4 +15,15 @@ void ring_kind_mismatch(std::uint64_t call, std::string_view function, SlotKind 
           "the same order)");
 }
 
+void note_nonblocking_call(Comm& comm, std::uint64_t call) {
+  const int size = comm.size();
+  if (size < 2 || size > FanRing::kMaxMembers) return;
+  const int me = comm.rank_of(caller_world_rank());
+  if (size == 2) {
+    comm.meetings.pair_ring().note_nonblocking(me, call);
+  } else {
+    comm.meetings.fan_ring(size).note_nonblocking(me, call);
+  }
+}
+
 }  // namespace weft::mpi::collective

@@ -31,6 +31,11 @@ inline bool takes_fan_ring(const Comm& comm, std::size_t bytes) {
          !numa::considered(comm, bytes);
 }
 
+// The caller's nonblocking collective call (or persistent init) `call` on `comm`, an
+// intracommunicator of members in this process: a member that waits in the communicator's ring
+// for its slot of that call ends the job (the calls do not match) instead of waiting for good.
+void note_nonblocking_call(Comm& comm, std::uint64_t call);
+
 // Ends the job: the other member's call `call` is of another kind than the caller's
 // (`function`), or meets elsewhere.
 [[noreturn]] void ring_kind_mismatch(std::uint64_t call, std::string_view function, SlotKind other);
@@ -42,7 +47,8 @@ class RingCall {
 
  protected:
   RingCall(Comm* comm, std::string_view function, int world_rank)
-      : rank_(comm->rank_of(world_rank)),
+      : meetings_(comm->meetings),
+        rank_(comm->rank_of(world_rank)),
         spin_(world()->rank(world_rank).spin),
         // Not in the meeting ring: the call takes no place there (CallNumber).
         call_(comm->locals[comm->rank_of_world[world_rank]].next_call(false).call),
@@ -50,12 +56,14 @@ class RingCall {
         blocked_(blocked(comm, function, call_)),
         scope_(blocked_) {}
 
-  // Ends the job unless `slot` is of kind `kind`.
-  const CallSlot& checked(const CallSlot& slot, SlotKind kind) const {
-    if (slot.header.kind != kind) ring_kind_mismatch(call_, function_, slot.header.kind);
-    return slot;
+  // Ends the job unless `slot` is there (not a nonblocking call's place) and of kind `kind`.
+  const CallSlot& checked(const CallSlot* slot, SlotKind kind) const {
+    if (slot == nullptr) meetings_.out_of_order(call_, function_);
+    if (slot->header.kind != kind) ring_kind_mismatch(call_, function_, slot->header.kind);
+    return *slot;
   }
 
+  MeetingTable& meetings_;
   const int rank_;
   SpinBudget& spin_;  // the caller's rank's
   const std::uint64_t call_;

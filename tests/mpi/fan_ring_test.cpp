@@ -182,6 +182,32 @@ TEST_P(FanRing, TruncationAndMismatchAreReported) {
   });
 }
 
+class FanRingDeath : public ::testing::Test {
+ protected:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+// A Reduce root waiting in the ring for a member that made a nonblocking call instead ends the
+// job with the mismatch, as a meeting does, rather than waiting for the deadlock report.
+TEST_F(FanRingDeath, ABlockingReduceMatchedWithANonblockingOneEndsTheJob) {
+  EXPECT_EXIT(weft::testing::exit_with(weft::testing::run_ranks(
+                  3, 1,
+                  [](int rank) {
+                    long long in = rank, out = 0;
+                    MPI_Request request;
+                    if (rank == 1) {
+                      MPI_Ireduce(&in, &out, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD,
+                                  &request);
+                      MPI_Wait(&request, MPI_STATUS_IGNORE);
+                    } else {
+                      MPI_Reduce(&in, &out, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+                    }
+                  })),
+              ::testing::ExitedWithCode(1),
+              "weft: collective calls out of order: rank 0's collective call #0 on a "
+              "communicator is MPI_Reduce where another member's is MPI_Ireduce");
+}
+
 // 64 members: the ring's largest communicator.
 INSTANTIATE_TEST_SUITE_P(Shapes, FanRing,
                          ::testing::Values(Shape{3, 1}, Shape{3, 2}, Shape{8, 1}, Shape{8, 2},
