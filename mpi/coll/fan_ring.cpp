@@ -48,20 +48,10 @@ void FanRing::post(int me, CallSlot& slot, std::uint64_t call) {
 }
 
 const CallSlot* FanRing::await(int me, int from, std::uint64_t call, SpinBudget& spin) {
+  // The slot cannot hold a later call: its writer waits for this member to finish this one first.
   const Member& writer = members_[from];
-  const CallSlot& slot = writer.slots[call % kCallSlots];
-  // seq_cst (acquire at least: pairs with post's release): see RingWaiter. The slot cannot hold a
-  // later call: its writer waits for this member to finish this one first.
-  const auto posted = [&] { return slot.call.load(std::memory_order_seq_cst) == call + 1; };
-  bool mismatched = false;
-  members_[me].waiter.wait(spin, [&] {
-    if (posted()) return true;
-    // The nonblocking count first, as in PairRing::await.
-    if (writer.nonblocking.load(std::memory_order_seq_cst) <= call) return false;
-    mismatched = !posted();
-    return true;
-  });
-  return mismatched ? nullptr : &slot;
+  return await_slot(members_[me].waiter, spin, writer.slots[call % kCallSlots], writer.nonblocking,
+                    call);
 }
 
 void FanRing::note_nonblocking(int me, std::uint64_t call) {

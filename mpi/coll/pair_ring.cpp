@@ -26,21 +26,10 @@ void PairRing::post(int me, Slot& slot, std::uint64_t call) {
 }
 
 const PairRing::Slot* PairRing::await(int me, std::uint64_t call, SpinBudget& spin) {
+  // The slot cannot hold a later call than `call`: its writer waits for this member to consume
+  // this one first.
   const Member& other = members_[1 - me];
-  const Slot& slot = other.slots[call % kSlots];
-  // seq_cst (acquire at least: pairs with post's release): see RingWaiter. The slot cannot hold a
-  // later call than `call`: its writer waits for this member to consume this one first.
-  const auto posted = [&] { return slot.call.load(std::memory_order_seq_cst) == call + 1; };
-  bool mismatched = false;
-  members_[me].waiter.wait(spin, [&] {
-    if (posted()) return true;
-    // The nonblocking count first: a post the other made before a later nonblocking call is
-    // then seen by the second look at the slot.
-    if (other.nonblocking.load(std::memory_order_seq_cst) <= call) return false;
-    mismatched = !posted();
-    return true;
-  });
-  return mismatched ? nullptr : &slot;
+  return await_slot(members_[me].waiter, spin, other.slots[call % kSlots], other.nonblocking, call);
 }
 
 void PairRing::note_nonblocking(int me, std::uint64_t call) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "coll/call_slot.h"
 #include "request/completion.h"
 #include "weft/sync.h"
 
@@ -41,5 +42,25 @@ class RingWaiter {
   alignas(64) std::atomic<bool> sleeping_{false};
   Event wake_{Event::Mode::automatic};
 };
+
+// Waits on `waiter` (the reader's) until `slot` holds call `call`, or until `nonblocking` (its
+// writer's last nonblocking collective call + 1) passes `call`: the writer's call `call` is then
+// no call of the ring, and the result is nullptr.
+inline const CallSlot* await_slot(RingWaiter& waiter, SpinBudget& spin, const CallSlot& slot,
+                                  const std::atomic<std::uint64_t>& nonblocking,
+                                  std::uint64_t call) {
+  // seq_cst (acquire at least: pairs with the post's release): see RingWaiter.
+  const auto posted = [&] { return slot.call.load(std::memory_order_seq_cst) == call + 1; };
+  bool mismatched = false;
+  waiter.wait(spin, [&] {
+    if (posted()) return true;
+    // The nonblocking count first: a post the writer made before a later nonblocking call is
+    // then seen by the second look at the slot.
+    if (nonblocking.load(std::memory_order_seq_cst) <= call) return false;
+    mismatched = !posted();
+    return true;
+  });
+  return mismatched ? nullptr : &slot;
+}
 
 }  // namespace weft::mpi::collective

@@ -7,32 +7,11 @@
 #include <cstring>
 
 #include "collective_testing.h"
+#include "ring_testing.h"
 #include "weft/this_thread.h"
 
 namespace weft::mpi::testing {
 namespace {
-
-// The ring's slots: calls a sender makes before it needs the readers to free one.
-constexpr int kSlots = 8;
-// More than that: the senders then wait for the readers to free slots.
-constexpr int kAhead = 20;
-// How many times a reader yields, at most, waiting for the senders to get kSlots calls ahead
-// before it starts anyway (a count of yields, not a time: under a meeting the senders never get
-// ahead and the expectation below fails instead of hanging). Seconds of yields: with two virtual
-// processors on a loaded machine, the other one's kernel thread may be off its core for a while.
-constexpr long kPatience = 50'000'000;
-
-long long value(int k) {
-  return 1000003LL * k + 17;
-}
-
-bool wait_for(const std::atomic<int>& done, int target) {
-  for (long i = 0; i < kPatience; ++i) {
-    if (done.load(std::memory_order_acquire) >= target) return true;
-    weft::this_thread::yield();
-  }
-  return false;
-}
 
 class FanRing : public ::testing::TestWithParam<Shape> {};
 

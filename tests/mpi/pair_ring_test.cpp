@@ -7,33 +7,11 @@
 #include <cstring>
 
 #include "collective_testing.h"
+#include "ring_testing.h"
 #include "weft/this_thread.h"
 
 namespace weft::mpi::testing {
 namespace {
-
-// The ring's slots: calls the sender makes before it needs the reader to free one.
-constexpr int kSlots = 8;
-// More than that: the sender then waits for the reader to free slots.
-constexpr int kAhead = 20;
-// How many times the reader yields, at most, waiting for the sender to get kAhead calls ahead
-// before it starts anyway (a count of yields, not a time: under a meeting the sender never gets
-// ahead and the expectation below fails instead of hanging). Seconds of yields: with two virtual
-// processors on a loaded machine, the other one's kernel thread may be off its core for a while.
-constexpr long kPatience = 50'000'000;
-
-long long value(int k) {
-  return 1000003LL * k + 17;
-}
-
-// Waits for `done` to reach `target`, yielding; false if it never did within kPatience yields.
-bool wait_for(const std::atomic<int>& done, int target) {
-  for (long i = 0; i < kPatience; ++i) {
-    if (done.load(std::memory_order_acquire) >= target) return true;
-    weft::this_thread::yield();
-  }
-  return false;
-}
 
 class PairRing : public ::testing::TestWithParam<Shape> {};
 
