@@ -48,9 +48,11 @@ InstanceRing::Joined InstanceRing::join(std::uint64_t sequence, std::uint64_t ca
       if (static_cast<std::uint64_t>(ahead) > kMaxDiverted) too_many_outstanding(function);
       const std::uint64_t marked =
           (state & ~(kMaxDiverted << 1)) | static_cast<std::uint64_t>(ahead) << 1;
-      // relaxed: the diversion carries no data; the compare-and-swap orders it against the
-      // release of the older turn, itself a read-modify-write of the same word.
-      if (slot.state.compare_exchange_weak(state, marked, std::memory_order_relaxed,
+      // The diversion carries no data (the compare-and-swap orders it against the release of
+      // the older turn, itself a read-modify-write of the same word); acquire on success only
+      // because the failure's acquire (the next look reads the slot) may not be stronger
+      // (GCC's -Winvalid-memory-model, an error in the sanitizer builds).
+      if (slot.state.compare_exchange_weak(state, marked, std::memory_order_acquire,
                                            std::memory_order_acquire)) {
         return {};
       }
