@@ -24,7 +24,7 @@ struct Worker {
   bool quit = false;
   // The VP the worker was placed on: its place's, (master's place + num) mod places.
   int home_vp = 0;
-  // Set with `team`: whether the worker goes back to home_vp between regions (Pool::start).
+  // Set with `team`: whether the worker goes back to home_vp after the region (Pool::start).
   bool spread = false;
   weft::Event start{weft::Event::Mode::automatic};
   weft::Thread thread;
@@ -38,6 +38,8 @@ void Worker::run() {
     start.wait();
     if (quit) break;
     Team& current = *team;
+    // Read with `team`, before the join: once joined, the master may set it for its next region.
+    const bool go_home = spread;
     pool->wake(2 * num + 1);
     pool->wake(2 * num + 2);
     enter_team(state, current, num, state.implicit);
@@ -47,7 +49,7 @@ void Worker::run() {
     current.fn(current.data);
     const trace::Span join(trace::Category::omp, "join", 0, trace::End::at_resume);
     worker_join(state, current);
-    if (spread && this_thread::vp() != home_vp) this_thread::prefer_vp(home_vp);
+    if (go_home && this_thread::vp() != home_vp) this_thread::prefer_vp(home_vp);
   }
   // The worker's own hot pools (nested regions) end with it, innermost first.
   while (!state.pools.empty()) state.pools.pop_back();
