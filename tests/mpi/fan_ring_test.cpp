@@ -65,18 +65,20 @@ TEST_P(FanRing, ReduceSendersRunAheadOfAnInPlaceRoot) {
 }
 
 // x op y for 2x2 integer matrices is x * y, which does not commute: the result shows the order in
-// which the root combined the members' inputs (MPI-4.1 6.9.1: rank order).
+// which the root combined the members' inputs (MPI-4.1 6.9.1: rank order). Unsigned: the entries
+// of 64 factors pass 2^64 and wrap, which does not change the order they show.
+using Entry = unsigned long long;
 void matrix_product(void* in, void* inout, int* len, MPI_Datatype*) {
-  auto* a = static_cast<long long*>(in);
-  auto* b = static_cast<long long*>(inout);
+  auto* a = static_cast<Entry*>(in);
+  auto* b = static_cast<Entry*>(inout);
   for (int i = 0; i < *len; ++i, a += 4, b += 4) {
-    const long long c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
-                            a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
+    const Entry c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3],
+                        a[2] * b[0] + a[3] * b[2], a[2] * b[1] + a[3] * b[3]};
     std::memcpy(b, c, sizeof c);
   }
 }
 
-void matrix_of(int rank, int k, long long m[4]) {
+void matrix_of(int rank, int k, Entry m[4]) {
   m[0] = 1;
   m[1] = rank + k;
   m[2] = 0;
@@ -88,7 +90,7 @@ void matrix_of(int rank, int k, long long m[4]) {
 TEST_P(FanRing, MovingRootsNonCommutativeAndMixedWithMeetings) {
   run_ranks(GetParam(), [&](int rank, int size) {
     MPI_Datatype matrix = MPI_DATATYPE_NULL;
-    ASSERT_EQ(MPI_Type_contiguous(4, MPI_LONG_LONG, &matrix), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Type_contiguous(4, MPI_UNSIGNED_LONG_LONG, &matrix), MPI_SUCCESS);
     ASSERT_EQ(MPI_Type_commit(&matrix), MPI_SUCCESS);
     MPI_Op product = MPI_OP_NULL;
     ASSERT_EQ(MPI_Op_create(matrix_product, 0, &product), MPI_SUCCESS);
@@ -98,17 +100,17 @@ TEST_P(FanRing, MovingRootsNonCommutativeAndMixedWithMeetings) {
       ASSERT_EQ(MPI_Bcast(&data, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD), MPI_SUCCESS);
       EXPECT_EQ(data, value(k)) << "call " << k;
 
-      long long mine[4];
+      Entry mine[4];
       matrix_of(rank, k, mine);
-      long long got[4] = {-1, -1, -1, -1};
+      Entry got[4] = {0, 0, 0, 0};
       const int reduce_root = (k * 7 + 1) % size;
       ASSERT_EQ(MPI_Reduce(mine, got, 1, matrix, product, reduce_root, MPI_COMM_WORLD),
                 MPI_SUCCESS);
       if (rank == reduce_root) {
-        long long expected[4];
+        Entry expected[4];
         matrix_of(size - 1, k, expected);
         for (int r = size - 2; r >= 0; --r) {
-          long long m[4];
+          Entry m[4];
           matrix_of(r, k, m);
           int one = 1;
           matrix_product(m, expected, &one, nullptr);
