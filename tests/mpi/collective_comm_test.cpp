@@ -17,7 +17,7 @@ TEST_P(CollectiveComm, ManyCollectivesBackToBack) {
     std::string first_wrong;
     auto expect = [&](bool ok, int round, const char* what) {
       if (!ok && first_wrong.empty())
-        first_wrong = std::string(what) + " in round " + std::to_string(round);
+        first_wrong.append(what).append(" in round ").append(std::to_string(round));
     };
     for (int round = 0; round < 200; ++round) {
       // A fresh stack buffer per call, overwritten right after: a member that left while another

@@ -13,7 +13,8 @@ class TestFile {
  public:
   // /tmp/<prefix><pid>_<name>: the pid keeps concurrent test programs apart.
   TestFile(const char* prefix, const char* name)
-      : path_(std::string("/tmp/") + prefix + std::to_string(::getpid()) + "_" + name) {
+      : path_("/tmp/") {
+    path_.append(prefix).append(std::to_string(::getpid())).append("_").append(name);
     std::remove(path_.c_str());
   }
   ~TestFile() { std::remove(path_.c_str()); }
