@@ -16,7 +16,7 @@ enum { BATCH = 8 };
 
 static int first_batch_queued;
 static int creating_done;
-static int early;  /* tasks that started while their creator was still creating */
+static int early; /* tasks that started while their creator was still creating */
 static int ran;
 
 static void task_body(void) {
