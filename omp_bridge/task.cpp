@@ -84,13 +84,16 @@ TaskBlockCache::~TaskBlockCache() {
   for (FreeBlock* head : heads_) free_blocks(head);
 }
 
-TaskBlockCache::FreeBlock* TaskBlockCache::refill(int size_class) {
+void* TaskBlockCache::take_from_depot(int size_class) {
   FreeBlock* const batch = depot().get(size_class);
-  if (batch != nullptr) counts_[static_cast<std::size_t>(size_class)] = kBatch;
+  if (batch == nullptr) return nullptr;
+  const auto c = static_cast<std::size_t>(size_class);
+  heads_[c] = batch->next;
+  counts_[c] = kBatch - 1;
   return batch;
 }
 
-void TaskBlockCache::spill(int size_class) {
+void TaskBlockCache::keep_after_spilling(void* block, int size_class) {
   const auto c = static_cast<std::size_t>(size_class);
   FreeBlock* const batch = heads_[c];
   FreeBlock* last = batch;
@@ -99,6 +102,7 @@ void TaskBlockCache::spill(int size_class) {
   last->next = nullptr;
   counts_[c] -= kBatch;
   if (!depot().put(size_class, batch)) free_blocks(batch);
+  keep(block, size_class);
 }
 
 // Only the OpenMP bridge uses the slot.

@@ -156,8 +156,7 @@ class TaskBlockCache {
     const auto c = static_cast<std::size_t>(size_class);
     FreeBlock* block = heads_[c];
     if (block == nullptr) [[unlikely]] {
-      block = refill(size_class);
-      if (block == nullptr) return nullptr;
+      return take_from_depot(size_class);
     }
     heads_[c] = block->next;
     --counts_[c];
@@ -167,9 +166,13 @@ class TaskBlockCache {
   void keep(void* block, int size_class) {
     const auto c = static_cast<std::size_t>(size_class);
     if (counts_[c] == kDepth) [[unlikely]] {
-      spill(size_class);
+      keep_after_spilling(block, size_class);
+      return;
     }
-    heads_[c] = new (block) FreeBlock{heads_[c], nullptr};
+    // Only the list's link: a batch's link is written when it leaves for the depot.
+    auto* kept = new (block) FreeBlock;
+    kept->next = heads_[c];
+    heads_[c] = kept;
     ++counts_[c];
   }
 
@@ -182,9 +185,10 @@ class TaskBlockCache {
 
  private:
   static constexpr std::size_t kSmallest = 256;
-  // Out of line: once per kBatch tasks at most.
-  FreeBlock* refill(int size_class);
-  void spill(int size_class);
+  // Out of line, once per kBatch tasks at most, and called last: the paths of take() and keep()
+  // then save no registers around them (callgrind: 4 instructions a task otherwise).
+  void* take_from_depot(int size_class);
+  void keep_after_spilling(void* block, int size_class);
   std::array<FreeBlock*, kClasses> heads_{};
   std::array<int, kClasses> counts_{};
 };
