@@ -6,6 +6,23 @@
 
 namespace weft::omp {
 
+namespace {
+
+// At a barrier or join, before taking queued tasks of its teammates, a thread lets the threads
+// waiting for its core run first. In a team with more threads than cores those are teammates that
+// have not finished their own part of the region: each creates its tasks and runs most of them
+// at once (past the throttle), on its core, with its own block cache. Taken from the other core
+// instead, the tasks of a teammate still creating leave it room under the throttle, so the rest
+// of its share went through the queue, across the cores, and through the heap of the other
+// kernel thread (syncbench's TASK, 8 threads on 2 cores: docs/omp_bridge.md). Once, on arrival:
+// the teammates that ran meanwhile arrive too, and a thread alone on its core loses nothing (a
+// yield with nobody to run returns at once).
+void let_core_run_others_first(const TaskQueue& tasks) {
+  if (tasks.maybe_ready()) this_thread::yield();
+}
+
+}  // namespace
+
 bool TeamBarrier::try_complete(std::uint64_t generation) {
   if (arrived_.load(std::memory_order_acquire) != size_) return false;
   // arrived_ cannot drop before the barrier completes, so no task can be created between this
@@ -26,6 +43,7 @@ void TeamBarrier::wait(ThreadState& self) {
   const std::uint64_t generation = generation_.load(std::memory_order_acquire);
   // acq_rel: publishes this thread's writes to whoever completes the barrier.
   arrived_.fetch_add(1, std::memory_order_acq_rel);
+  let_core_run_others_first(tasks_);
   for (;;) {
     if (generation_.load(std::memory_order_acquire) != generation) return;
     if (cancelled_.load(std::memory_order_relaxed)) return;
@@ -40,6 +58,7 @@ void TeamBarrier::wait(ThreadState& self) {
 }
 
 void worker_join(ThreadState& self, Team& team) {
+  let_core_run_others_first(team.tasks);
   while (team.tasks.pending() != 0) {
     if (run_one_task(self, nullptr)) continue;
     team.signal.wait([&] { return team.tasks.pending() == 0 || team.tasks.maybe_ready(); });
@@ -59,6 +78,7 @@ void master_join(ThreadState& self, Team& team) {
     // acquire: the workers' writes (with pending()'s acquire, the tasks').
     return team.joined.load(std::memory_order_acquire) == workers && team.tasks.pending() == 0;
   };
+  let_core_run_others_first(team.tasks);
   while (!done()) {
     if (run_one_task(self, nullptr)) continue;
     team.signal.wait([&] { return done() || team.tasks.maybe_ready(); });

@@ -1,6 +1,9 @@
 #include "task.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <mutex>
 #include <new>
 
 #include "thread_state.h"
@@ -15,10 +18,91 @@ bool Task::descends_from(const Task* ancestor) const {
   return false;
 }
 
-TaskBlockCache::~TaskBlockCache() {
-  for (int c = 0; c < kClasses; ++c) {
-    while (void* block = take(c)) ::operator delete(block, std::align_val_t(kAlign));
+namespace {
+
+using FreeBlock = TaskBlockCache::FreeBlock;
+
+// The process's batches of free task blocks (TaskBlockCache). Bounded: past kBatches per class a
+// surplus goes back to the heap, so a program that once ran many tasks on one thread and created
+// them on another keeps at most that much.
+class TaskBlockDepot {
+ public:
+  static constexpr int kBatches = 16;
+
+  // False when the class is full.
+  bool put(int size_class, FreeBlock* batch) {
+    const auto c = static_cast<std::size_t>(size_class);
+    const std::lock_guard<weft::Mutex> lock(lock_);
+    if (counts_[c] == kBatches) return false;
+    batch->next_batch = batches_[c];
+    batches_[c] = batch;
+    ++counts_[c];
+    empty_hint_[c].store(false, std::memory_order_relaxed);
+    return true;
   }
+  // A batch of the class, or null.
+  FreeBlock* get(int size_class) {
+    const auto c = static_cast<std::size_t>(size_class);
+    // relaxed: a hint that spares the lock when the depot is empty (a thread that creates its own
+    // tasks and runs them finds it so), written under the lock; a batch put meanwhile is found at
+    // the next miss.
+    if (empty_hint_[c].load(std::memory_order_relaxed)) return nullptr;
+    const std::lock_guard<weft::Mutex> lock(lock_);
+    FreeBlock* batch = batches_[c];
+    if (batch != nullptr) {
+      batches_[c] = batch->next_batch;
+      --counts_[c];
+    }
+    empty_hint_[c].store(batches_[c] == nullptr, std::memory_order_relaxed);
+    return batch;
+  }
+
+ private:
+  weft::Mutex lock_;
+  std::array<FreeBlock*, TaskBlockCache::kClasses> batches_{};
+  std::array<int, TaskBlockCache::kClasses> counts_{};
+  std::array<std::atomic<bool>, TaskBlockCache::kClasses> empty_hint_{true, true, true, true};
+};
+
+// Never destroyed: a thread's cache may spill into it while the process exits.
+TaskBlockDepot& depot() {
+  static auto* const instance = new TaskBlockDepot;
+  return *instance;
+}
+
+void free_blocks(FreeBlock* block) {
+  while (block != nullptr) {
+    FreeBlock* const next = block->next;
+    ::operator delete(static_cast<void*>(block), std::align_val_t(TaskBlockCache::kAlign));
+    block = next;
+  }
+}
+
+}  // namespace
+
+TaskBlockCache::~TaskBlockCache() {
+  for (FreeBlock* head : heads_) free_blocks(head);
+}
+
+void* TaskBlockCache::take_from_depot(int size_class) {
+  FreeBlock* const batch = depot().get(size_class);
+  if (batch == nullptr) return nullptr;
+  const auto c = static_cast<std::size_t>(size_class);
+  heads_[c] = batch->next;
+  counts_[c] = kBatch - 1;
+  return batch;
+}
+
+void TaskBlockCache::keep_after_spilling(void* block, int size_class) {
+  const auto c = static_cast<std::size_t>(size_class);
+  FreeBlock* const batch = heads_[c];
+  FreeBlock* last = batch;
+  for (int i = 1; i < kBatch; ++i) last = last->next;
+  heads_[c] = last->next;
+  last->next = nullptr;
+  counts_[c] -= kBatch;
+  if (!depot().put(size_class, batch)) free_blocks(batch);
+  keep(block, size_class);
 }
 
 // Only the OpenMP bridge uses the slot.
@@ -59,7 +143,9 @@ void release_task(Task* task, TaskBlockCache* cache) {
     if (const std::size_t align = task->allocation_align; align != 0) {
       const int size_class = task->block_class;
       task->~Task();
-      if (size_class < 0 || cache == nullptr || !cache->keep(task, size_class)) {
+      if (size_class >= 0 && cache != nullptr) {
+        cache->keep(task, size_class);
+      } else {
         ::operator delete(static_cast<void*>(task), std::align_val_t(align));
       }
     }

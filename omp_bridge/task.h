@@ -124,10 +124,19 @@ struct Task {
 // Blocks of freed tasks that a thread keeps for its next ones, by size class (libomp keeps a free
 // list per thread alike): the heap's aligned allocation and free cost more than a small task's
 // own work. A block freed by another thread than its creator's joins the freeing thread's cache.
+// A thread that frees more blocks than it creates (it runs its teammates' tasks) hands a full
+// class's surplus, a batch at a time, to a depot shared by the process, where a thread whose class
+// ran out takes a batch back (Bonwick's magazines): one lock per batch, where the heap took its
+// arena's lock per block, the arena of the creator's kernel thread at that, whose lock the two
+// cores then fought over (syncbench's TASK at 8 threads on 2 cores: about 50 000 futex calls per
+// 491 520 tasks, 8-13 % of the samples in the futex wake of glibc's allocator lock; with the
+// depot, 25-29 calls; docs/omp_bridge.md).
 class TaskBlockCache {
  public:
   static constexpr std::size_t kAlign = 128;  // of every cached block: LLVM's tasks ask for it
   static constexpr int kDepth = 64;           // blocks per class: a batch of tasks a thread runs
+  static constexpr int kBatch = kDepth / 2;   // blocks a thread hands to the depot, or takes
+  static constexpr int kClasses = 4;          // 256 to 2048 bytes
   TaskBlockCache() = default;
   TaskBlockCache(const TaskBlockCache&) = delete;
   TaskBlockCache& operator=(const TaskBlockCache&) = delete;
@@ -142,29 +151,44 @@ class TaskBlockCache {
   }
   static std::size_t block_size(int size_class) { return kSmallest << size_class; }
 
-  // A kept block of the class, or null.
+  // A kept block of the class, one of a batch from the depot, or null.
   void* take(int size_class) {
-    FreeBlock* block = heads_[static_cast<std::size_t>(size_class)];
-    if (block == nullptr) return nullptr;
-    heads_[static_cast<std::size_t>(size_class)] = block->next;
-    --counts_[static_cast<std::size_t>(size_class)];
+    const auto c = static_cast<std::size_t>(size_class);
+    FreeBlock* block = heads_[c];
+    if (block == nullptr) [[unlikely]] {
+      return take_from_depot(size_class);
+    }
+    heads_[c] = block->next;
+    --counts_[c];
     return block;
   }
-  // Keeps `block` unless the class is full; false when it did not.
-  bool keep(void* block, int size_class) {
+  // Keeps `block`; a full class first hands a batch to the depot (or, the depot full, the heap).
+  void keep(void* block, int size_class) {
     const auto c = static_cast<std::size_t>(size_class);
-    if (counts_[c] == kDepth) return false;
-    heads_[c] = new (block) FreeBlock{heads_[c]};
+    if (counts_[c] == kDepth) [[unlikely]] {
+      keep_after_spilling(block, size_class);
+      return;
+    }
+    // Only the list's link: a batch's link is written when it leaves for the depot.
+    auto* kept = new (block) FreeBlock;
+    kept->next = heads_[c];
+    heads_[c] = kept;
     ++counts_[c];
-    return true;
   }
 
- private:
+  // A free block's links: `next` in a cache's list or a batch, `next_batch` between the batches
+  // of the depot.
   struct FreeBlock {
     FreeBlock* next;
+    FreeBlock* next_batch;
   };
-  static constexpr int kClasses = 4;  // 256 to 2048 bytes
+
+ private:
   static constexpr std::size_t kSmallest = 256;
+  // Out of line, once per kBatch tasks at most, and called last: the paths of take() and keep()
+  // then save no registers around them (callgrind: 4 instructions a task otherwise).
+  void* take_from_depot(int size_class);
+  void keep_after_spilling(void* block, int size_class);
   std::array<FreeBlock*, kClasses> heads_{};
   std::array<int, kClasses> counts_{};
 };
@@ -188,7 +212,7 @@ inline Task* allocated_task_of(void* data, std::size_t align) {
   return reinterpret_cast<Task*>(static_cast<char*>(data) - task_data_offset(align));
 }
 // Drops a reference; the last frees a task from allocate_task (into `cache`, the calling
-// thread's or null, when there is room) and drops the reference it held on its parent.
+// thread's or null) and drops the reference it held on its parent.
 void release_task(Task* task, TaskBlockCache* cache);
 // release_task for an allocated task its creator ran at once without counting it (LLVM's layer
 // allocates even those), on that thread: with no child left and no reference on its parent, the
@@ -206,9 +230,7 @@ inline void release_task_run_at_once(Task* task, TaskBlockCache& cache) {
   }
   const int size_class = task->block_class;
   task->~Task();
-  if (!cache.keep(task, size_class)) {
-    ::operator delete(static_cast<void*>(task), std::align_val_t(TaskBlockCache::kAlign));
-  }
+  cache.keep(task, size_class);
 }
 
 class TaskQueue {
