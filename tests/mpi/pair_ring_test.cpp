@@ -65,6 +65,30 @@ TEST_P(PairRing, ReduceSenderRunsAheadOfAnInPlaceRoot) {
   });
 }
 
+// A reader tells the writer how far it has read only every few slots, and before it waits: here
+// the root of each Reduce has read one slot of the non-root's (call 8k) when the non-root, the
+// reader of the seven Bcasts between, needs that slot again for the next Reduce; the root, at that
+// Reduce, waits for the non-root's slot and must first tell it the slot is free.
+TEST_P(PairRing, ReaderTellsItsCountBeforeWaiting) {
+  run_ranks(GetParam(), [&](int rank, int) {
+    const int root = 1;
+    for (int round = 0; round < 4; ++round) {
+      long long mine = rank + round;
+      long long sum = -1;
+      ASSERT_EQ(MPI_Reduce(&mine, &sum, 1, MPI_LONG_LONG, MPI_SUM, root, MPI_COMM_WORLD),
+                MPI_SUCCESS);
+      if (rank == root) {
+        EXPECT_EQ(sum, 1 + 2 * round) << "round " << round;
+      }
+      for (int k = 0; k < kSlots - 1; ++k) {
+        long long data = rank == root ? value(k) : -1;
+        ASSERT_EQ(MPI_Bcast(&data, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD), MPI_SUCCESS);
+        EXPECT_EQ(data, value(k)) << "round " << round << ", call " << k;
+      }
+    }
+  });
+}
+
 // a op b = 10 a + b: the result tells the order (12 for member 0's 1 and member 1's 2; 21 the
 // other way round).
 void ten_a_plus_b(void* in, void* inout, int* len, MPI_Datatype*) {
