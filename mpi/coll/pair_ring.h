@@ -7,8 +7,9 @@
 // signature and payload into its slot of the call and, for Bcast and Reduce, returns at once: its
 // buffer is reusable (the payload is a copy) and MPI does not make these calls synchronising, so
 // back-to-back calls pipeline as they do over Open MPI's eager sends. A member that receives
-// waits for the other member's slot of its call, reads it and counts it consumed. A sender waits
-// only when its slot still holds call c - kSlots, which the other member has not consumed yet.
+// waits for the other member's slot of its call, reads it and counts it consumed (telling the
+// count every kPublishEvery calls and before it waits). A sender waits only when its slot still
+// holds call c - kSlots, which the other member has not consumed, or not told, yet.
 //
 // A call hands over the slot's lines one way (one line for a payload of up to
 // kPayloadOnFirstLine bytes) and, rarely, the consumer's count the other way: an Allreduce is one

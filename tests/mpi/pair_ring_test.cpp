@@ -117,9 +117,9 @@ TEST_P(PairRing, NonCommutativeReductionsFoldInRankOrder) {
         EXPECT_EQ(out[1], expected[1]) << "Reduce at root " << root << ", in place " << in_place;
       }
       long long all[2] = {mine[0], mine[1]};
-      ASSERT_EQ(MPI_Allreduce(in_place ? MPI_IN_PLACE : mine, all, 2, MPI_LONG_LONG, op,
-                              MPI_COMM_WORLD),
-                MPI_SUCCESS);
+      ASSERT_EQ(
+          MPI_Allreduce(in_place ? MPI_IN_PLACE : mine, all, 2, MPI_LONG_LONG, op, MPI_COMM_WORLD),
+          MPI_SUCCESS);
       EXPECT_EQ(all[0], expected[0]) << "Allreduce, in place " << in_place << ", rank " << rank;
       EXPECT_EQ(all[1], expected[1]) << "Allreduce, in place " << in_place << ", rank " << rank;
     }
