@@ -136,6 +136,13 @@ bool pair_reduction(const Comm& comm, int count, MPI_Datatype type) {
 // Allreduce is one exchange of slot lines each way. A mismatch of signatures is reported by
 // every member that reads: both of an Allreduce, the root of a Reduce (the other member has
 // returned by then, as from Open MPI's eager send).
+//
+// The result is in0 op in1 with one call of the operation: apply(op, a, b) makes b = a op b, so
+// recvbuf starts as member 1's input and member 0's is applied to it. Member 1 copies its own input
+// (nothing in place) and applies the other's slot; member 0 copies the other's slot and applies
+// its own input, which is never recvbuf: an Allreduce's is its slot's copy, and only a Reduce
+// root's in place is set aside first. Both members of an Allreduce so compute the same thing in the
+// same order, and a non-commutative operation gets rank order.
 int pair_reduce(MPI_Comm comm, std::string_view function, const void* sendbuf, void* recvbuf,
                 int count, MPI_Datatype datatype, MPI_Op op, int root) {
   using collective::PairRing;
@@ -145,10 +152,7 @@ int pair_reduce(MPI_Comm comm, std::string_view function, const void* sendbuf, v
   const std::size_t elements = static_cast<std::size_t>(count);
   const std::size_t bytes = elements * datatype->size();
   const PairRing::Kind kind = root >= 0 ? PairRing::Kind::reduce : PairRing::Kind::allreduce;
-  // The caller's input, copied: into its slot when the other member reads it, else aside, as
-  // the result may overwrite it (MPI_IN_PLACE).
-  alignas(16) std::byte aside[PairRing::kPayload];
-  const void* own = aside;
+  const void* own = input;
   if (me != root) {
     PairRing::Slot& slot = pair.claim();
     slot.header = {kind, root, elements, bytes, datatype, op};
@@ -156,8 +160,12 @@ int pair_reduce(MPI_Comm comm, std::string_view function, const void* sendbuf, v
     pair.post(slot);
     if (root >= 0) return MPI_SUCCESS;
     own = slot.payload;
-  } else if (bytes > 0) {
-    std::memcpy(aside, input, bytes);
+  }
+  // A Reduce root 0's input in place, aside: recvbuf takes member 1's input first.
+  alignas(16) std::byte aside[PairRing::kPayload];
+  if (me == 0 && own == recvbuf && bytes > 0) {
+    std::memcpy(aside, own, bytes);
+    own = aside;
   }
   const PairRing::Slot& other = pair.await(kind);
   if (other.header.count != elements || other.header.bytes != bytes) {
@@ -170,9 +178,13 @@ int pair_reduce(MPI_Comm comm, std::string_view function, const void* sendbuf, v
     const collective::Mismatch mismatch{1, count1, bytes1, 0, count0, bytes0};
     return collective::raise_mismatch(comm, function, &mismatch);
   }
-  collective::fold(
-      2, [&](int r) { return r == me ? own : static_cast<const void*>(other.payload); }, elements,
-      datatype, op, recvbuf);
+  if (bytes > 0) {
+    // Contiguous from the start (pair_reduction): a memcpy is the datatype's copy.
+    const void* in0 = me == 0 ? own : static_cast<const void*>(other.payload);
+    const void* in1 = me == 1 ? input : static_cast<const void*>(other.payload);
+    if (in1 != recvbuf) std::memcpy(recvbuf, in1, bytes);
+    apply(op, in0, recvbuf, elements, datatype);
+  }
   pair.consume();
   return MPI_SUCCESS;
 }

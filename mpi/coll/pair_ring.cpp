@@ -8,6 +8,7 @@ PairRing::Slot& PairRing::claim(int me, std::uint64_t call, SpinBudget& spin) {
   // relaxed: only this member writes its slots' numbers.
   const std::uint64_t held = slot.call.load(std::memory_order_relaxed);
   if (held <= mine.seen_consumed) return slot;
+  publish(me);
   const Member& other = members_[1 - me];
   // acquire: the other member's reads of the slot happened before it counted it consumed, so
   // that this member's writes cannot reach them. seq_cst, as RingWaiter needs it of a look.
@@ -29,7 +30,12 @@ const PairRing::Slot* PairRing::await(int me, std::uint64_t call, SpinBudget& sp
   // The slot cannot hold a later call than `call`: its writer waits for this member to consume
   // this one first.
   const Member& other = members_[1 - me];
-  return await_slot(members_[me].waiter, spin, other.slots[call % kSlots], other.nonblocking, call);
+  const Slot& slot = other.slots[call % kSlots];
+  // acquire: pairs with the post's store; seen, the slot's header and payload are. A slot not
+  // posted yet sends the caller to wait, after it has told its count.
+  if (slot.call.load(std::memory_order_acquire) == call + 1) return &slot;
+  publish(me);
+  return await_slot(members_[me].waiter, spin, slot, other.nonblocking, call);
 }
 
 void PairRing::note_nonblocking(int me, std::uint64_t call) {
@@ -39,8 +45,17 @@ void PairRing::note_nonblocking(int me, std::uint64_t call) {
 }
 
 void PairRing::consume(int me, std::uint64_t call) {
-  // seq_cst (release at least: the reads of the slot come before its reuse): see RingWaiter.
-  members_[me].consumed.store(call + 1, std::memory_order_seq_cst);
+  Member& mine = members_[me];
+  mine.unpublished = call + 1;
+  if (++mine.pending == kPublishEvery) publish(me);
+}
+
+void PairRing::publish(int me) {
+  Member& mine = members_[me];
+  if (mine.pending == 0) return;
+  mine.pending = 0;
+  // seq_cst (release at least: the reads of the slots come before their reuse): see RingWaiter.
+  mine.consumed.store(mine.unpublished, std::memory_order_seq_cst);
   wake_other(me);
 }
 

@@ -2,6 +2,7 @@
 #include "op/op.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -69,6 +70,22 @@ void run_units(OpKind kind, const Datatype& unit, const void* in, void* inout, s
   std::memcpy(inout, b.data, bytes);
 }
 
+// Which predefined operation is defined on which predefined type (TypeCode::logical is the last
+// code), asked of the kernels once at load: every reduction asks it twice per call (the argument
+// check, apply()), and the kernels' dispatch costs more than an 8-byte MPI_SUM.
+constexpr std::size_t kKinds = static_cast<std::size_t>(OpKind::user) + 1;
+constexpr std::size_t kCodes = static_cast<std::size_t>(TypeCode::logical) + 1;
+const std::array<std::array<bool, kCodes>, kKinds> kDefined = [] {
+  std::array<std::array<bool, kCodes>, kKinds> defined{};
+  for (std::size_t k = 0; k < kKinds; ++k) {
+    for (std::size_t c = 0; c < kCodes; ++c) {
+      defined[k][c] =
+          kernels::run(static_cast<OpKind>(k), static_cast<TypeCode>(c), nullptr, nullptr, 0);
+    }
+  }
+  return defined;
+}();
+
 void apply_user(MPI_Op op, const void* in, void* inout, std::size_t count, MPI_Datatype type) {
   if (op->large_function != nullptr) {
     MPI_Count len = static_cast<MPI_Count>(count);
@@ -123,7 +140,8 @@ bool defined_for(MPI_Op op, MPI_Datatype type) {
       break;
   }
   const weft_mpi_datatype* unit = type->layout->unit;
-  return unit != nullptr && kernels::run(op->kind, unit->layout->code, nullptr, nullptr, 0);
+  return unit != nullptr &&
+         kDefined[static_cast<std::size_t>(op->kind)][static_cast<std::size_t>(unit->layout->code)];
 }
 
 int apply(MPI_Op op, const void* in, void* inout, std::size_t count, MPI_Datatype type) {

@@ -217,7 +217,9 @@ void each(const T* __restrict in, T* __restrict inout, std::size_t n, Op op) {
 }
 
 // Dispatches `kind` over the C type of `code`: returns false, doing nothing, when the operation is
-// not defined on it. With n == 0 it only answers the question.
+// not defined on it. With n == 0 it only answers the question. The operations are stateless and
+// the loop over the buffers is made in the operation's case only: making the twelve loops up front
+// cost more than the loop itself on a few elements (an 8-byte MPI_SUM).
 inline bool run(OpKind kind, TypeCode code, const void* in, void* inout, std::size_t n) {
   const auto loop = [&](auto op) {
     return [&, op](auto tag) {
@@ -225,57 +227,75 @@ inline bool run(OpKind kind, TypeCode code, const void* in, void* inout, std::si
       each(static_cast<const T*>(in), static_cast<T*>(inout), n, op);
     };
   };
-  const auto max = loop([](auto a, auto b) { return a > b ? a : b; });
-  const auto min = loop([](auto a, auto b) { return a < b ? a : b; });
-  const auto sum = loop([](auto a, auto b) { return decltype(a)(a + b); });
-  const auto prod = loop([](auto a, auto b) { return decltype(a)(a * b); });
-  const auto land = loop([](auto a, auto b) { return decltype(a)(a != 0 && b != 0); });
-  const auto lor = loop([](auto a, auto b) { return decltype(a)(a != 0 || b != 0); });
-  const auto lxor = loop([](auto a, auto b) { return decltype(a)((a != 0) != (b != 0)); });
-  const auto band = loop([](auto a, auto b) { return decltype(a)(a & b); });
-  const auto bor = loop([](auto a, auto b) { return decltype(a)(a | b); });
-  const auto bxor = loop([](auto a, auto b) { return decltype(a)(a ^ b); });
+  const auto max = [](auto a, auto b) { return a > b ? a : b; };
+  const auto min = [](auto a, auto b) { return a < b ? a : b; };
+  const auto sum = [](auto a, auto b) { return decltype(a)(a + b); };
+  const auto prod = [](auto a, auto b) { return decltype(a)(a * b); };
+  const auto land = [](auto a, auto b) { return decltype(a)(a != 0 && b != 0); };
+  const auto lor = [](auto a, auto b) { return decltype(a)(a != 0 || b != 0); };
+  const auto lxor = [](auto a, auto b) { return decltype(a)((a != 0) != (b != 0)); };
+  const auto band = [](auto a, auto b) { return decltype(a)(a & b); };
+  const auto bor = [](auto a, auto b) { return decltype(a)(a | b); };
+  const auto bxor = [](auto a, auto b) { return decltype(a)(a ^ b); };
   // MPI-3.1 5.9.4: the larger (smaller) value wins; on a tie, the smaller index.
-  const auto maxloc = loop([](auto a, auto b) {
+  const auto maxloc = [](auto a, auto b) {
     if (a.value != b.value) return a.value > b.value ? a : b;
     b.index = std::min(a.index, b.index);
     return b;
-  });
-  const auto minloc = loop([](auto a, auto b) {
+  };
+  const auto minloc = [](auto a, auto b) {
     if (a.value != b.value) return a.value < b.value ? a : b;
     b.index = std::min(a.index, b.index);
     return b;
-  });
+  };
   switch (kind) {
-    case OpKind::max:
-      return c_integer(code, max) || multi_language(code, max) || floating(code, max);
-    case OpKind::min:
-      return c_integer(code, min) || multi_language(code, min) || floating(code, min);
-    case OpKind::sum:
-      return c_integer(code, sum) || multi_language(code, sum) || floating(code, sum) ||
-             complex(code, sum);
-    case OpKind::prod:
-      return c_integer(code, prod) || multi_language(code, prod) || floating(code, prod) ||
-             complex(code, prod);
+    case OpKind::max: {
+      const auto f = loop(max);
+      return c_integer(code, f) || multi_language(code, f) || floating(code, f);
+    }
+    case OpKind::min: {
+      const auto f = loop(min);
+      return c_integer(code, f) || multi_language(code, f) || floating(code, f);
+    }
+    case OpKind::sum: {
+      const auto f = loop(sum);
+      return c_integer(code, f) || multi_language(code, f) || floating(code, f) || complex(code, f);
+    }
+    case OpKind::prod: {
+      const auto f = loop(prod);
+      return c_integer(code, f) || multi_language(code, f) || floating(code, f) || complex(code, f);
+    }
     // MPI-4.1 6.9.2 gives the logical operations C integers and Logical only; MPICH and Open MPI
     // also take the multi-language integers (MPI_AINT, MPI_OFFSET, MPI_COUNT), which programs and
     // MPICH's coll/allred use.
-    case OpKind::land:
-      return c_integer(code, land) || multi_language(code, land) || logical(code, land);
-    case OpKind::lor:
-      return c_integer(code, lor) || multi_language(code, lor) || logical(code, lor);
-    case OpKind::lxor:
-      return c_integer(code, lxor) || multi_language(code, lxor) || logical(code, lxor);
-    case OpKind::band:
-      return c_integer(code, band) || multi_language(code, band) || byte(code, band);
-    case OpKind::bor:
-      return c_integer(code, bor) || multi_language(code, bor) || byte(code, bor);
-    case OpKind::bxor:
-      return c_integer(code, bxor) || multi_language(code, bxor) || byte(code, bxor);
+    case OpKind::land: {
+      const auto f = loop(land);
+      return c_integer(code, f) || multi_language(code, f) || logical(code, f);
+    }
+    case OpKind::lor: {
+      const auto f = loop(lor);
+      return c_integer(code, f) || multi_language(code, f) || logical(code, f);
+    }
+    case OpKind::lxor: {
+      const auto f = loop(lxor);
+      return c_integer(code, f) || multi_language(code, f) || logical(code, f);
+    }
+    case OpKind::band: {
+      const auto f = loop(band);
+      return c_integer(code, f) || multi_language(code, f) || byte(code, f);
+    }
+    case OpKind::bor: {
+      const auto f = loop(bor);
+      return c_integer(code, f) || multi_language(code, f) || byte(code, f);
+    }
+    case OpKind::bxor: {
+      const auto f = loop(bxor);
+      return c_integer(code, f) || multi_language(code, f) || byte(code, f);
+    }
     case OpKind::maxloc:
-      return pair(code, maxloc);
+      return pair(code, loop(maxloc));
     case OpKind::minloc:
-      return pair(code, minloc);
+      return pair(code, loop(minloc));
     case OpKind::replace:
     case OpKind::no_op:
     case OpKind::user:

@@ -65,6 +65,68 @@ TEST_P(PairRing, ReduceSenderRunsAheadOfAnInPlaceRoot) {
   });
 }
 
+// A reader tells the writer how far it has read only every few slots, and before it waits: here
+// the root of each Reduce has read one slot of the non-root's (call 8k) when the non-root, the
+// reader of the seven Bcasts between, needs that slot again for the next Reduce; the root, at that
+// Reduce, waits for the non-root's slot and must first tell it the slot is free.
+TEST_P(PairRing, ReaderTellsItsCountBeforeWaiting) {
+  run_ranks(GetParam(), [&](int rank, int) {
+    const int root = 1;
+    for (int round = 0; round < 4; ++round) {
+      long long mine = rank + round;
+      long long sum = -1;
+      ASSERT_EQ(MPI_Reduce(&mine, &sum, 1, MPI_LONG_LONG, MPI_SUM, root, MPI_COMM_WORLD),
+                MPI_SUCCESS);
+      if (rank == root) {
+        EXPECT_EQ(sum, 1 + 2 * round) << "round " << round;
+      }
+      for (int k = 0; k < kSlots - 1; ++k) {
+        long long data = rank == root ? value(k) : -1;
+        ASSERT_EQ(MPI_Bcast(&data, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD), MPI_SUCCESS);
+        EXPECT_EQ(data, value(k)) << "round " << round << ", call " << k;
+      }
+    }
+  });
+}
+
+// a op b = 10 a + b: the result tells the order (12 for member 0's 1 and member 1's 2; 21 the
+// other way round).
+void ten_a_plus_b(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const long long*>(in);
+  auto* b = static_cast<long long*>(inout);
+  for (int i = 0; i < *len; ++i) b[i] = 10 * a[i] + b[i];
+}
+
+// The ring's reduction applies the operation once, member 0's input to member 1's, whichever
+// member reduces and whichever buffer is in place: a non-commutative operation gets rank order
+// at either root, and both members of an Allreduce the same result.
+TEST_P(PairRing, NonCommutativeReductionsFoldInRankOrder) {
+  run_ranks(GetParam(), [&](int rank, int) {
+    MPI_Op op = MPI_OP_NULL;
+    ASSERT_EQ(MPI_Op_create(ten_a_plus_b, 0, &op), MPI_SUCCESS);
+    const long long mine[2] = {rank + 1LL, 3 * (rank + 1LL)};  // {1, 3} and {2, 6}
+    const long long expected[2] = {12, 36};
+    for (int k = 0; k < 2 * kSlots; ++k) {
+      const bool in_place = k % 2 == 1;
+      const int root = (k / 2) % 2;
+      long long out[2] = {mine[0], mine[1]};
+      const void* send = rank == root && in_place ? MPI_IN_PLACE : mine;
+      ASSERT_EQ(MPI_Reduce(send, out, 2, MPI_LONG_LONG, op, root, MPI_COMM_WORLD), MPI_SUCCESS);
+      if (rank == root) {
+        EXPECT_EQ(out[0], expected[0]) << "Reduce at root " << root << ", in place " << in_place;
+        EXPECT_EQ(out[1], expected[1]) << "Reduce at root " << root << ", in place " << in_place;
+      }
+      long long all[2] = {mine[0], mine[1]};
+      ASSERT_EQ(
+          MPI_Allreduce(in_place ? MPI_IN_PLACE : mine, all, 2, MPI_LONG_LONG, op, MPI_COMM_WORLD),
+          MPI_SUCCESS);
+      EXPECT_EQ(all[0], expected[0]) << "Allreduce, in place " << in_place << ", rank " << rank;
+      EXPECT_EQ(all[1], expected[1]) << "Allreduce, in place " << in_place << ", rank " << rank;
+    }
+    MPI_Op_free(&op);
+  });
+}
+
 // Calls of the ring, of the meetings and nonblocking ones interleaved: their numbers stay in step.
 TEST_P(PairRing, MixedWithMeetingsAndNonblockingCalls) {
   run_ranks(GetParam(), [&](int rank, int) {
