@@ -1,11 +1,11 @@
 // ROMIO's collective buffering, pipelined: the pieces of a collective write are copied into a
 // collective buffer one file window (up to cb_buffer_size bytes, growing from a small first one,
-// aligned to the file system's block or the striping unit) at a time, and each full window goes to the file as one large aligned
-// pwrite. Two buffers alternate: while the writer's pwrite of window w runs (on its own core when
-// another core of its node fills, else on a spare kernel thread through the I/O manager's
-// hand-off, so that the writer's core is free), the other participants (the ranks of the
-// process) copy the pieces of window w + 1 into the other buffer, each taking one list of pieces
-// at a time.
+// aligned to the file system's block or the striping unit) at a time, and each full window goes
+// to the file as one large aligned pwrite. Two buffers alternate: while the writer's pwrite of
+// window w runs (on its own core when another core of its node fills, else on a spare kernel thread
+// through the I/O manager's hand-off, so that the writer's core is free), the other participants
+// (the ranks of the process) copy the pieces of window w + 1 into the other buffer, each taking one
+// list of pieces at a time.
 //
 // The kernel's cost of a pwritev grows with its vectors (each is copied into the page cache on
 // its own); the participants' copies cost about as much but run in parallel with the kernel's
