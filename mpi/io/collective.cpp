@@ -223,9 +223,16 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
                                         [size] { return std::make_shared<Meeting>(size); });
   Side side;
   side.pieces = &pieces;
-  for (const Piece& piece : pieces) side.bytes += piece.length;
   const bool spans = file.comm->spans_processes;
-  if (!collective_buffering(file, write)) {
+  const bool buffering = collective_buffering(file, write);
+  if (buffering && !spans && write) {
+    // One pass over the pieces before the meeting, which waits for the last rank's.
+    side.shape = shape_of(pieces);
+    side.bytes = side.shape.bytes;
+  } else {
+    for (const Piece& piece : pieces) side.bytes += piece.length;
+  }
+  if (!buffering) {
     // Each rank moves its own pieces; the meeting only orders the ranks.
     side.moved = transfer_managed(file, pieces, write);
     side.error = side.moved < 0 ? errno : 0;
@@ -234,7 +241,6 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
     if (spans && slot == 0) meet_processes(file, call);
   } else if (!spans) {
     side.group = aggregation_group(write);
-    if (write) side.shape = shape_of(pieces);
     meeting->publish(slot, &side);
     // One of the two, or neither when the last rank to arrive moved everything at once.
     struct Plan {

@@ -124,12 +124,15 @@ BufferGeometry buffer_geometry(const File& file) {
   std::size_t buffer = hint_bytes(file, "cb_buffer_size");
   if (buffer == 0) buffer = kDefaultBufferBytes;
   g.buffer_bytes = std::max(g.alignment, buffer / g.alignment * g.alignment);
+  g.first_window_bytes =
+      std::min(g.buffer_bytes, (kFirstWindowBytes + g.alignment - 1) / g.alignment * g.alignment);
   return g;
 }
 
 // One window of the file: [start, end) of the bytes the call touches, and after its plan the
 // ranges its pieces cover (the holes between them are not written).
 struct BufferedWrite::Window {
+  MPI_Offset origin = 0;  // aligned: the file offset of the buffer's first byte
   MPI_Offset start = 0, end = 0;
   std::vector<std::pair<MPI_Offset, MPI_Offset>> covered;
   bool planned = false;
@@ -185,14 +188,16 @@ BufferedWrite::BufferedWrite(int fd, const std::vector<std::span<const Piece>>& 
   }
   if (low_ >= high_) return;
   const auto alignment = static_cast<MPI_Offset>(geometry.alignment);
-  const auto size = static_cast<MPI_Offset>(window_bytes_);
-  base_ = low_ / alignment * alignment;
-  const auto count = static_cast<std::size_t>((high_ - base_ + size - 1) / size);
-  windows_.resize(count);
-  for (std::size_t w = 0; w < count; ++w) {
-    const MPI_Offset start = base_ + static_cast<MPI_Offset>(w) * size;
-    windows_[w].start = std::max(low_, start);
-    windows_[w].end = std::min(high_, start + size);
+  const auto largest = static_cast<MPI_Offset>(window_bytes_);
+  MPI_Offset size = geometry.first_window_bytes > 0
+                        ? std::min(largest, static_cast<MPI_Offset>(geometry.first_window_bytes))
+                        : largest;
+  for (MPI_Offset origin = low_ / alignment * alignment; origin < high_; origin += size) {
+    if (!windows_.empty()) size = std::min(largest, 2 * size);
+    Window& window = windows_.emplace_back();
+    window.origin = origin;
+    window.start = std::max(low_, origin);
+    window.end = std::min(high_, origin + size);
   }
   for (std::byte*& buffer : buffers_) buffer = pool().take(window_bytes_);
 }
@@ -448,7 +453,7 @@ void BufferedWrite::plan(std::size_t w) {
 
 void BufferedWrite::fill(std::size_t w, std::size_t r) {
   const Window& window = windows_[w];
-  const MPI_Offset origin = base_ + static_cast<MPI_Offset>(w * window_bytes_);
+  const MPI_Offset origin = window.origin;
   std::span<const Piece> run = runs_[r];
   const Piece* p =
       std::partition_point(run.data(), run.data() + run.size(),
@@ -463,7 +468,7 @@ void BufferedWrite::fill(std::size_t w, std::size_t r) {
 }
 
 int BufferedWrite::write_buffer(std::size_t w) const {
-  const MPI_Offset origin = base_ + static_cast<MPI_Offset>(w * window_bytes_);
+  const MPI_Offset origin = windows_[w].origin;
   const std::byte* buffer = buffer_of(w);
   for (auto [from, to] : windows_[w].covered) {
     while (from < to) {

@@ -6,7 +6,8 @@
 // are written straight from the ranks' memory (no fill at all): interleaved pieces from strided
 // memory, more of them in a window than one pwritev takes (IOV_MAX), holes that keep the file's
 // earlier bytes, and pieces adjacent in the file and in memory, land byte for byte; 512-byte
-// pieces stay direct where the windows' edges cut them.
+// pieces stay direct where the windows' edges cut them. Windows grow from the first window's size
+// to the buffer's.
 #include "io/collective_buffer.h"
 
 #include <fcntl.h>
@@ -148,6 +149,23 @@ TEST(CollectiveBuffers, RunsOutsideAWindowAreNotHandedOut) {
   });
   EXPECT_EQ(total(outcome.copies), kFileBytes / kGeometry.buffer_bytes);
   EXPECT_EQ(outcome.direct_windows, 0U) << "100-byte pieces go through the buffers";
+}
+
+TEST(CollectiveBuffers, WindowsGrowFromTheFirstWindowBytes) {
+  // The same blocks through windows of 4000, 8000, 16000, then 32000 bytes: [0, 4000) and
+  // [4000, 12000) hold rank 0's pieces, [12000, 28000) ranks 0 and 1's, the three windows of
+  // 32000 three ranks' each, and [124000, 128000) rank 7's: 14 fills, where windows of 32000
+  // from the start would make 8 (two ranks a window).
+  Layout layout;
+  layout.geometry = BufferGeometry{32000, 500, 4000};
+  const Outcome outcome = write_through_buffers(
+      "growing",
+      [](int rank, std::size_t i) {
+        return static_cast<MPI_Offset>(static_cast<std::size_t>(rank) * kRankBytes + i * kPiece);
+      },
+      layout);
+  EXPECT_EQ(total(outcome.copies), 14U);
+  EXPECT_EQ(outcome.direct_windows, 0U);
 }
 
 TEST(CollectiveBuffers, InterleavedPiecesLandInPlace) {
