@@ -522,9 +522,9 @@ void VirtualProcessor::run_switch_hooks() noexcept {
   // yielder's own level, so there is nothing to age and no other queue to weigh. The sanitizers'
   // annotations must come just before the jump, on the switching frame: their builds take the
   // general path.
-  if (!sanitizer::kAnnotatesSwitches && until_housekeeping_ > 1 &&
-      !scheduler_.hooks.has_switch_hooks() && !trace::enabled(trace::Category::sched) &&
-      self->placement.kind == Placement::Kind::pinned && self->stack.guard != nullptr &&
+  if (!sanitizer::kAnnotatesSwitches && self->placement.kind == Placement::Kind::pinned &&
+      until_housekeeping_ > 1 && !scheduler_.hooks.has_switch_hooks() &&
+      !trace::enabled(trace::Category::sched) && self->stack.guard != nullptr &&
       only_ready_has_work()) [[likely]] {
     const int floor = self->priority.load(std::memory_order_relaxed);
     const std::uint32_t mask = ready_.mask();
