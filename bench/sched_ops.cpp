@@ -31,17 +31,23 @@
 
 namespace {
 
+// Both threads are spawned from a thread of VP 0, which queues them at once: spawned from
+// outside, the partner would yield alone (a yield that finds nothing to run) until the second
+// spawn reached the VP's inbox, a number of yields that callgrind's thread scheduling changes
+// from run to run.
 void yield_weft(long count) {
-  std::atomic<bool> done{false};
-  weft::Thread partner = weft::spawn(weft::bench::pinned_to(0), [&] {
-    while (!done.load(std::memory_order_relaxed)) weft::this_thread::yield();
-  });
-  weft::Thread timed = weft::spawn(weft::bench::pinned_to(0), [&] {
-    for (long i = 0; i < count; ++i) weft::this_thread::yield();
-    done.store(true, std::memory_order_relaxed);
-  });
-  timed.join();
-  partner.join();
+  weft::spawn(weft::bench::pinned_to(0), [count] {
+    std::atomic<bool> done{false};
+    weft::Thread partner = weft::spawn(weft::bench::pinned_to(0), [&] {
+      while (!done.load(std::memory_order_relaxed)) weft::this_thread::yield();
+    });
+    weft::Thread timed = weft::spawn(weft::bench::pinned_to(0), [&] {
+      for (long i = 0; i < count; ++i) weft::this_thread::yield();
+      done.store(true, std::memory_order_relaxed);
+    });
+    timed.join();
+    partner.join();
+  }).join();
 }
 
 void yield_boost_context(long count) {

@@ -10,6 +10,7 @@
 #include "context.h"
 #include "sanitizer.h"
 #include "weft/detail/wait_list.h"
+#include "weft/detail/yield.h"
 #include "weft/stack_pool.h"
 #include "weft/thread.h"
 
@@ -41,6 +42,10 @@ struct Fiber {
   fcontext_t context = nullptr;
   Stack stack;
   void* tsan_fiber = nullptr;  // ThreadSanitizer builds only (sanitizer.h)
+
+  // What a fast-path yield hands the thread it switches to (VirtualProcessor::prepare_yield):
+  // always the same, so it is made once here rather than at every yield.
+  SwitchRecord yield_record{&context, this, SwitchAfter::nothing};
 
   std::uint64_t id = 0;
   ThreadType type = ThreadType::user;

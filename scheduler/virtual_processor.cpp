@@ -270,10 +270,18 @@ Fiber* VirtualProcessor::pop_ready(int level) noexcept {
 }
 
 Fiber* VirtualProcessor::pick(int floor) noexcept {
-  if (--until_housekeeping_ == 0) {
+  count_pick();
+  return choose(floor);
+}
+
+[[gnu::always_inline]] inline void VirtualProcessor::count_pick() noexcept {
+  if (--until_housekeeping_ == 0) [[unlikely]] {
     until_housekeeping_ = kHousekeepingPeriod;
     housekeeping(false);
   }
+}
+
+Fiber* VirtualProcessor::choose(int floor) noexcept {
   drain_inbox();
   if (reprioritize_.load(std::memory_order_relaxed) != 0) {
     reprioritize_.store(0, std::memory_order_relaxed);
@@ -390,7 +398,8 @@ void VirtualProcessor::spin_failed() noexcept {
 [[gnu::always_inline]] inline void VirtualProcessor::switch_to(Fiber* prev, Fiber* next,
                                                                After after) noexcept {
   begin_switch(prev, next, after);
-  SwitchRecord record{prev, after};
+  SwitchRecord record{after == After::nothing && prev != nullptr ? &prev->context : nullptr, prev,
+                      after};
   void* fake_stack = nullptr;
   sanitizer::start_switch(
       after == After::exit ? nullptr : &fake_stack,
@@ -424,9 +433,8 @@ void VirtualProcessor::spin_failed() noexcept {
   const auto* received = static_cast<const SwitchRecord*>(from.data);
   // The common case, a thread switched away from to run another, needs no call (but in ASan
   // builds).
-  if (!sanitizer::kFinishesSwitch && received->after == After::nothing &&
-      received->from != nullptr) {
-    received->from->context = from.fctx;
+  if (!sanitizer::kFinishesSwitch && received->save_context != nullptr) {
+    *received->save_context = from.fctx;
   } else {
     finish_switch(from, fake_stack);
   }
@@ -488,37 +496,88 @@ void VirtualProcessor::run_switch_hooks() noexcept {
   if (scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
 }
 
-void VirtualProcessor::prepare_yield(PreparedYield& yield) noexcept {
-  run_switch_hooks();
+[[gnu::always_inline]] inline bool VirtualProcessor::only_ready_has_work() const noexcept {
+  // One branch for the four words.
+  return (inbox_.load(std::memory_order_relaxed) == nullptr) &
+         (reprioritize_.load(std::memory_order_relaxed) == 0) &
+         ((shared_.mask_hint() | node_.queue.mask_hint()) == 0);
+}
+
+[[gnu::always_inline]] inline Fiber* VirtualProcessor::rotate_ready(Fiber* self,
+                                                                    int floor) noexcept {
+  // Safe before the switch: only this kernel thread takes fibers out of ready_, and it cannot
+  // resume `self` before the caller's switch has saved its context.
+  Fiber* next = ready_.rotate(floor, self);
+  if (!next->ahead) wake_ahead_budget_ = kWakeAheadLimit;
+  return next;
+}
+
+// Inlined into detail::prepare_yield, the one call a yield makes before its switch. Its fast path
+// calls nothing, so that it saves no register: whatever needs a call (a switch hook, the trace,
+// the check of a canary stack, the housekeeping's turn, the general path) goes to
+// prepare_yield_with_extras, a tail call.
+[[gnu::always_inline]] inline void VirtualProcessor::prepare_yield(PreparedYield& yield) noexcept {
   Fiber* self = current_;
-  const int floor = self->priority.load(std::memory_order_relaxed);
-  // The sanitizers' annotations must come just before the jump, on the switching frame: their
-  // builds take the general path.
+  // Fast path of ranks yielding to ranks: only this processor's pinned queue has work, on the
+  // yielder's own level, so there is nothing to age and no other queue to weigh. The sanitizers'
+  // annotations must come just before the jump, on the switching frame: their builds take the
+  // general path.
   if (!sanitizer::kAnnotatesSwitches && self->placement.kind == Placement::Kind::pinned &&
-      until_housekeeping_ > 1 && inbox_.load(std::memory_order_relaxed) == nullptr &&
-      reprioritize_.load(std::memory_order_relaxed) == 0 &&
-      (shared_.mask_hint() | node_.queue.mask_hint()) == 0) {
-    // Fast path of ranks yielding to ranks: only this processor's pinned queue has work, on the
-    // yielder's own level, so there is nothing to age and no other queue to weigh. It counts as a
-    // pick, even when it finds nothing to run: every 16th yield takes the general path and its
-    // housekeeping, so that a thread alone on its processor, yielding in a loop, does not keep
-    // the timers, timer hooks and pollers of the processor from ever running.
+      until_housekeeping_ > 1 && !scheduler_.hooks.has_switch_hooks() &&
+      !trace::enabled(trace::Category::sched) && self->stack.guard != nullptr &&
+      only_ready_has_work()) [[likely]] {
+    const int floor = self->priority.load(std::memory_order_relaxed);
     const std::uint32_t mask = ready_.mask();
     if (mask == 0) {
-      --until_housekeeping_;
+      --until_housekeeping_;  // a pick all the same (see prepare_yield_with_extras)
       yield.to = nullptr;
       yield.turns = 0;
       return;
     }
     if (mask == 1u << floor) {
       --until_housekeeping_;
-      // Safe before the switch: only this kernel thread takes fibers out of ready_, and it
-      // cannot resume `self` before the caller's switch has saved its context.
-      Fiber* next = ready_.rotate(floor, self);
-      if (!next->ahead) wake_ahead_budget_ = kWakeAheadLimit;
-      yield.vp = this;
+      Fiber* next = rotate_ready(self, floor);
+      yield.record = &self->yield_record;
+      yield.switch_count = &switches_;
+      // begin_switch without what the conditions above ruled out (a canary stack's check, the
+      // idle context's switch hooks, the trace), nor the store of `next->vp`: a thread of ready_
+      // is pinned here, and spawn set its `vp` to this processor for good. Only this kernel
+      // thread writes the counter.
+      const std::uint64_t switches = switches_.load(std::memory_order_relaxed);
+      yield.switches = switches;
+      current_ = next;
+      switches_.store(switches + 1, std::memory_order_relaxed);
+      yield.to = next->context;
+      return;
+    }
+  }
+  prepare_yield_with_extras(yield);
+}
+
+void VirtualProcessor::prepare_yield_with_extras(PreparedYield& yield) noexcept {
+  run_switch_hooks();
+  // Every yield counts as a pick, even one that finds nothing else to run: a thread alone on its
+  // processor, yielding in a loop, does not keep the timers, timer hooks and pollers of the
+  // processor from ever running. Done before the choice, so that a thread the housekeeping
+  // wakes can be the one chosen.
+  count_pick();
+  Fiber* self = current_;
+  const int floor = self->priority.load(std::memory_order_relaxed);
+  if (!sanitizer::kAnnotatesSwitches && self->placement.kind == Placement::Kind::pinned &&
+      only_ready_has_work()) {
+    // The fast path again, with the extras: the thread of the caller's level still switches
+    // from the caller's frame.
+    const std::uint32_t mask = ready_.mask();
+    if (mask == 0) {
+      yield.to = nullptr;
+      yield.turns = 0;
+      return;
+    }
+    if (mask == 1u << floor) {
+      Fiber* next = rotate_ready(self, floor);
+      yield.record = &self->yield_record;
+      yield.switch_count = &switches_;
       yield.switches = switches_.load(std::memory_order_relaxed);
-      yield.record = SwitchRecord{self, After::nothing};
       begin_switch(self, next, After::nothing);
       yield.to = next->context;
       return;
@@ -528,14 +587,10 @@ void VirtualProcessor::prepare_yield(PreparedYield& yield) noexcept {
   yield.turns = yield_general(self, floor);
 }
 
-std::uint64_t VirtualProcessor::finish_yield(std::uint64_t switches, SwitchTransfer from) noexcept {
-  end_switch(transfer_t{from.context, from.data}, nullptr);
-  return turns_since(switches, true);
-}
-
 void prepare_yield(PreparedYield& yield) noexcept {
-  VirtualProcessor* vp = current_vp();
-  if (vp == nullptr || vp->current() == nullptr) {
+  // No switch before the end of this call: the kernel thread's own processor throughout.
+  VirtualProcessor* vp = current_vp_before_switch();
+  if (vp == nullptr || vp->current() == nullptr) [[unlikely]] {
     std::this_thread::yield();
     yield.to = nullptr;
     yield.turns = 0;
@@ -557,13 +612,14 @@ SwitchTransfer switch_context(void* to, void* data) {
   return reinterpret_cast<Jump>(reinterpret_cast<void (*)()>(&jump_fcontext))(to, data);
 }
 
-std::uint64_t finish_yield(const PreparedYield& yield, SwitchTransfer from) noexcept {
-  // A prepared yield is a pinned thread's: it resumes on the processor it left.
-  return yield.vp->finish_yield(yield.switches, from);
+void finish_switch(SwitchTransfer from) noexcept {
+  // A thread resumed from a fast-path yield is pinned: it resumes on the processor it left.
+  current_vp()->finish_switch(transfer_t{from.context, from.data}, nullptr);
 }
 
 std::uint64_t VirtualProcessor::yield_general(Fiber* self, int floor) noexcept {
-  Fiber* next = pick(floor);
+  // prepare_yield counted the pick.
+  Fiber* next = choose(floor);
   if (next == nullptr) return 0;
   const std::uint64_t before = switches_.load(std::memory_order_relaxed);
   const bool pinned = self->placement.kind == Placement::Kind::pinned;

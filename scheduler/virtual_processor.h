@@ -72,10 +72,9 @@ class VirtualProcessor {
   Scheduler::VpStats stats() const;
 
   // The owning kernel thread, on behalf of its running user thread.
-  // this_thread::yield's two halves (weft/detail/yield.h): the scheduling, and on the resumed
-  // side, the end of a switch prepare_yield left to its caller.
+  // this_thread::yield's scheduling half (weft/detail/yield.h): the switch and its end are left
+  // to the caller.
   void prepare_yield(PreparedYield& yield) noexcept;
-  std::uint64_t finish_yield(std::uint64_t switches, SwitchTransfer from) noexcept;
   // Switches to `fiber`, a thread this processor may run that is in no queue; the caller is
   // queued to resume first (ThreadAttr::run_at_once).
   void run_now(Fiber* fiber) noexcept;
@@ -109,7 +108,11 @@ class VirtualProcessor {
 
   void main();
   void idle_loop();
+  // A scheduling point's choice of the next thread: count_pick() then choose(floor).
   Fiber* pick(int floor) noexcept;
+  // Counts a pick, running housekeeping at every kHousekeepingPeriod-th.
+  void count_pick() noexcept;
+  Fiber* choose(int floor) noexcept;
   Fiber* pop_at(int level) noexcept;
   // The pinned queue's push and pop: a woken thread goes ahead of yielded ones within a budget
   // (kWakeAheadLimit) that each turn of a thread queued behind refills.
@@ -118,6 +121,14 @@ class VirtualProcessor {
   // After a switch away that found this processor's switch count at `switches`: the turns other
   // threads had until the caller (`pinned` or not) resumed, at least 1.
   std::uint64_t turns_since(std::uint64_t switches, bool pinned) const noexcept;
+  // prepare_yield when a switch hook, the trace, a canary stack or the housekeeping's turn is
+  // there: the same choice, with them. Out of line, so that prepare_yield's own fast path calls
+  // nothing and saves no register.
+  [[gnu::noinline]] void prepare_yield_with_extras(PreparedYield& yield) noexcept;
+  // Whether only ready_ may have work: no inbox, no re-sort, no free or node thread queued.
+  bool only_ready_has_work() const noexcept;
+  // A fast-path yield's choice: the next thread of `self`'s level `floor`, `self` queued last.
+  Fiber* rotate_ready(Fiber* self, int floor) noexcept;
   // A yield beyond prepare_yield's fast path, switch included; out of line, so that the fast
   // path needs a small frame.
   [[gnu::noinline]] std::uint64_t yield_general(Fiber* self, int floor) noexcept;
@@ -136,8 +147,9 @@ class VirtualProcessor {
   void run_switch_hooks() noexcept;
   // `prev` is current_, passed for the compiler's sake: the inlined switch then knows it.
   void switch_to(Fiber* prev, Fiber* next, After after) noexcept;
-  // switch_to's halves before and after the jump (the sanitizers' annotations aside), which
-  // prepare_yield and finish_yield also use.
+  // switch_to's halves before and after the jump (the sanitizers' annotations aside); a
+  // fast-path yield uses the first (prepare_yield), weft/detail/yield.h's finish_yield does the
+  // second's common case inline.
   void begin_switch(Fiber* prev, Fiber* next, After after) noexcept;
   void end_switch(transfer_t from, void* fake_stack) noexcept;
   void trace_switch(Fiber* prev, After after, Fiber* next) noexcept;
@@ -162,7 +174,7 @@ class VirtualProcessor {
   std::uint32_t bypassed_[kPriorityLevels] = {};
   unsigned rotation_ = 0;
   // Scheduling points of a busy processor between two looks at timers, timer hooks and parked
-  // pollers; the picks (fast-path yields included) left until the next look.
+  // pollers; the picks (yields that find nothing else to run included) left until the next look.
   static constexpr std::uint32_t kHousekeepingPeriod = 16;
   std::uint32_t until_housekeeping_ = kHousekeepingPeriod;
   // Woken pinned threads queued ahead of yielded ones between two turns of a yielded one: a

@@ -41,7 +41,7 @@ inline std::uint64_t yield() {
   detail::PreparedYield prepared;
   detail::prepare_yield(prepared);
   if (prepared.to == nullptr) return prepared.turns;
-  return detail::finish_yield(prepared, detail::switch_context(prepared.to, &prepared.record));
+  return detail::finish_yield(prepared, detail::switch_context(prepared.to, prepared.record));
 }
 void sleep_for(std::chrono::nanoseconds duration);
 void sleep_until(std::chrono::steady_clock::time_point deadline);
