@@ -497,10 +497,10 @@ void VirtualProcessor::run_switch_hooks() noexcept {
 }
 
 [[gnu::always_inline]] inline bool VirtualProcessor::only_ready_has_work() const noexcept {
-  // One branch for the four words.
-  return (inbox_.load(std::memory_order_relaxed) == nullptr) &
-         (reprioritize_.load(std::memory_order_relaxed) == 0) &
-         ((shared_.mask_hint() | node_.queue.mask_hint()) == 0);
+  // One branch for the four words: all zero.
+  const auto inbox = reinterpret_cast<std::uintptr_t>(inbox_.load(std::memory_order_relaxed));
+  return (inbox | reprioritize_.load(std::memory_order_relaxed) | shared_.mask_hint() |
+          node_.queue.mask_hint()) == 0;
 }
 
 [[gnu::always_inline]] inline Fiber* VirtualProcessor::rotate_ready(Fiber* self,
