@@ -12,8 +12,7 @@ namespace weft::testing {
 class TestFile {
  public:
   // /tmp/<prefix><pid>_<name>: the pid keeps concurrent test programs apart.
-  TestFile(const char* prefix, const char* name)
-      : path_("/tmp/") {
+  TestFile(const char* prefix, const char* name) : path_("/tmp/") {
     path_.append(prefix).append(std::to_string(::getpid())).append("_").append(name);
     std::remove(path_.c_str());
   }
