@@ -424,7 +424,8 @@ bool Manager::poll_round(bool busy_core) noexcept {
   if (everything) {
     for (FdWait* wait = waits_; wait != nullptr; wait = wait->next) {
       if (ageing && wait->armed && !armed_too) continue;
-      if (ageing && now - wait->registered_ns >= idle_poll_ns_) {
+      // Only a polled wait is aged: an armed one reaching here is this round's poll of it.
+      if (ageing && !wait->armed && now - wait->registered_ns >= idle_poll_ns_) {
         newly_armed = arm(wait) || newly_armed;
         continue;
       }
