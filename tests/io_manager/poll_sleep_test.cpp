@@ -11,9 +11,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "io_test_util.h"
+#include "weft/config.h"
 #include "weft/io.h"
 #include "weft/scheduler.h"
 #include "weft/this_thread.h"
@@ -22,15 +26,28 @@
 namespace weft {
 namespace {
 
+// auto mode with io.idle_poll_us at its maximum. A busy core's scheduling point hands a wait
+// older than that to blocking (docs/io_manager.md); with the default 500 us, a kernel thread of
+// the test preempted that long between a read's registration and its park, as on a loaded CI
+// machine, sent the wait to the spare thread, and no core ever slept on it again.
+Config poll_sleep_config(int vps, std::vector<std::pair<std::string, std::string>> more = {}) {
+  more.emplace_back("io.idle_poll_us", "1000000");
+  return testing::io_config("auto", vps, std::move(more));
+}
+
 // Waits on this kernel thread until a core has begun `count` sleeps in poll(2); false when
-// `stop` is set or after a limit that only bounds a hang.
+// `stop` is set, when a wait went to blocking instead (no core sleeps on it any more), or after a
+// limit that only bounds a hang.
 bool poll_sleeps_reach(std::uint64_t count, const std::atomic<bool>& stop) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (io::stats().poll_sleeps < count) {
-    if (stop.load() || std::chrono::steady_clock::now() > give_up) return false;
+  for (;;) {
+    const io::Stats stats = io::stats();
+    if (stats.poll_sleeps >= count) return true;
+    if (stats.handoffs != 0 || stop.load() || std::chrono::steady_clock::now() > give_up) {
+      return false;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  return true;
 }
 
 // A weft thread reads one byte from the pipe `fds`, which a kernel thread outside weft writes
@@ -44,7 +61,9 @@ bool read_written_during_a_poll_sleep(const int fds[2]) {
     if (::read(fds[0], &byte, 1) == 1) read_done.store(true);
   });
   std::thread writer([&] {
-    if (poll_sleeps_reach(1, stop)) (void)!::write(fds[1], "x", 1);
+    // Written whatever happened: a wait handed to blocking still ends (reported below).
+    poll_sleeps_reach(1, stop);
+    if (!stop.load()) (void)!::write(fds[1], "x", 1);
   });
   const bool finished = testing::finishes([&] { return read_done.load(); },
                                           [&] {
@@ -53,6 +72,7 @@ bool read_written_during_a_poll_sleep(const int fds[2]) {
                                           });
   writer.join();
   reader.join();
+  EXPECT_EQ(io::stats().handoffs, 0u) << "the wait went to blocking before a core slept on it";
   return finished;
 }
 
@@ -60,7 +80,7 @@ TEST(IoPollSleep, AnIdleCoreSleepsInPollAndTheEventEndsTheWait) {
   testing::Descriptors descriptors;
   int fds[2];
   descriptors.pipe(fds);
-  Scheduler scheduler(testing::io_config("auto", 2));
+  Scheduler scheduler(poll_sleep_config(2));
   std::atomic<int> reads{0};
   std::atomic<bool> stop{false};
   Thread reader = spawn([&] {
@@ -73,8 +93,9 @@ TEST(IoPollSleep, AnIdleCoreSleepsInPollAndTheEventEndsTheWait) {
   std::thread writer([&] {
     for (int i = 0; i < 3; ++i) {
       // The i-th read's wait sleeps in poll(2) after the i sleeps of the reads before.
-      if (!poll_sleeps_reach(static_cast<std::uint64_t>(i) + 1, stop)) return;
-      if (::write(fds[1], "x", 1) != 1) return;
+      // Written whatever happened: a wait handed to blocking still ends (reported below).
+      poll_sleeps_reach(static_cast<std::uint64_t>(i) + 1, stop);
+      if (stop.load() || ::write(fds[1], "x", 1) != 1) return;
       while (reads.load() <= i && !stop.load()) std::this_thread::yield();
     }
   });
@@ -100,7 +121,7 @@ TEST(IoPollSleep, TheSleepingCoreEndsTheWaitFromPollsAnswer) {
   testing::Descriptors descriptors;
   int fds[2];
   descriptors.pipe(fds);
-  Scheduler scheduler(testing::io_config("auto", 1));
+  Scheduler scheduler(poll_sleep_config(1));
   EXPECT_TRUE(read_written_during_a_poll_sleep(fds))
       << "a core sleeping in poll(2) missed the event";
   // At least once: a signal that interrupts the poll(2) leaves the event to the idle loop.
@@ -114,44 +135,56 @@ TEST(IoPollSleep, AFreshWaitIsLeftToThePollSleep) {
   testing::Descriptors descriptors;
   int fds[2];
   descriptors.pipe(fds);
-  Scheduler scheduler(testing::io_config("auto", 1, {{"io.switch_poll_us", "1000000"}}));
+  Scheduler scheduler(poll_sleep_config(1, {{"io.switch_poll_us", "1000000"}}));
   EXPECT_TRUE(read_written_during_a_poll_sleep(fds)) << "a fresh wait was not watched";
   EXPECT_EQ(io::stats().polls, 0u) << "a polling round checked a wait its thread had just tried";
 }
 
+// Core 1 computes (no scheduling point, so neither its idle loop nor its switch hook touches the
+// waits) while core 0, idle, sleeps in poll(2) on the first wait; then the second wait is
+// registered from core 1. Were core 1 the sleeper, starting the second reader would wake it for
+// work and hand the first wait to blocking: the second wait would then join no sleeper's set.
 TEST(IoPollSleep, AWaitRegisteredWhileACoreSleepsInPollJoinsItsSet) {
   testing::Descriptors descriptors;
   int first[2];
   int second[2];
   descriptors.pipe(first);
   descriptors.pipe(second);
-  Scheduler scheduler(testing::io_config("auto", 2));
+  Scheduler scheduler(poll_sleep_config(2));
   std::atomic<bool> first_done{false};
   std::atomic<bool> second_done{false};
+  std::atomic<bool> computed{false};
   std::atomic<bool> stop{false};
   ThreadAttr on_core0;
   on_core0.placement = Placement::pinned(0);
   ThreadAttr on_core1;
   on_core1.placement = Placement::pinned(1);
+  Thread computer = spawn(on_core1, [&] {
+    while (!computed.load() && !stop.load()) {
+    }
+  });
   Thread a = spawn(on_core0, [&] {
     char byte = 0;
     if (::read(first[0], &byte, 1) == 1) first_done.store(true);
   });
   if (!poll_sleeps_reach(1, stop)) {
     ADD_FAILURE() << "no core slept in poll(2) on the wait";
+    computed.store(true);
     (void)!::write(first[1], "x", 1);
     return;
   }
-  // One core sleeps in poll(2) on the first pipe; the second wait must wake it to be added.
+  // Core 0 sleeps in poll(2) on the first pipe; the second wait must wake it to be added.
   const std::uint64_t before = io::stats().poll_sleeps;
   Thread b = spawn(on_core1, [&] {
     char byte = 0;
     if (::read(second[0], &byte, 1) == 1) second_done.store(true);
   });
+  computed.store(true);
   std::thread writer([&] {
-    // The sleeper sleeps again once it has the second wait in its set.
-    if (!poll_sleeps_reach(before + 1, stop)) return;
-    if (::write(second[1], "x", 1) != 1) return;
+    // A core sleeps again once it has the second wait in its set. Written whatever happened: a
+    // wait handed to blocking still ends (reported below).
+    poll_sleeps_reach(before + 1, stop);
+    if (stop.load() || ::write(second[1], "x", 1) != 1) return;
     while (!second_done.load() && !stop.load()) std::this_thread::yield();
     (void)!::write(first[1], "x", 1);
   });
@@ -163,15 +196,20 @@ TEST(IoPollSleep, AWaitRegisteredWhileACoreSleepsInPollJoinsItsSet) {
                                           });
   EXPECT_TRUE(finished) << "a wait registered while a core slept in poll(2) was not watched";
   writer.join();
+  computer.join();
   a.join();
   b.join();
+  // Nothing woke a sleeper for work: both events were found by polling.
+  EXPECT_EQ(io::stats().handoffs, 0u) << "a wait went to blocking before a core slept on it";
 }
 
 TEST(IoPollSleep, ASleeperWokenForWorkHandsTheWaitsToBlocking) {
   testing::Descriptors descriptors;
   int fds[2];
   descriptors.pipe(fds);
-  Scheduler scheduler(testing::io_config("auto", 1));
+  // The spare thread alone may then end the wait: the computing core polls armed waits only once
+  // per io.timer_poll_us, here 10 s.
+  Scheduler scheduler(poll_sleep_config(1, {{"io.timer_poll_us", "10000000"}}));
   std::atomic<bool> read_done{false};
   std::atomic<bool> stop{false};
   Thread reader = spawn([&] {
