@@ -198,12 +198,19 @@ BufferedWrite::BufferedWrite(int fd, const std::vector<std::span<const Piece>>& 
   MPI_Offset size = geometry.first_window_bytes > 0
                         ? std::min(largest, static_cast<MPI_Offset>(geometry.first_window_bytes))
                         : largest;
-  for (MPI_Offset origin = low_ / alignment * alignment; origin < high_; origin += size) {
-    if (!windows_.empty()) size = std::min(largest, 2 * size);
+  // Each window ends at a multiple of its size (256 KiB, 512 KiB... of the file): the kernel
+  // gives a buffered write page-cache folios as large as its length and alignment allow (ext4 up
+  // to 2 MiB), and windows that straddle those bounds cost it smaller folios and folios written
+  // in two calls (docs/mpi-io.md, "Ranges first").
+  MPI_Offset origin = low_ / alignment * alignment;
+  while (origin < high_) {
+    const MPI_Offset end = (origin / size + 1) * size;
     Window& window = windows_.emplace_back();
     window.origin = origin;
     window.start = std::max(low_, origin);
-    window.end = std::min(high_, origin + size);
+    window.end = std::min(high_, end);
+    origin = end;
+    size = std::min(largest, 2 * size);
   }
   for (std::byte*& buffer : buffers_) buffer = pool().take(window_bytes_);
 }

@@ -7,8 +7,9 @@
 // memory, more of them in a window than one pwritev takes (IOV_MAX), holes that keep the file's
 // earlier bytes, and pieces adjacent in the file and in memory, land byte for byte; 512-byte
 // pieces stay direct where the windows' edges cut them. Windows grow from the first window's size
-// to the buffer's. Ranks whose pieces are made window by window (PieceSource) are asked for the
-// windows their range meets only, once each; an empty rank is never asked.
+// to the buffer's, each ending at a multiple of its size. Ranks whose pieces are made window by
+// window (PieceSource) are asked for the windows their range meets only, once each; an empty rank
+// is never asked.
 #include "io/collective_buffer.h"
 
 #include <fcntl.h>
@@ -212,10 +213,11 @@ TEST(CollectiveBuffers, RunsOutsideAWindowAreNotHandedOut) {
 }
 
 TEST(CollectiveBuffers, WindowsGrowFromTheFirstWindowBytes) {
-  // The same blocks through windows of 4000, 8000, 16000, then 32000 bytes: [0, 4000) and
-  // [4000, 12000) hold rank 0's pieces, [12000, 28000) ranks 0 and 1's, the three windows of
-  // 32000 three ranks' each, and [124000, 128000) rank 7's: 14 fills, where windows of 32000
-  // from the start would make 8 (two ranks a window).
+  // The same blocks through windows of 4000, 8000, 16000, then 32000 bytes, each ending at a
+  // multiple of its size: [0, 4000), [4000, 8000) and [8000, 16000) hold rank 0's pieces,
+  // [16000, 32000) rank 1's, and the three windows of 32000 two ranks' each: 10 fills, where
+  // windows of 32000 from the start would make 8 (two ranks a window), and windows that each
+  // start where the previous ended ([4000, 12000), [12000, 28000), [28000, 60000)...) 14.
   Layout layout;
   layout.geometry = BufferGeometry{32000, 500, 4000};
   const Outcome outcome = write_through_buffers(
@@ -224,7 +226,7 @@ TEST(CollectiveBuffers, WindowsGrowFromTheFirstWindowBytes) {
         return static_cast<MPI_Offset>(static_cast<std::size_t>(rank) * kRankBytes + i * kPiece);
       },
       layout);
-  EXPECT_EQ(total(outcome.copies), 14U);
+  EXPECT_EQ(total(outcome.copies), 10U);
   EXPECT_EQ(outcome.direct_windows, 0U);
 }
 
