@@ -144,6 +144,9 @@ struct BufferedWrite::Window {
   // Written from the pieces' memory (kDirectVectorBytes): no fills, the plan lists the vectors
   // in file order, those of covered range k being [range_vectors[k], range_vectors[k + 1]).
   bool direct = false;
+  // Not while the writer writes on its own core and other cores fill (write_here_): the fills
+  // then cost the writer nothing, and its pwritev of many vectors costs it more than one pwrite.
+  bool may_go_direct = true;
   std::vector<iovec> vectors;
   std::vector<std::size_t> range_vectors;
   std::size_t fills_done = 0;
@@ -232,6 +235,8 @@ constexpr std::size_t kPlan = std::numeric_limits<std::size_t>::max();
 
 bool BufferedWrite::take(Task& task) {
   if (next_plan_ < windows_.size() && next_plan_ < fill_window_ + 2) {
+    // Read here, under the lock: the writer may claim its core after the first plans are out.
+    windows_[next_plan_].may_go_direct = !write_here_;
     task = {next_plan_++, kPlan};
     return true;
   }
@@ -397,8 +402,8 @@ void BufferedWrite::plan(std::size_t w) {
   }
   std::size_t pieces = 0;
   for (const Cursor& c : cursors) pieces += static_cast<std::size_t>(c.end - c.at);
-  const bool direct =
-      pieces > 0 && static_cast<std::size_t>(end - start) >= pieces * kDirectVectorBytes;
+  const bool direct = window.may_go_direct && pieces > 0 &&
+                      static_cast<std::size_t>(end - start) >= pieces * kDirectVectorBytes;
   std::vector<iovec> vectors;
   std::vector<std::size_t> range_vectors;
   if (direct) vectors.reserve(pieces);

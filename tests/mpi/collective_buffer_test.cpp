@@ -1,15 +1,16 @@
-// The collective buffers of a collective write (mpi/io/collective_buffer.h) driven directly, in
-// one process of 8 ranks on 2 cores: a run of pieces with nothing in a window is never handed
-// out as a fill of that window (a block-distributed array leaves most ranks out of each window),
-// and the file holds every byte, for pieces laid out rank after rank and interleaved, with the
-// ranks that share the writer's core leaving the fills to the others. Windows of large pieces
-// are written straight from the ranks' memory (no fill at all): interleaved pieces from strided
-// memory, more of them in a window than one pwritev takes (IOV_MAX), holes that keep the file's
-// earlier bytes, and pieces adjacent in the file and in memory, land byte for byte; 512-byte
-// pieces stay direct where the windows' edges cut them. Windows grow from the first window's size
-// to the buffer's, each ending at a multiple of its size. Ranks whose pieces are made window by
-// window (PieceSource) are asked for the windows their range meets only, once each; an empty rank
-// is never asked.
+// The collective buffers of a collective write (mpi/io/collective_buffer.h) driven directly, in one
+// process of 8 ranks on 2 cores: a run of pieces with nothing in a window is never handed out as a
+// fill of that window (a block-distributed array leaves most ranks out of each window), and the
+// file holds every byte, for pieces laid out rank after rank and interleaved, with the ranks that
+// share the writer's core leaving the fills to the others. Windows of large pieces are written
+// straight from the ranks' memory (no fill at all): interleaved pieces from strided memory, more of
+// them in a window than one pwritev takes (IOV_MAX), holes that keep the file's earlier bytes, and
+// pieces adjacent in the file and in memory, land byte for byte; 512-byte pieces stay direct where
+// the windows' edges cut them. That is on one core: on two, where the writer writes on its own core
+// while the other fills, the same windows are filled. Windows grow from the first window's size to
+// the buffer's, each ending at a multiple of its size. Ranks whose pieces are made window by window
+// (PieceSource) are asked for the windows their range meets only, once each; an empty rank is never
+// asked.
 #include "io/collective_buffer.h"
 
 #include <fcntl.h>
@@ -62,6 +63,7 @@ struct Layout {
   BufferGeometry geometry = kGeometry;
   // Each rank's pieces made window by window by a PieceSource (a rank's deferred access).
   bool deferred = false;
+  int cores = 2;
 };
 
 // A rank's range asked of its PieceSource by a window's plan.
@@ -124,7 +126,7 @@ Outcome write_through_buffers(const char* name, Place place, const Layout& layou
     sources.emplace_back(r, pieces[static_cast<std::size_t>(r)], asked_mutex, outcome.asked);
   }
   EXPECT_EQ(weft::testing::run_ranks(
-                kRanks, 2,
+                kRanks, layout.cores,
                 [&](int rank) {
                   auto& mine = data[static_cast<std::size_t>(rank)];
                   for (std::size_t i = 0; i < rank_bytes; ++i) {
@@ -246,8 +248,14 @@ constexpr std::size_t kLargePieces = 600;                                     //
 constexpr std::size_t kLargeFileBytes = kLargePiece * kLargePieces * kRanks;  // 2880000: 3 windows
 static_assert(kLargePiece >= kDirectVectorBytes);
 static_assert((std::size_t{1} << 20) / kLargePiece > IOV_MAX);
-constexpr Layout kLarge{kLargePiece, kLargePieces, 2 * kLargePiece, kLargeFileBytes,
-                        BufferGeometry{std::size_t{1} << 20, 4096}};
+// On one core: the writer alone (its pwrite calls on spare kernel threads) writes them direct.
+constexpr Layout kLarge{kLargePiece,
+                        kLargePieces,
+                        2 * kLargePiece,
+                        kLargeFileBytes,
+                        BufferGeometry{std::size_t{1} << 20, 4096},
+                        false,
+                        1};
 
 TEST(CollectiveBuffers, LargePiecesGoStraightFromStridedMemory) {
   const Outcome outcome = write_through_buffers(
@@ -258,6 +266,21 @@ TEST(CollectiveBuffers, LargePiecesGoStraightFromStridedMemory) {
       kLarge);
   EXPECT_EQ(total(outcome.copies), 0U) << "nothing is copied into a collective buffer";
   EXPECT_EQ(outcome.direct_windows, 3U);
+}
+
+TEST(CollectiveBuffers, TwoCoresFillWindowsOfLargePieces) {
+  // The same pieces on two cores: the writer writes on its own core while the other fills, so
+  // every window is filled and written with one pwrite (its pwritev would cost it more).
+  Layout layout = kLarge;
+  layout.cores = 2;
+  const Outcome outcome = write_through_buffers(
+      "filled_large",
+      [](int rank, std::size_t i) {
+        return static_cast<MPI_Offset>((i * kRanks + static_cast<std::size_t>(rank)) * kLargePiece);
+      },
+      layout);
+  EXPECT_EQ(outcome.direct_windows, 0U);
+  EXPECT_GT(total(outcome.copies), 0U);
 }
 
 TEST(CollectiveBuffers, DirectWindowsKeepHoles) {
@@ -294,8 +317,9 @@ TEST(CollectiveBuffers, PiecesOf512BytesStayDirectWhereWindowsCutThem) {
   // counted in two windows (8193 pieces in a 4 MiB one, 511.9 bytes on average). The third
   // window holds the last 100 bytes of one piece alone: that one is copied.
   constexpr std::size_t kRow = 512, kRows = 2048;  // per rank: 8 MiB and 100 bytes in all
-  Layout layout{kRow, kRows, kRow, 100 + kRow * kRows * kRanks,
-                BufferGeometry{std::size_t{4} << 20, 4096}};
+  Layout layout{
+      kRow,  kRows, kRow, 100 + kRow * kRows * kRanks, BufferGeometry{std::size_t{4} << 20, 4096},
+      false, 1};
   const Outcome outcome = write_through_buffers(
       "direct_header",
       [](int rank, std::size_t i) {
