@@ -29,9 +29,9 @@
 
 struct shape {
   const char* name;
-  int aligned;   /* windows end at a multiple of their size */
-  size_t piece;  /* 0: one pwrite a window; else pwritev of pieces of this many bytes */
-  int windows;   /* 0: one write(2) of everything */
+  int aligned;  /* windows end at a multiple of their size */
+  size_t piece; /* 0: one pwrite a window; else pwritev of pieces of this many bytes */
+  int windows;  /* 0: one write(2) of everything */
 };
 static const struct shape shapes[] = {
     {"one_write", 0, 0, 0},
@@ -130,8 +130,7 @@ int main(int argc, char** argv) {
            median / one);
   }
   for (size_t s = 1; s < SHAPES; ++s) {
-    printf("RATIO write_shapes_%s one_write/shape %.2f\n", shapes[s].name,
-           one / ms[s][trials / 2]);
+    printf("RATIO write_shapes_%s one_write/shape %.2f\n", shapes[s].name, one / ms[s][trials / 2]);
   }
   return 0;
 }
