@@ -13,9 +13,57 @@
 
 namespace weft::mpi::io {
 
+namespace {
+
+// The pieces of the access's stream bytes [start, start + bytes): the view's file extents zipped
+// with the memory blocks.
+void make(const View& view, const Access& access, MPI_Offset start, std::size_t bytes,
+          std::vector<Piece>& out) {
+  std::vector<Extent> extents;
+  view.map(start, bytes, extents);
+  auto skip = static_cast<std::size_t>(start - access.position);  // into the memory stream
+  if (access.memory.size() == 1) {
+    // One memory block (a contiguous buffer, or the staging copy): each file extent is a piece,
+    // its memory the next bytes of the block. Made apart from the general zip because a
+    // collective write of a subarray has hundreds of thousands of pieces.
+    out.reserve(out.size() + extents.size());
+    std::byte* at = access.base + access.memory.front().offset + skip;
+    for (const Extent& extent : extents) {
+      out.push_back({extent.offset, at, extent.length});
+      at += extent.length;
+    }
+    return;
+  }
+  // Zip the two streams: each piece is the overlap of a file extent and a memory block.
+  auto m = static_cast<std::size_t>(
+      std::upper_bound(access.memory_ends.begin(), access.memory_ends.end(), skip) -
+      access.memory_ends.begin());
+  std::size_t m_used =
+      m < access.memory.size() ? skip - (access.memory_ends[m] - access.memory[m].length) : 0;
+  for (const Extent& extent : extents) {
+    std::size_t done = 0;
+    while (done < extent.length) {
+      const Extent& block = access.memory[m];
+      const std::size_t take = std::min(extent.length - done, block.length - m_used);
+      out.push_back({extent.offset + static_cast<MPI_Offset>(done),
+                     access.base + block.offset + m_used, take});
+      done += take;
+      m_used += take;
+      if (m_used == block.length) {
+        ++m;
+        m_used = 0;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 bool plan(const File& file, MPI_Offset position, const void* buffer, std::size_t count,
-          MPI_Datatype datatype, bool write, Access& access, int& error_class, std::string& error) {
+          MPI_Datatype datatype, bool write, Access& access, int& error_class, std::string& error,
+          bool defer) {
   access.bytes = count * datatype->size();
+  access.position = position;
   if (access.bytes == 0) return true;
   if (file.view.tile_size == 0) {
     error_class = MPI_ERR_TYPE;
@@ -23,12 +71,9 @@ bool plan(const File& file, MPI_Offset position, const void* buffer, std::size_t
             std::to_string(access.bytes) + " bytes";
     return false;
   }
-  std::vector<Extent> extents;
-  file.view.map(position, access.bytes, extents);
   // The memory side as one stream: the buffer's blocks, or the staging copy in the file's
   // representation.
-  std::vector<Extent> memory;
-  auto* base = static_cast<std::byte*>(const_cast<void*>(buffer));
+  access.base = static_cast<std::byte*>(const_cast<void*>(buffer));
   if (file.view.datarep != "native") {
     access.staged = true;
     access.staging.resize(access.bytes);
@@ -40,41 +85,41 @@ bool plan(const File& file, MPI_Offset position, const void* buffer, std::size_t
         return false;
       }
     }
-    base = access.staging.data();
-    memory.push_back({0, access.bytes});
+    access.base = access.staging.data();
+    access.memory.push_back({0, access.bytes});
   } else {
-    memory = flatten(datatype, count);
+    access.memory = flatten(datatype, count);
   }
-  if (memory.size() == 1) {
-    // One memory block (a contiguous buffer, or the staging copy): each file extent is a piece,
-    // its memory the next bytes of the block. Made apart from the general zip because a
-    // collective write of a subarray has hundreds of thousands of pieces, each made before any
-    // byte moves.
-    access.pieces.reserve(extents.size());
-    std::byte* at = base + memory.front().offset;
-    for (const Extent& extent : extents) {
-      access.pieces.push_back({extent.offset, at, extent.length});
-      at += extent.length;
-    }
+  if (access.memory.size() > 1) {
+    access.memory_ends.reserve(access.memory.size());
+    std::size_t end = 0;
+    for (const Extent& block : access.memory) access.memory_ends.push_back(end += block.length);
+  }
+  if (defer && file.view.monotonic) {
+    access.deferred = true;
+    access.low = file.view.byte_offset(position);
+    access.high = file.view.byte_offset(position + static_cast<MPI_Offset>(access.bytes) - 1) + 1;
     return true;
   }
-  // Zip the two streams: each piece is the overlap of a file extent and a memory block.
-  std::size_t m = 0, m_used = 0;
-  for (const Extent& extent : extents) {
-    std::size_t done = 0;
-    while (done < extent.length) {
-      const std::size_t take = std::min(extent.length - done, memory[m].length - m_used);
-      access.pieces.push_back(
-          {extent.offset + static_cast<MPI_Offset>(done), base + memory[m].offset + m_used, take});
-      done += take;
-      m_used += take;
-      if (m_used == memory[m].length) {
-        ++m;
-        m_used = 0;
-      }
-    }
-  }
+  make(file.view, access, position, access.bytes, access.pieces);
   return true;
+}
+
+void pieces_in(const View& view, const Access& access, MPI_Offset from, MPI_Offset to,
+               std::vector<Piece>& out) {
+  if (access.bytes == 0 || to <= access.low || from >= access.high) return;
+  const MPI_Offset end = access.position + static_cast<MPI_Offset>(access.bytes);
+  const MPI_Offset first = std::max(access.position, view.position_of(from));
+  const MPI_Offset last = std::min(end, view.position_of(to));
+  if (first < last) make(view, access, first, static_cast<std::size_t>(last - first), out);
+}
+
+std::size_t estimated_pieces(const View& view, const Access& access) {
+  const bool dense =
+      view.blocks.size() == 1 && static_cast<MPI_Offset>(view.blocks[0].length) == view.extent;
+  const std::size_t extents =
+      dense ? 1 : (access.bytes + view.tile_size - 1) / view.tile_size * view.blocks.size();
+  return std::max(extents, access.memory.size());
 }
 
 void unstage(const File& file, Access& access, void* buffer, std::size_t count,

@@ -34,11 +34,34 @@ struct Access {
   std::size_t bytes = 0;      // the data bytes of the access
   std::vector<std::byte> staging;
   bool staged = false;
+  // What the pieces are made from: the access's first byte in the view's stream, and the memory
+  // stream's blocks (from `base`) with the running data size up to the end of each.
+  MPI_Offset position = 0;
+  std::byte* base = nullptr;
+  std::vector<Extent> memory;
+  std::vector<std::size_t> memory_ends;
+  // Made by plan() with `defer`: no pieces yet (make them with pieces_in()), only the range of
+  // the file the access touches, [low, high).
+  bool deferred = false;
+  MPI_Offset low = 0, high = 0;
 };
 
 // Builds the access; false with `error` set when the view cannot hold it (a filetype without data).
+// With `defer`, and a view whose file offsets increase with its stream (View::monotonic), the
+// pieces are left to pieces_in(): a collective write makes them window by window once the ranks
+// have met, instead of every rank mapping its whole view before the first byte moves.
 bool plan(const File& file, MPI_Offset position, const void* buffer, std::size_t count,
-          MPI_Datatype datatype, bool write, Access& access, int& error_class, std::string& error);
+          MPI_Datatype datatype, bool write, Access& access, int& error_class, std::string& error,
+          bool defer = false);
+
+// Appends to `out` the pieces of a deferred access that lie in the file's [from, to), in file
+// order.
+void pieces_in(const View& view, const Access& access, MPI_Offset from, MPI_Offset to,
+               std::vector<Piece>& out);
+
+// An estimate of the pieces a deferred access makes: its file extents or its memory blocks,
+// whichever are more.
+std::size_t estimated_pieces(const View& view, const Access& access);
 
 // After a staged read: converts the file representation into the buffer.
 void unstage(const File& file, Access& access, void* buffer, std::size_t count,

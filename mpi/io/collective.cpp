@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <limits>
 #include <memory>
+#include <optional>
 
 #include "coll/meeting.h"
 #include "comm/communicator.h"
@@ -18,15 +19,43 @@
 namespace weft::mpi::io {
 namespace {
 
+// A rank's deferred access (Access::deferred): its pieces made window by window, from its view.
+class Deferred final : public PieceSource {
+ public:
+  Deferred(const View& view, const Access& access) : view_(view), access_(access) {}
+  void pieces_in(MPI_Offset from, MPI_Offset to, std::vector<Piece>& out) const override {
+    io::pieces_in(view_, access_, from, to, out);
+  }
+
+ private:
+  const View& view_;
+  const Access& access_;
+};
+
 // One rank's side of the call, published in the meeting; the aggregator writes the results.
 struct Side {
   const std::vector<Piece>* pieces = nullptr;
+  // A deferred access: `pieces` is empty until a path that needs them all makes them into `made`.
+  const Deferred* deferred = nullptr;
+  std::vector<Piece> made;
+  std::size_t count = 0;  // of the pieces (an estimate for a deferred access)
   std::size_t bytes = 0;  // of the pieces
   Shape shape;            // of the pieces, for a write through collective buffers
   int group = 0;          // the ranks of one group have one aggregator (aggregation_group)
   long long moved = 0;
   int error = 0;
 };
+
+// A side's pieces, all of them: a deferred access's are made here (on the aggregator, for the
+// paths that do not go window by window).
+const std::vector<Piece>& pieces_of(Side& side) {
+  if (side.deferred != nullptr) {
+    side.deferred->pieces_in(side.shape.low, side.shape.high, side.made);
+    side.deferred = nullptr;
+    side.pieces = &side.made;
+  }
+  return *side.pieces;
+}
 
 // File calls meet apart from the communicator's own collectives (which use the call numbers
 // below 2^62) and from the calls spanning processes (2^63 and up).
@@ -51,7 +80,8 @@ std::vector<Side*> gather(Meeting& meeting, std::vector<Piece>& all) {
   for (int slot = 0; slot < meeting.size(); ++slot) {
     auto* side = static_cast<Side*>(const_cast<void*>(meeting.arguments(slot)));
     sides.push_back(side);
-    all.insert(all.end(), side->pieces->begin(), side->pieces->end());
+    const std::vector<Piece>& pieces = pieces_of(*side);
+    all.insert(all.end(), pieces.begin(), pieces.end());
   }
   return sides;
 }
@@ -157,19 +187,14 @@ inline constexpr std::size_t kBufferedPieceBytes = std::size_t{16} << 10;
 // A collective write of `sources` through collective buffers, or nullptr when its pieces are
 // large enough to go straight from memory.
 std::shared_ptr<BufferedWrite> plan_buffered(const File& file,
-                                             const std::vector<std::span<const Piece>>& sources,
-                                             std::span<const Shape> shapes = {}) {
+                                             const std::vector<std::span<const Piece>>& sources) {
   std::size_t pieces = 0, bytes = 0;
-  for (std::size_t s = 0; s < sources.size(); ++s) {
-    pieces += sources[s].size();
-    if (s < shapes.size()) {
-      bytes += shapes[s].bytes;
-    } else {
-      for (const Piece& piece : sources[s]) bytes += piece.length;
-    }
+  for (std::span<const Piece> source : sources) {
+    pieces += source.size();
+    for (const Piece& piece : source) bytes += piece.length;
   }
   if (pieces == 0 || bytes / pieces >= kBufferedPieceBytes) return nullptr;
-  return std::make_shared<BufferedWrite>(file.fd, sources, buffer_geometry(file), shapes);
+  return std::make_shared<BufferedWrite>(file.fd, sources, buffer_geometry(file));
 }
 
 struct Buffered {
@@ -181,16 +206,25 @@ struct Buffered {
 std::shared_ptr<Buffered> plan_buffered(const File& file, Meeting& meeting, int writer) {
   auto buffered = std::make_shared<Buffered>();
   buffered->sides = sides_of(meeting);
+  std::size_t pieces = 0, bytes = 0;
+  for (const Side* side : buffered->sides) {
+    pieces += side->count;
+    bytes += side->bytes;
+  }
+  if (pieces == 0 || bytes / pieces >= kBufferedPieceBytes) return nullptr;
   // In rank order: where ranks' pieces overlap, the highest rank's bytes are written.
   std::vector<std::span<const Piece>> sources;
   std::vector<Shape> shapes;
+  std::vector<const PieceSource*> makers;
   for (const Side* side : buffered->sides) {
     sources.emplace_back(*side->pieces);
     shapes.push_back(side->shape);
+    makers.push_back(side->deferred);
   }
-  buffered->write = plan_buffered(file, sources, shapes);
+  buffered->write =
+      std::make_shared<BufferedWrite>(file.fd, sources, buffer_geometry(file), shapes, makers);
   buffered->writer = writer;
-  return buffered->write != nullptr ? buffered : nullptr;
+  return buffered;
 }
 
 // The heads of the processes meet: each sends an empty message to every other and receives one
@@ -212,8 +246,21 @@ void meet_processes(File& file, std::uint64_t call) {
 
 }  // namespace
 
-long long collective_transfer(File& file, std::uint64_t call, const std::vector<Piece>& pieces,
-                              bool write, int& error) {
+bool defers_pieces(const File& file, bool write) {
+  if (!write || file.comm->spans_processes || !collective_buffering(file, write)) return false;
+  // One aggregator for the process (the only case that goes window by window): every core that
+  // may run a rank on one NUMA node.
+  const Scheduler* scheduler = Scheduler::current();
+  if (scheduler == nullptr || this_thread::vp() < 0) return false;
+  for (int vp = 1; vp < scheduler->num_vps(); ++vp) {
+    if (scheduler->vp_numa(vp) != scheduler->vp_numa(0)) return false;
+  }
+  return true;
+}
+
+long long collective_transfer(File& file, std::uint64_t call, const Access& access, bool write,
+                              int& error) {
+  const std::vector<Piece>& pieces = access.pieces;
   const std::vector<int>& ranks = local_ranks(file);
   const int size = static_cast<int>(ranks.size());
   const auto slot =
@@ -223,9 +270,18 @@ long long collective_transfer(File& file, std::uint64_t call, const std::vector<
                                         [size] { return std::make_shared<Meeting>(size); });
   Side side;
   side.pieces = &pieces;
+  side.count = pieces.size();
   const bool spans = file.comm->spans_processes;
   const bool buffering = collective_buffering(file, write);
-  if (buffering && !spans && write) {
+  const std::optional<Deferred> deferred =
+      access.deferred ? std::optional<Deferred>(std::in_place, file.view, access) : std::nullopt;
+  if (deferred) {
+    // Its range only: the plans make its pieces window by window once the ranks have met.
+    side.deferred = &*deferred;
+    side.count = estimated_pieces(file.view, access);
+    side.shape = {access.low, access.high, access.bytes, true};
+    side.bytes = access.bytes;
+  } else if (buffering && !spans && write) {
     // One pass over the pieces before the meeting, which waits for the last rank's.
     side.shape = shape_of(pieces);
     side.bytes = side.shape.bytes;

@@ -20,10 +20,16 @@
 
 namespace weft::mpi::io {
 
-// The caller's part in collective call number `call` of `file`: its `pieces` (stream order).
-// Returns the bytes of the caller's stream moved (a read stops at the end of the file), or -1
-// with `error` (an errno) set.
-long long collective_transfer(File& file, std::uint64_t call, const std::vector<Piece>& pieces,
-                              bool write, int& error);
+// The caller's part in collective call number `call` of `file`: its `access` (pieces in stream
+// order, or deferred). Returns the bytes of the caller's stream moved (a read stops at the end of
+// the file), or -1 with `error` (an errno) set.
+long long collective_transfer(File& file, std::uint64_t call, const Access& access, bool write,
+                              int& error);
+
+// Whether the calling rank's part in a collective access of `file` may be planned deferred
+// (plan() with `defer`): a write through collective buffers with one aggregator for the process
+// (one NUMA node), whose windows make the ranks' pieces as they go. Every other path makes them
+// all (on the aggregator, for a rank that deferred anyway).
+bool defers_pieces(const File& file, bool write);
 
 }  // namespace weft::mpi::io

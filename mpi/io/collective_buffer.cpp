@@ -135,11 +135,18 @@ struct BufferedWrite::Window {
   MPI_Offset origin = 0;  // aligned: the file offset of the buffer's first byte
   MPI_Offset start = 0, end = 0;
   std::vector<std::pair<MPI_Offset, MPI_Offset>> covered;
+  // By run, after the plan: its pieces that touch the window, in `made` for a run made by its
+  // PieceSource (kept until the window is written: the fills read them).
+  std::vector<std::span<const Piece>> runs;
+  std::vector<std::vector<Piece>> made;
   bool planned = false;
   bool overlap = false;  // pieces of several runs overlap: one participant fills it, in order
   // Written from the pieces' memory (kDirectVectorBytes): no fills, the plan lists the vectors
   // in file order, those of covered range k being [range_vectors[k], range_vectors[k + 1]).
   bool direct = false;
+  // Not while the writer writes on its own core and other cores fill (write_here_): the fills
+  // then cost the writer nothing, and its pwritev of many vectors costs it more than one pwrite.
+  bool may_go_direct = true;
   std::vector<iovec> vectors;
   std::vector<std::size_t> range_vectors;
   std::size_t fills_done = 0;
@@ -161,17 +168,19 @@ Shape shape_of(std::span<const Piece> pieces) {
 }
 
 BufferedWrite::BufferedWrite(int fd, const std::vector<std::span<const Piece>>& sources,
-                             const BufferGeometry& geometry, std::span<const Shape> shapes)
+                             const BufferGeometry& geometry, std::span<const Shape> shapes,
+                             std::span<const PieceSource* const> makers)
     : fd_(fd), window_bytes_(geometry.buffer_bytes) {
   low_ = std::numeric_limits<MPI_Offset>::max();
   high_ = 0;
   for (std::size_t s = 0; s < sources.size(); ++s) {
     const std::span<const Piece> source = sources[s];
-    if (s < shapes.size() && shapes[s].ordered) {
+    const PieceSource* maker = s < makers.size() ? makers[s] : nullptr;
+    if (maker != nullptr || (s < shapes.size() && shapes[s].ordered)) {
       if (shapes[s].low < shapes[s].high) {
         low_ = std::min(low_, shapes[s].low);
         high_ = std::max(high_, shapes[s].high);
-        runs_.push_back(source);
+        runs_.push_back({source, maker, shapes[s].low, shapes[s].high});
       }
       continue;
     }
@@ -180,11 +189,11 @@ BufferedWrite::BufferedWrite(int fd, const std::vector<std::span<const Piece>>& 
       low_ = std::min(low_, source[i].file);
       high_ = std::max(high_, end_of(source[i]));
       if (i > begin && source[i].file < end_of(source[i - 1])) {
-        runs_.push_back(source.subspan(begin, i - begin));
+        runs_.push_back({source.subspan(begin, i - begin)});
         begin = i;
       }
     }
-    if (begin < source.size()) runs_.push_back(source.subspan(begin));
+    if (begin < source.size()) runs_.push_back({source.subspan(begin)});
   }
   if (low_ >= high_) return;
   const auto alignment = static_cast<MPI_Offset>(geometry.alignment);
@@ -192,12 +201,19 @@ BufferedWrite::BufferedWrite(int fd, const std::vector<std::span<const Piece>>& 
   MPI_Offset size = geometry.first_window_bytes > 0
                         ? std::min(largest, static_cast<MPI_Offset>(geometry.first_window_bytes))
                         : largest;
-  for (MPI_Offset origin = low_ / alignment * alignment; origin < high_; origin += size) {
-    if (!windows_.empty()) size = std::min(largest, 2 * size);
+  // Each window ends at a multiple of its size (256 KiB, 512 KiB... of the file): the kernel
+  // gives a buffered write page-cache folios as large as its length and alignment allow (ext4 up
+  // to 2 MiB), and windows that straddle those bounds cost it smaller folios and folios written
+  // in two calls (docs/mpi-io.md, "Ranges first").
+  MPI_Offset origin = low_ / alignment * alignment;
+  while (origin < high_) {
+    const MPI_Offset end = (origin / size + 1) * size;
     Window& window = windows_.emplace_back();
     window.origin = origin;
     window.start = std::max(low_, origin);
-    window.end = std::min(high_, origin + size);
+    window.end = std::min(high_, end);
+    origin = end;
+    size = std::min(largest, 2 * size);
   }
   for (std::byte*& buffer : buffers_) buffer = pool().take(window_bytes_);
 }
@@ -219,6 +235,8 @@ constexpr std::size_t kPlan = std::numeric_limits<std::size_t>::max();
 
 bool BufferedWrite::take(Task& task) {
   if (next_plan_ < windows_.size() && next_plan_ < fill_window_ + 2) {
+    // Read here, under the lock: the writer may claim its core after the first plans are out.
+    windows_[next_plan_].may_go_direct = !write_here_;
     task = {next_plan_++, kPlan};
     return true;
   }
@@ -243,8 +261,7 @@ bool BufferedWrite::take(Task& task) {
     // A run with no piece in the window is done here, not handed out: a block-distributed
     // array puts most ranks' pieces outside each window (48 of 64 ranks' at 64 ranks), and each
     // task handed out costs its filler the lock twice and a switch.
-    const std::span<const Piece> run = runs_[index];
-    if (window.overlap || (run.front().file < window.end && end_of(run.back()) > window.start)) {
+    if (window.overlap || !window.runs[index].empty()) {
       task = {w, index};
       return true;
     }
@@ -362,18 +379,31 @@ void BufferedWrite::plan(std::size_t w) {
     const Piece* at;
     const Piece* end;
   };
-  std::vector<Cursor> cursors;
-  for (std::span<const Piece> run : runs_) {
-    const Piece* first = std::partition_point(run.data(), run.data() + run.size(),
-                                              [&](const Piece& p) { return end_of(p) <= start; });
-    const Piece* last = std::partition_point(first, run.data() + run.size(),
+  // Each run's pieces in the window: made by its source, or found in its list.
+  window.runs.resize(runs_.size());
+  window.made.resize(runs_.size());
+  for (std::size_t r = 0; r < runs_.size(); ++r) {
+    const Run& run = runs_[r];
+    if (run.maker != nullptr) {
+      if (run.low < end && run.high > start) run.maker->pieces_in(start, end, window.made[r]);
+      window.runs[r] = window.made[r];
+      continue;
+    }
+    const Piece* first =
+        std::partition_point(run.pieces.data(), run.pieces.data() + run.pieces.size(),
+                             [&](const Piece& p) { return end_of(p) <= start; });
+    const Piece* last = std::partition_point(first, run.pieces.data() + run.pieces.size(),
                                              [&](const Piece& p) { return p.file < end; });
-    if (first != last) cursors.push_back({first, last});
+    window.runs[r] = {first, last};
+  }
+  std::vector<Cursor> cursors;
+  for (std::span<const Piece> run : window.runs) {
+    if (!run.empty()) cursors.push_back({run.data(), run.data() + run.size()});
   }
   std::size_t pieces = 0;
   for (const Cursor& c : cursors) pieces += static_cast<std::size_t>(c.end - c.at);
-  const bool direct =
-      pieces > 0 && static_cast<std::size_t>(end - start) >= pieces * kDirectVectorBytes;
+  const bool direct = window.may_go_direct && pieces > 0 &&
+                      static_cast<std::size_t>(end - start) >= pieces * kDirectVectorBytes;
   std::vector<iovec> vectors;
   std::vector<std::size_t> range_vectors;
   if (direct) vectors.reserve(pieces);
@@ -426,7 +456,7 @@ void BufferedWrite::plan(std::size_t w) {
   }
   if (window.overlap) {
     covered.clear();
-    for (std::span<const Piece> run : runs_) {
+    for (std::span<const Piece> run : window.runs) {
       for (const Piece& p : run) {
         const MPI_Offset from = std::max(p.file, start), to = std::min(end_of(p), end);
         if (from < to) covered.emplace_back(from, to);
@@ -454,12 +484,11 @@ void BufferedWrite::plan(std::size_t w) {
 void BufferedWrite::fill(std::size_t w, std::size_t r) {
   const Window& window = windows_[w];
   const MPI_Offset origin = window.origin;
-  std::span<const Piece> run = runs_[r];
-  const Piece* p =
-      std::partition_point(run.data(), run.data() + run.size(),
-                           [&](const Piece& piece) { return end_of(piece) <= window.start; });
   std::byte* buffer = buffer_of(w);
-  for (; p != run.data() + run.size() && p->file < window.end; ++p) {
+  // The run's pieces that touch the window (the plan found them); the first and last may cross
+  // its edges.
+  for (const Piece* p = window.runs[r].data(); p != window.runs[r].data() + window.runs[r].size();
+       ++p) {
     const MPI_Offset from = std::max(p->file, window.start);
     const MPI_Offset to = std::min(end_of(*p), window.end);
     std::memcpy(buffer + (from - origin), p->memory + (from - p->file),
@@ -503,8 +532,10 @@ void BufferedWrite::write(std::size_t w) {
     error = weft::io::blocking_call(write_ranges);
   }
   if (error != 0) error_ = error;
-  // The vectors of a large call would otherwise stay until its end (16 bytes a piece).
+  // The vectors and pieces of a large call would otherwise stay until its end.
   std::vector<iovec>().swap(window.vectors);
+  std::vector<std::span<const Piece>>().swap(window.runs);
+  std::vector<std::vector<Piece>>().swap(window.made);
 }
 
 }  // namespace weft::mpi::io

@@ -11,7 +11,8 @@
 // its own); the participants' copies cost about as much but run in parallel with the kernel's
 // copy of the previous window, so the file sees one large write per window.
 //
-// A window whose pieces are large enough (kDirectVectorBytes on average) is not copied at all:
+// A window whose pieces are large enough (kDirectVectorBytes on average), where the writer has no
+// other core filling for it, is not copied at all:
 // its plan lists the pieces as vectors pointing into the ranks' own memory, and the writer hands
 // them to pwritev, so that the window's bytes are copied once, by the kernel, as the disk's own
 // write copies them. Every participant's memory is addressable here (the ranks of a process, or
@@ -58,6 +59,10 @@ BufferGeometry buffer_geometry(const File& file);
 // the ranks' memory", bench/run pwritev). The bound sits below 512 so that pieces of 512 bytes
 // stay direct where a window's edges cut two of them or a few smaller ones (a header) mix in.
 // Holes only favour the direct write: a window with holes is written range by range either way.
+// Only where the writer is alone (one core, its pwrite calls on spare kernel threads): where it
+// writes on its own core while the other cores fill, the copies cost it nothing, and its pwritev
+// costs it 1.15 to 1.2 times the pwrite of the filled window, at 512-byte vectors and at 4 KiB
+// alike, in IOV_MAX calls (docs/mpi-io.md, "Ranges first"), the gap the issue leaves at 8 ranks.
 inline constexpr std::size_t kDirectVectorBytes = 448;
 
 // Where a list of pieces lies, and whether its pieces increase in file offset without
@@ -71,6 +76,20 @@ struct Shape {
 };
 Shape shape_of(std::span<const Piece> pieces);
 
+// A participant's pieces made on demand, those of one window at a time: a rank of a collective
+// write publishes the range of its access (its Shape) and makes no piece before the ranks meet,
+// so that the first window is planned and written as soon as the ranges are known, while the
+// pieces of the later windows are made by the plans running beside the writes.
+class PieceSource {
+ public:
+  // Appends the pieces that lie in the file's [from, to), in increasing file offset, none
+  // overlapping another.
+  virtual void pieces_in(MPI_Offset from, MPI_Offset to, std::vector<Piece>& out) const = 0;
+
+ protected:
+  ~PieceSource() = default;
+};
+
 // One collective write carried out by a fixed set of participants (weft threads) that all call
 // run(); exactly one of them is the writer.
 class BufferedWrite {
@@ -78,9 +97,12 @@ class BufferedWrite {
   // `sources`: lists of pieces in any order (each is cut here into runs whose pieces increase in
   // file offset without overlapping). Where pieces of several lists overlap, the bytes of the
   // later list are the ones written. The pieces' memory must stay valid until every participant
-  // has returned from run(). `shapes`, when given, holds each source's shape_of().
+  // has returned from run(). `shapes`, when given, holds each source's shape_of(). `makers`,
+  // when given, holds for each source nullptr or the PieceSource that makes its pieces window by
+  // window (its list is then empty and its shape, required, is the range it touches).
   BufferedWrite(int fd, const std::vector<std::span<const Piece>>& sources,
-                const BufferGeometry& geometry, std::span<const Shape> shapes = {});
+                const BufferGeometry& geometry, std::span<const Shape> shapes = {},
+                std::span<const PieceSource* const> makers = {});
   ~BufferedWrite();
   BufferedWrite(const BufferedWrite&) = delete;
   BufferedWrite& operator=(const BufferedWrite&) = delete;
@@ -118,9 +140,17 @@ class BufferedWrite {
   int write_direct(Window& window);
   std::byte* buffer_of(std::size_t w) const;
 
+  // A list of pieces that increase in file offset without overlapping, or the source that makes
+  // them window by window (each window's plan makes those in the window).
+  struct Run {
+    std::span<const Piece> pieces;
+    const PieceSource* maker = nullptr;
+    MPI_Offset low = 0, high = 0;  // the maker's range
+  };
+
   int fd_;
-  std::vector<std::span<const Piece>> runs_;  // sorted, non-overlapping
-  MPI_Offset low_ = 0, high_ = 0;             // the bytes the call touches
+  std::vector<Run> runs_;
+  MPI_Offset low_ = 0, high_ = 0;  // the bytes the call touches
   std::size_t window_bytes_ = 0;
   std::vector<Window> windows_;
   std::byte* buffers_[2] = {nullptr, nullptr};

@@ -102,7 +102,7 @@ int prepare(MPI_File file, const Operation& op, MPI_Offset at, Pending& pending)
   std::string error;
   if (!plan(*file, at * static_cast<MPI_Offset>(file->view.etype_size), op.buffer,
             static_cast<std::size_t>(op.count), op.datatype, op.write, pending.access, error_class,
-            error)) {
+            error, op.collective && defers_pieces(*file, op.write))) {
     return raise(file, op.function, error_class, error);
   }
   return MPI_SUCCESS;
@@ -115,7 +115,7 @@ void take_part_without_data(MPI_File file, const Operation& op, const Pending* p
   if (!op.collective || file == MPI_FILE_NULL || file->magic != File::kLive) return;
   const std::uint64_t call = prepared != nullptr ? prepared->call : file->collectives++;
   int error = 0;
-  collective_transfer(*file, call, {}, op.write, error);
+  collective_transfer(*file, call, Access{}, op.write, error);
 }
 
 // The access itself; raises its error on the file's handler. Named in stack dumps and deadlock
@@ -126,7 +126,7 @@ int execute(Pending& p) {
   const BlockedScope blocked(call);
   int error = 0;
   if (p.op.collective) {
-    p.moved = collective_transfer(*p.file, p.call, p.access.pieces, p.op.write, error);
+    p.moved = collective_transfer(*p.file, p.call, p.access, p.op.write, error);
   } else {
     p.moved = transfer_managed(*p.file, p.access.pieces, p.op.write);
     error = p.moved < 0 ? errno : 0;

@@ -53,6 +53,22 @@ std::string layout_problem(MPI_Datatype type, bool writable) {
   return "";
 }
 
+namespace {
+
+bool monotonic(const View& view) {
+  const std::vector<Extent>& blocks = view.blocks;
+  if (view.tile_size == 0 || blocks.empty() || view.extent <= 0) return false;
+  for (std::size_t b = 1; b < blocks.size(); ++b) {
+    if (blocks[b].offset < blocks[b - 1].offset + static_cast<MPI_Offset>(blocks[b - 1].length)) {
+      return false;
+    }
+  }
+  const Extent& last = blocks.back();
+  return last.offset + static_cast<MPI_Offset>(last.length) - blocks.front().offset <= view.extent;
+}
+
+}  // namespace
+
 void set(View& view, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
          const std::string& datarep) {
   // The view keeps its types alive past MPI_Type_free (they are read at every access).
@@ -74,6 +90,7 @@ void set(View& view, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
   }
   view.extent = filetype->extent();
   view.tile_size = filetype->size();
+  view.monotonic = monotonic(view);
 }
 
 void View::map(MPI_Offset start, std::size_t bytes, std::vector<Extent>& out) const {
@@ -116,6 +133,27 @@ MPI_Offset View::byte_offset(MPI_Offset position) const {
   const std::size_t block_start = block_ends[block] - blocks[block].length;
   return disp + tile * extent + blocks[block].offset +
          static_cast<MPI_Offset>(within - block_start);
+}
+
+MPI_Offset View::position_of(MPI_Offset offset) const {
+  // Tile t holds its data in [disp + t * extent + first, disp + t * extent + first + extent).
+  const MPI_Offset first = blocks.front().offset;
+  const MPI_Offset from = offset - disp - first;
+  if (from <= 0) return 0;
+  const MPI_Offset tile = from / extent;
+  const MPI_Offset within = from % extent + first;  // relative to the tile's start, as blocks
+  // The first block that starts at or after `within`; the one before may hold `within`.
+  const auto block = static_cast<std::size_t>(
+      std::partition_point(blocks.begin(), blocks.end(),
+                           [&](const Extent& b) { return b.offset < within; }) -
+      blocks.begin());
+  std::size_t before = 0;
+  if (block > 0) {
+    const Extent& previous = blocks[block - 1];
+    const MPI_Offset past = previous.offset + static_cast<MPI_Offset>(previous.length) - within;
+    before = block_ends[block - 1] - static_cast<std::size_t>(std::max<MPI_Offset>(0, past));
+  }
+  return tile * static_cast<MPI_Offset>(tile_size) + static_cast<MPI_Offset>(before);
 }
 
 }  // namespace weft::mpi::io

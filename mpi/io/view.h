@@ -35,6 +35,12 @@ struct View {
   void map(MPI_Offset start, std::size_t bytes, std::vector<Extent>& out) const;
   // The file offset of the view's data byte `position`.
   MPI_Offset byte_offset(MPI_Offset position) const;
+  // Whether the file offsets of the data stream increase with it, tile after tile (the tile's
+  // blocks in order, not overlapping, spanning at most its extent): position_of() then inverts
+  // byte_offset(). Found by set(), once.
+  bool monotonic = false;
+  // How many of the view's data bytes lie before file offset `offset` (monotonic views only).
+  MPI_Offset position_of(MPI_Offset offset) const;
 };
 
 // The data blocks of `count` elements of `type` laid out from offset 0, in type-map order,

@@ -4,7 +4,9 @@
 // views put them and the holes keep the file's earlier bytes, on one core and on two; and where
 // another core of the writer's node fills, the writer makes its pwrite calls on its own core
 // (no spare kernel thread), which a lone core cannot do. A rank may reuse its buffer as soon as
-// its call returns, also where the writer wrote from it directly.
+// its call returns, also where the writer wrote from it directly (on one core). Ranks that make
+// their pieces window by window (an empty one, views with holes, a range that starts late) land
+// byte for byte.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -116,7 +118,8 @@ TEST(FileIoBuffers, WriterHandsOffWhenItsCoreIsTheOnlyOne) {
   write_interleaved_with_holes(path, 1);
 }
 
-// Windows of large pieces go to the file straight from the ranks' memory: each of 8 ranks writes
+// Windows of large pieces go to the file straight from the ranks' memory where the writer is alone
+// (one core; with two, the other core fills them instead): each of 8 ranks writes
 // 1 KiB blocks that interleave rank by rank, from every other KiB of its buffer (a strided
 // memory type), and overwrites its buffer as soon as MPI_File_write_all returns. The file must
 // hold what the buffers held during the call: no rank returns while the writer may still read
@@ -126,7 +129,7 @@ TEST(FileIoBuffers, BufferReusedRightAfterADirectWrite) {
   constexpr int kBytes = kWriters * kPiece * kPieces;  // 5 MiB: five windows of 1 MiB
   TestFile path("reused");
   EXPECT_EQ(
-      run_ranks(kWriters, 2,
+      run_ranks(kWriters, 1,
                 [&](int rank) {
                   MPI_Info info;
                   MPI_Info_create(&info);
@@ -161,6 +164,98 @@ TEST(FileIoBuffers, BufferReusedRightAfterADirectWrite) {
                   MPI_Type_free(&block);
                   MPI_Type_free(&tile);
                   MPI_Type_free(&strided);
+                  MPI_File_close(&fh);
+                }),
+      0);
+}
+
+// Ranks that make their pieces window by window (ranges first) through many small windows: an
+// empty rank, a view with holes whose first block lies past the tile's start, a strided memory
+// type whose pieces start in the middle of its blocks at the windows' edges, and a rank whose
+// range starts half-way through the file (no piece in the first windows). Every byte lands where
+// the views put it; the holes keep the file's earlier bytes.
+TEST(FileIoBuffers, RangesFirstWithEmptyRanksHolesAndLateRanges) {
+  constexpr int kTile = 3000, kTiles = 100, kBytes = kTile * kTiles;
+  constexpr int kLateTiles = 50, kLateDisp = kBytes / 2;  // rank 3's half of the file
+  constexpr int kRun = 100, kStride = 150;                // rank 2's memory: 100 of every 150
+  TestFile path("ranges_first");
+  EXPECT_EQ(
+      run_ranks(4, 2,
+                [&](int rank) {
+                  MPI_Info info;
+                  MPI_Info_create(&info);
+                  MPI_Info_set(info, "cb_buffer_size", "8192");
+                  MPI_Info_set(info, "striping_unit", "512");
+                  MPI_File fh = MPI_FILE_NULL;
+                  ASSERT_EQ(MPI_File_open(MPI_COMM_WORLD, path.c_str(),
+                                          MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
+                            MPI_SUCCESS);
+                  MPI_Info_free(&info);
+                  if (rank == 0) {
+                    const std::vector<unsigned char> earlier(kBytes, kEarlier);
+                    ASSERT_EQ(MPI_File_write_at(fh, 0, earlier.data(), kBytes, MPI_BYTE,
+                                                MPI_STATUS_IGNORE),
+                              MPI_SUCCESS);
+                  }
+                  MPI_Barrier(MPI_COMM_WORLD);
+                  // Rank 1: [10, 110) and [300, 550) of each tile; rank 2: [1000, 1700); rank 3:
+                  // [2000, 2999) of the tiles of the second half; rank 0 nothing.
+                  const int lengths[3][2] = {{100, 250}, {700, 0}, {999, 0}};
+                  const MPI_Aint displacements[3][2] = {{10, 300}, {1000, 0}, {2000, 0}};
+                  MPI_Datatype blocks = MPI_BYTE, tile = MPI_BYTE, memory = MPI_BYTE;
+                  int count = 0;
+                  std::vector<unsigned char> mine;
+                  if (rank == 0) {
+                    MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+                  } else {
+                    const int k = rank - 1;
+                    MPI_Type_create_hindexed(lengths[k][1] > 0 ? 2 : 1, lengths[k],
+                                             displacements[k], MPI_BYTE, &blocks);
+                    MPI_Type_create_resized(blocks, 0, kTile, &tile);
+                    MPI_Type_commit(&tile);
+                    MPI_File_set_view(fh, rank == 3 ? kLateDisp : 0, MPI_BYTE, tile, "native",
+                                      MPI_INFO_NULL);
+                    const int data =
+                        (lengths[k][0] + lengths[k][1]) * (rank == 3 ? kLateTiles : kTiles);
+                    if (rank == 2) {
+                      MPI_Type_vector(data / kRun, kRun, kStride, MPI_BYTE, &memory);
+                      MPI_Type_commit(&memory);
+                      mine.resize(static_cast<std::size_t>(data / kRun * kStride));
+                      count = 1;
+                    } else {
+                      mine.resize(static_cast<std::size_t>(data));
+                      count = data;
+                    }
+                    for (std::size_t i = 0; i < mine.size(); ++i) {
+                      mine[i] = byte_of(rank, static_cast<int>(i));
+                    }
+                  }
+                  EXPECT_EQ(MPI_File_write_all(fh, mine.data(), count, memory, MPI_STATUS_IGNORE),
+                            MPI_SUCCESS);
+                  MPI_Barrier(MPI_COMM_WORLD);
+                  MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL);
+                  std::vector<unsigned char> all(kBytes, 0);
+                  MPI_File_read_at_all(fh, 0, all.data(), kBytes, MPI_BYTE, MPI_STATUS_IGNORE);
+                  for (int at = 0; at < kBytes; ++at) {
+                    const int t = at / kTile, o = at % kTile;
+                    unsigned char expected = kEarlier;
+                    if (o >= 10 && o < 110) {
+                      expected = byte_of(1, t * 350 + o - 10);
+                    } else if (o >= 300 && o < 550) {
+                      expected = byte_of(1, t * 350 + 100 + o - 300);
+                    } else if (o >= 1000 && o < 1700) {
+                      const int s = t * 700 + o - 1000;  // rank 2's data stream
+                      expected = byte_of(2, s / kRun * kStride + s % kRun);
+                    } else if (at >= kLateDisp && o >= 2000 && o < 2999) {
+                      expected = byte_of(3, (t - kLateDisp / kTile) * 999 + o - 2000);
+                    }
+                    ASSERT_EQ(all[at], expected) << "at byte " << at;
+                  }
+                  if (rank > 0) {
+                    MPI_Type_free(&blocks);
+                    MPI_Type_free(&tile);
+                  }
+                  if (rank == 2) MPI_Type_free(&memory);
                   MPI_File_close(&fh);
                 }),
       0);
