@@ -19,7 +19,9 @@
 // ring's blocking calls, instances and these calls interleave in any order every member issues
 // alike. A member whose call is of another kind than the other's at the same number ends the job,
 // as a mismatch of the instances does; against a blocking call of the ring, the pair ring's
-// nonblocking note reports it (ring_call.h), against a meeting the meeting ring's.
+// nonblocking note reports it (ring_call.h), against a meeting the meeting ring's. Against an
+// instance's call (an erroneous program) neither member finds the other: both wait, and the
+// deadlock report names the two calls.
 //
 // The queue is guarded by a spin lock: its critical sections are a copy or a reduction of at most
 // kSlotPayload bytes, and MPI code is never preempted (weft/preemption.h), so a holder never
