@@ -4,6 +4,7 @@
 #include "coll/collective_spanning.h"
 #include "coll/inter_collective.h"
 #include "coll/nbc.h"
+#include "coll/pair_nbc.h"
 #include "coll/ring_call.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
@@ -45,6 +46,10 @@ int barrier_entry(const collective::Start& start, std::string_view function, MPI
   if (spanning::spans(comm)) {
     return spanning::run(comm, function, start,
                          [=](int tag) { return spanning::barrier(comm, tag); });
+  }
+  if (start.mode == collective::Start::Mode::nonblocking && collective::takes_pair_nbc(*comm, 0)) {
+    return collective::issue_pair(comm, function, start,
+                                  {collective::SlotKind::barrier, 0, {}, {}, MPI_OP_NULL});
   }
   if (!start.blocking()) {
     return nbc::issue<BarrierOp>(comm, function, start, [](BarrierOp&, int) {});

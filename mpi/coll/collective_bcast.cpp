@@ -9,6 +9,7 @@
 #include "coll/inter_collective.h"
 #include "coll/nbc.h"
 #include "coll/numa_collectives.h"
+#include "coll/pair_nbc.h"
 #include "coll/ring_call.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
@@ -99,6 +100,11 @@ int bcast_entry(const collective::Start& start, std::string_view function, void*
   }
   if (!start.blocking()) {
     const Block data{buffer, static_cast<std::size_t>(count), datatype};
+    if (start.mode == collective::Start::Mode::nonblocking &&
+        collective::takes_pair_nbc(*comm, data.bytes())) {
+      return collective::issue_pair(comm, function, start,
+                                    {collective::SlotKind::bcast, root, data, data, MPI_OP_NULL});
+    }
     return nbc::issue<BcastOp>(comm, function, start, [data, root](BcastOp& op, int rank) {
       op.side(rank).data = data;
       op.side(rank).root = root;

@@ -14,6 +14,7 @@
 #include "coll/inter_collective.h"
 #include "coll/nbc_reduction.h"
 #include "coll/numa_collectives.h"
+#include "coll/pair_nbc.h"
 #include "coll/ring_call.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
@@ -86,10 +87,22 @@ class ReduceOp : public nbc::ReductionOp<> {
   std::optional<collective::Chunks> chunks_;
 };
 
+bool pair_reduction(const Comm& comm, int count, MPI_Datatype type);
+
 template <bool kAll>
 int ireduce(const collective::Start& start, MPI_Comm comm, std::string_view function,
             const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
             int root) {
+  if (start.mode == collective::Start::Mode::nonblocking &&
+      pair_reduction(*comm, count, datatype)) {
+    const std::size_t elements = static_cast<std::size_t>(count);
+    const collective::Block input{const_cast<void*>(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf),
+                                  elements, datatype};
+    return collective::issue_pair(
+        comm, function, start,
+        {kAll ? collective::SlotKind::allreduce : collective::SlotKind::reduce, kAll ? -1 : root,
+         input, collective::Block{recvbuf, elements, datatype}, op});
+  }
   const nbc::ReductionSide mine =
       nbc::contribution(sendbuf, recvbuf, static_cast<std::size_t>(count), datatype, op, root);
   return nbc::issue<ReduceOp<kAll>>(
@@ -123,8 +136,8 @@ int check_reduction(MPI_Comm comm, std::string_view function, const void* sendbu
 }
 
 // Whether a reduction of `count` elements of `type` between two members goes through the pair
-// ring: its elements then lie in `count * size` bytes from the buffer's start, as they lie in a
-// slot's payload.
+// ring (or, nonblocking, the PairNbc: mpi/coll/pair_nbc.h): its elements then lie in
+// `count * size` bytes from the buffer's start, as they lie in a slot's payload.
 bool pair_reduction(const Comm& comm, int count, MPI_Datatype type) {
   return type->contiguous() && type->true_lb() == 0 &&
          collective::takes_pair_ring(comm, static_cast<std::size_t>(count) * type->size());

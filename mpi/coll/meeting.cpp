@@ -4,6 +4,7 @@
 #include <string>
 
 #include "coll/fan_ring.h"
+#include "coll/pair_nbc.h"
 #include "coll/pair_ring.h"
 #include "init/fatal.h"
 #include "init/world.h"
@@ -90,6 +91,7 @@ MeetingTable::~MeetingTable() {
   // relaxed: the members are done with the communicator.
   delete pair_ring_.load(std::memory_order_relaxed);
   delete fan_ring_.load(std::memory_order_relaxed);
+  delete pair_nbc_.load(std::memory_order_relaxed);
 }
 
 namespace {
@@ -117,6 +119,10 @@ collective::PairRing& MeetingTable::pair_ring() {
 
 collective::FanRing& MeetingTable::fan_ring(int size) {
   return made_once(fan_ring_, size);
+}
+
+collective::PairNbc& MeetingTable::pair_nbc() {
+  return made_once(pair_nbc_);
 }
 
 MeetingRef MeetingTable::join(CallNumber number, int size, std::string_view function,
@@ -176,6 +182,12 @@ std::string MeetingTable::nonblocking_name(std::uint64_t call) {
   if (const std::string_view function = instances_.function_of(call); !function.empty()) {
     return std::string(function);
   }
+  // acquire: pairs with made_once's release.
+  if (collective::PairNbc* pair = pair_nbc_.load(std::memory_order_acquire)) {
+    if (const std::string_view function = pair->function_of(call); !function.empty()) {
+      return std::string(function);
+    }
+  }
   std::lock_guard lock(mutex_);
   if (auto found = entries_.find(call); found != entries_.end()) {
     return std::string(found->second.function);
@@ -185,6 +197,11 @@ std::string MeetingTable::nonblocking_name(std::uint64_t call) {
 
 void MeetingTable::out_of_order(std::uint64_t call, std::string_view function) {
   end_job(out_of_order_message(call, function, nonblocking_name(call)));
+}
+
+void MeetingTable::out_of_order(std::uint64_t call, std::string_view function,
+                                std::string_view other) {
+  end_job(out_of_order_message(call, function, other));
 }
 
 void MeetingTable::misplaced(std::uint64_t mine, std::string_view function, std::uint64_t other,

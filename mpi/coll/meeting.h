@@ -23,6 +23,7 @@ namespace weft::mpi {
 
 namespace collective {
 class FanRing;
+class PairNbc;
 class PairRing;
 }  // namespace collective
 
@@ -265,9 +266,19 @@ class MeetingTable {
   // The same for a communicator of `size` members, 3 to FanRing::kMaxMembers
   // (mpi/coll/fan_ring.h).
   collective::FanRing& fan_ring(int size);
+  // The queue of the small nonblocking collectives of a communicator of two members
+  // (mpi/coll/pair_nbc.h), made by the first member to ask.
+  collective::PairNbc& pair_nbc();
+  // Notes nonblocking call `number` in the ring entry of its place and ends the job when that
+  // entry holds a blocking call of the same number (`function`: the caller's call). Joining an
+  // instance notes its call; a nonblocking call that joins none notes it itself.
+  void note_nonblocking(const CallNumber& number, std::string_view function);
   // Ends the job: the caller's collective call `call` (`function`) is of another kind than the
   // other members' (a nonblocking one, found by its number, or another blocking one).
   [[noreturn]] void out_of_order(std::uint64_t call, std::string_view function);
+  // The same where the other member's call is known to be `other`.
+  [[noreturn]] static void out_of_order(std::uint64_t call, std::string_view function,
+                                        std::string_view other);
   // A nonblocking collective's shared object of type T, made by make() for the first member to
   // join: the members of the communicator's call `number` (from next_instance_call), checked
   // against the ring's blocking calls. A member whose call is of another kind than the first
@@ -333,9 +344,6 @@ class MeetingTable {
                                       const std::type_info& type, std::string_view function,
                                       const std::function<std::shared_ptr<void>()>& make,
                                       const CallNumber* number);
-  // Notes nonblocking call `number` in the ring entry of its place and ends the job when that
-  // entry holds a blocking call of the same number.
-  void note_nonblocking(const CallNumber& number, std::string_view function);
   // The object of entry `key`, made if the entry is new, counted as joined by one more member;
   // ends the job when the entry's object is not of `type`, or when `number` (a call of the
   // communicator) is a blocking call of another member.
@@ -354,6 +362,7 @@ class MeetingTable {
   InstanceRing instances_;
   std::atomic<collective::PairRing*> pair_ring_{nullptr};  // owned
   std::atomic<collective::FanRing*> fan_ring_{nullptr};    // owned
+  std::atomic<collective::PairNbc*> pair_nbc_{nullptr};    // owned
   Mutex mutex_;
   std::unordered_map<std::uint64_t, Entry> entries_;
 };

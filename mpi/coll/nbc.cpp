@@ -23,6 +23,11 @@ int Instance::outcome(int, std::string*) const {
   return MPI_SUCCESS;
 }
 
+void Instance::set_failure(int rank, std::string reason) {
+  if (failures_ == nullptr) failures_.reset(new std::string[static_cast<std::size_t>(size_)]);
+  failures_[rank] = std::move(reason);
+}
+
 std::string Instance::failure(int rank) const {
   return failures_ != nullptr ? failures_[rank] : std::string();
 }
@@ -79,20 +84,22 @@ void Instance::complete() {
     set_empty_status(&request.status);
     std::string reason;
     request.status.MPI_ERROR = outcome(r, &reason);
-    if (request.status.MPI_ERROR != MPI_SUCCESS) {
-      if (failures_ == nullptr) failures_.reset(new std::string[static_cast<std::size_t>(size_)]);
-      failures_[r] = std::move(reason);
-    }
+    if (request.status.MPI_ERROR != MPI_SUCCESS) set_failure(r, std::move(reason));
     // Its owner may reuse or free the request from here on.
     mpi::finish(request);
   }
 }
 
 Request* new_request(MPI_Comm comm) {
+  const int world_rank = caller_world_rank();
+  return new_request(comm, world_rank, comm->rank_of(world_rank));
+}
+
+Request* new_request(MPI_Comm comm, int world_rank, int comm_rank) {
   Caller caller;
-  caller.world_rank = caller_world_rank();
-  caller.comm_rank = comm->my_rank();
-  caller.state = &caller_state();
+  caller.world_rank = world_rank;
+  caller.comm_rank = comm_rank;
+  caller.state = &world()->rank(world_rank);
   Request* request = caller.state->requests.get();
   prepare(*request, RequestKind::collective, SendMode::standard, nullptr, 0, MPI_DATATYPE_NULL,
           MPI_PROC_NULL, 0, comm, caller);

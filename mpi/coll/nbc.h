@@ -92,6 +92,8 @@ class Instance : public std::enable_shared_from_this<Instance> {
   virtual void finish() {}
   // MPI_SUCCESS, or member `rank`'s error class with its reason in *reason.
   virtual int outcome(int rank, std::string* reason) const;
+  // Keeps member `rank`'s failure reason for failure().
+  void set_failure(int rank, std::string reason);
 
  private:
   struct Piece : ProgressTask {
@@ -169,6 +171,8 @@ std::shared_ptr<T> join(MPI_Comm comm, const CallNumber& number, std::string_vie
 
 // A collective request of the caller on `comm`, from its rank's pool.
 Request* new_request(MPI_Comm comm);
+// The same for a caller whose world rank and rank in `comm` are known.
+Request* new_request(MPI_Comm comm, int world_rank, int comm_rank);
 
 // The same, as `start` says (it is not blocking), its request handle checked.
 template <class Op, class Fill>

@@ -82,7 +82,7 @@ struct alignas(64) weft_mpi_request {
   // what MPI_Start does (join the next instance of its series and arrive in it).
   std::shared_ptr<weft::mpi::nbc::Instance> collective;
   std::function<void(weft_mpi_request&)> restart;
-  // A collective between processes (no instance): the call's name, for its failure's message.
+  // A collective without an instance (mpi/coll/pair_nbc.h, or between processes): its name.
   std::string_view spanning_call;
   // A send to another process that UCX failed (the peer went, its connection was cut): UCX's
   // reason, for the failure's message.
