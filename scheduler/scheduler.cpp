@@ -119,6 +119,9 @@ Scheduler::Impl::Impl(const Config& cfg)
     vps.push_back(std::make_unique<detail::VirtualProcessor>(*this, i, i, node));
     node.vps.push_back(vps.back().get());
   }
+  hooks.watch_switch_hooks([this](bool any) {
+    for (const auto& vp : vps) vp->set_attention(detail::VirtualProcessor::kSwitchHooks, any);
+  });
 }
 
 Scheduler::Impl::~Impl() = default;
@@ -204,6 +207,8 @@ detail::Fiber* Scheduler::Impl::new_fiber(const ThreadAttr& attr, std::function<
   fiber->local_destroy = nullptr;
   std::atomic_ref(fiber->placement.kind).store(attr.placement.kind, std::memory_order_relaxed);
   std::atomic_ref(fiber->placement.index).store(attr.placement.index, std::memory_order_relaxed);
+  fiber->fast_yield =
+      attr.placement.kind == Placement::Kind::pinned && fiber->stack.guard != nullptr;
   fiber->priority.store(priority, std::memory_order_relaxed);
   fiber->base_priority = priority;
   fiber->vp.store(start, std::memory_order_relaxed);

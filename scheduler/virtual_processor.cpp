@@ -34,6 +34,9 @@ VirtualProcessor::VirtualProcessor(Scheduler::Impl& scheduler, int index, int co
       node_(node),
       spin_budget_ns_(scheduler.spin_ns / 4) {
   fiber_cache_.reserve(kFiberCacheSize);
+  // The trace starts before the processors are made (Scheduler::Impl); housekeeping() follows a
+  // later change.
+  if (trace::enabled(trace::Category::sched)) attention_.store(kTraceSched);
 }
 
 void VirtualProcessor::start(std::vector<VirtualProcessor*> victims) {
@@ -232,8 +235,20 @@ void VirtualProcessor::push_pinned(Fiber* fiber) noexcept {
 }
 
 void VirtualProcessor::request_reprioritize() noexcept {
-  reprioritize_.store(1, std::memory_order_release);
+  // release: pairs with choose()'s acquire clear, so the re-sort sees the new priority.
+  attention_.fetch_or(kReprioritize, std::memory_order_release);
   notify();
+}
+
+void VirtualProcessor::set_attention(std::uint32_t bits, bool on) noexcept {
+  // relaxed: a bit only sends the yields to the path that reads the condition's own words (the
+  // hooks' list, published with release and read with acquire; the trace's flag). A yield that
+  // sees it one switch late is what a relaxed read of those words allowed before the word.
+  if (on) {
+    attention_.fetch_or(bits, std::memory_order_relaxed);
+  } else {
+    attention_.fetch_and(~bits, std::memory_order_relaxed);
+  }
 }
 
 void VirtualProcessor::drain_inbox() noexcept {
@@ -283,8 +298,10 @@ Fiber* VirtualProcessor::pick(int floor) noexcept {
 
 Fiber* VirtualProcessor::choose(int floor) noexcept {
   drain_inbox();
-  if (reprioritize_.load(std::memory_order_relaxed) != 0) {
-    reprioritize_.store(0, std::memory_order_relaxed);
+  if ((attention_.load(std::memory_order_relaxed) & kReprioritize) != 0) {
+    // Cleared before the re-sort reads the priorities: a request made after the clear sets the
+    // bit again for the next pick. acquire: pairs with request_reprioritize's release.
+    attention_.fetch_and(~kReprioritize, std::memory_order_acquire);
     ready_.requeue_changed();
   }
   const std::uint32_t all = ready_.mask() | shared_.mask_hint() | node_.queue.mask_hint();
@@ -366,6 +383,12 @@ void VirtualProcessor::add_poller(PollWaiter* waiter) noexcept {
 }
 
 bool VirtualProcessor::housekeeping(bool idle) noexcept {
+  // Only this kernel thread writes this bit: a trace started or stopped after the processor was
+  // made reaches the yields' fast path within kHousekeepingPeriod picks.
+  const bool tracing = trace::enabled(trace::Category::sched);
+  if (tracing != ((attention_.load(std::memory_order_relaxed) & kTraceSched) != 0)) {
+    set_attention(kTraceSched, tracing);
+  }
   bool progress = false;
   const std::int64_t next_timer =
       std::min(timers_.next_deadline(), scheduler_.hooks.next_timer_due());
@@ -496,10 +519,11 @@ void VirtualProcessor::run_switch_hooks() noexcept {
   if (scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
 }
 
-[[gnu::always_inline]] inline bool VirtualProcessor::only_ready_has_work() const noexcept {
+[[gnu::always_inline]] inline bool VirtualProcessor::only_ready_has_work(
+    std::uint32_t handled) const noexcept {
   // One branch for the four words: all zero.
   const auto inbox = reinterpret_cast<std::uintptr_t>(inbox_.load(std::memory_order_relaxed));
-  return (inbox | reprioritize_.load(std::memory_order_relaxed) | shared_.mask_hint() |
+  return (inbox | (attention_.load(std::memory_order_relaxed) & ~handled) | shared_.mask_hint() |
           node_.queue.mask_hint()) == 0;
 }
 
@@ -521,20 +545,13 @@ void VirtualProcessor::run_switch_hooks() noexcept {
   // Fast path of ranks yielding to ranks: only this processor's pinned queue has work, on the
   // yielder's own level, so there is nothing to age and no other queue to weigh. The sanitizers'
   // annotations must come just before the jump, on the switching frame: their builds take the
-  // general path.
-  if (!sanitizer::kAnnotatesSwitches && self->placement.kind == Placement::Kind::pinned &&
-      until_housekeeping_ > 1 && !scheduler_.hooks.has_switch_hooks() &&
-      !trace::enabled(trace::Category::sched) && self->stack.guard != nullptr &&
+  // general path. Switch hooks and the trace are bits of the attention word
+  // (only_ready_has_work); a pinned thread with a canary stack has no `fast_yield`.
+  if (!sanitizer::kAnnotatesSwitches && self->fast_yield && until_housekeeping_ > 1 &&
       only_ready_has_work()) [[likely]] {
     const int floor = self->priority.load(std::memory_order_relaxed);
     const std::uint32_t mask = ready_.mask();
-    if (mask == 0) {
-      --until_housekeeping_;  // a pick all the same (see prepare_yield_with_extras)
-      yield.to = nullptr;
-      yield.turns = 0;
-      return;
-    }
-    if (mask == 1u << floor) {
+    if (mask == 1u << floor) [[likely]] {
       --until_housekeeping_;
       Fiber* next = rotate_ready(self, floor);
       yield.record = &self->yield_record;
@@ -550,6 +567,12 @@ void VirtualProcessor::run_switch_hooks() noexcept {
       yield.to = next->context;
       return;
     }
+    if (mask == 0) {
+      --until_housekeeping_;  // a pick all the same (see prepare_yield_with_extras)
+      yield.to = nullptr;
+      yield.turns = 0;
+      return;
+    }
   }
   prepare_yield_with_extras(yield);
 }
@@ -563,8 +586,9 @@ void VirtualProcessor::prepare_yield_with_extras(PreparedYield& yield) noexcept 
   count_pick();
   Fiber* self = current_;
   const int floor = self->priority.load(std::memory_order_relaxed);
+  // The hooks have run and begin_switch records the trace: their bits do not stop this path.
   if (!sanitizer::kAnnotatesSwitches && self->placement.kind == Placement::Kind::pinned &&
-      only_ready_has_work()) {
+      only_ready_has_work(kSwitchHooks | kTraceSched)) {
     // The fast path again, with the extras: the thread of the caller's level still switches
     // from the caller's frame.
     const std::uint32_t mask = ready_.mask();
@@ -587,13 +611,21 @@ void VirtualProcessor::prepare_yield_with_extras(PreparedYield& yield) noexcept 
   yield.turns = yield_general(self, floor);
 }
 
+namespace {
+// Out of line (a tail call), so that prepare_yield's fast path keeps `yield` in the register it
+// came in instead of saving one for this call.
+[[gnu::noinline, gnu::cold]] void yield_outside_weft(PreparedYield& yield) noexcept {
+  std::this_thread::yield();
+  yield.to = nullptr;
+  yield.turns = 0;
+}
+}  // namespace
+
 void prepare_yield(PreparedYield& yield) noexcept {
   // No switch before the end of this call: the kernel thread's own processor throughout.
   VirtualProcessor* vp = current_vp_before_switch();
   if (vp == nullptr || vp->current() == nullptr) [[unlikely]] {
-    std::this_thread::yield();
-    yield.to = nullptr;
-    yield.turns = 0;
+    yield_outside_weft(yield);
     return;
   }
   vp->prepare_yield(yield);

@@ -71,6 +71,23 @@ class VirtualProcessor {
   void request_reprioritize() noexcept;
   Scheduler::VpStats stats() const;
 
+  // The attention word: one bit per rare condition that a yield must not take its fast path
+  // under, so that the fast path tests one word for all of them. A bit may stay set after its
+  // condition went (the yield then takes the slower path for nothing); it is never clear while
+  // its condition holds, except for the moment between a condition's change and its setter's
+  // store, as with the separate words it replaces. Whoever clears a bit looks at its condition
+  // after the clear, so that a setter that came in between is not lost.
+  enum Attention : std::uint32_t {
+    // A re-sort of ready_ asked for (request_reprioritize); cleared by the owner's choose().
+    kReprioritize = 1u << 0,
+    // Switch hooks registered (Hooks' watcher, set and cleared under the hooks' lock).
+    kSwitchHooks = 1u << 1,
+    // The trace records sched events (set at construction, refreshed at each housekeeping).
+    kTraceSched = 1u << 2,
+  };
+  // Any kernel thread: sets (`on`) or clears `bits`.
+  void set_attention(std::uint32_t bits, bool on) noexcept;
+
   // The owning kernel thread, on behalf of its running user thread.
   // this_thread::yield's scheduling half (weft/detail/yield.h): the switch and its end are left
   // to the caller.
@@ -125,8 +142,10 @@ class VirtualProcessor {
   // there: the same choice, with them. Out of line, so that prepare_yield's own fast path calls
   // nothing and saves no register.
   [[gnu::noinline]] void prepare_yield_with_extras(PreparedYield& yield) noexcept;
-  // Whether only ready_ may have work: no inbox, no re-sort, no free or node thread queued.
-  bool only_ready_has_work() const noexcept;
+  // Whether only ready_ may have work and no rare condition holds: no inbox, no bit of the
+  // attention word, no free or node thread queued.
+  // `handled`: bits the caller deals with itself.
+  bool only_ready_has_work(std::uint32_t handled = 0) const noexcept;
   // A fast-path yield's choice: the next thread of `self`'s level `floor`, `self` queued last.
   Fiber* rotate_ready(Fiber* self, int floor) noexcept;
   // A yield beyond prepare_yield's fast path, switch included; out of line, so that the fast
@@ -164,7 +183,7 @@ class VirtualProcessor {
   PriorityQueue ready_;
   std::atomic<Fiber*> inbox_{nullptr};
   SharedQueue shared_;
-  std::atomic<std::uint32_t> reprioritize_{0};
+  std::atomic<std::uint32_t> attention_{0};
 
   Fiber* current_ = nullptr;
   fcontext_t idle_context_ = nullptr;

@@ -1,16 +1,20 @@
 // this_thread::yield between threads pinned to one processor: the fast path (VirtualProcessor::
 // prepare_yield, weft/detail/yield.h's inline finish_yield) must give what the general path gives.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "test_config.h"
 #include "weft/scheduler.h"
 #include "weft/this_thread.h"
 #include "weft/thread.h"
+#include "weft/trace_file.h"
 
 namespace weft {
 namespace {
@@ -21,9 +25,10 @@ Config one_vp() {
   return config_with({{"topology", "synthetic:pack:1 core:1 pu:1"}, {"scheduler.vps", "1"}});
 }
 
-ThreadAttr pinned() {
+ThreadAttr pinned(int priority = 4) {
   ThreadAttr attr;
   attr.placement = Placement::pinned(0);
+  attr.priority = priority;
   return attr;
 }
 
@@ -105,6 +110,112 @@ TEST(ThreadYield, SwitchHookRunsAtEveryYield) {
   scheduler.remove_hook(id);
   // 100 yields of this thread, 100 of its partner's in between.
   EXPECT_EQ(after - before, 200);
+}
+
+// The same with the hook added while the threads already yield to each other on the fast path:
+// the fast path sees the hook through its processor's attention word (kSwitchHooks), which the
+// hooks' watcher sets on every processor.
+TEST(ThreadYield, SwitchHookAddedWhileThreadsYieldRunsAtEveryYield) {
+  Scheduler scheduler(one_vp());
+  std::atomic<long> hook_calls{0};
+  std::atomic<bool> yielding{false};
+  std::atomic<bool> added{false};
+  long before = 0;
+  long after = 0;
+  Thread yielder = spawn(pinned(), [&] {
+    std::atomic<bool> stop{false};
+    Thread partner = spawn(pinned(), [&] {
+      while (!stop.load(std::memory_order_relaxed)) this_thread::yield();
+    });
+    this_thread::yield();
+    yielding.store(true);
+    while (!added.load()) this_thread::yield();
+    before = hook_calls.load();
+    for (int i = 0; i < 100; ++i) this_thread::yield();
+    after = hook_calls.load();
+    stop.store(true, std::memory_order_relaxed);
+    partner.join();
+  });
+  while (!yielding.load()) std::this_thread::yield();
+  const auto id = scheduler.add_switch_hook([&] { hook_calls.fetch_add(1); });
+  added.store(true);
+  yielder.join();
+  scheduler.remove_hook(id);
+  EXPECT_EQ(after - before, 200);
+}
+
+// A queued thread whose priority drops while the others yield to each other leaves their level:
+// its processor's next pick re-sorts the queue (the attention word's kReprioritize), so the
+// yields of the threads above it no longer give it turns (fewer yields than the starvation limit,
+// so aging does not either). Without the re-sort it would get the next turn of its old level.
+TEST(ThreadYield, ThreadLoweredWhileQueuedGetsNoTurnFromYieldsAbove) {
+  Scheduler scheduler(config_with({{"topology", "synthetic:pack:1 core:1 pu:1"},
+                                   {"scheduler.vps", "1"},
+                                   {"scheduler.starvation_limit", "1000"}}));
+  std::atomic<long> lowered_turns{0};
+  long before = -1;
+  long after = -1;
+  spawn(pinned(), [&] {
+    std::atomic<bool> stop{false};
+    Thread lowered = spawn(pinned(), [&] {
+      while (!stop.load(std::memory_order_relaxed)) {
+        lowered_turns.fetch_add(1);
+        this_thread::yield();
+      }
+    });
+    Thread partner = spawn(pinned(), [&] {
+      while (!stop.load(std::memory_order_relaxed)) this_thread::yield();
+    });
+    for (int i = 0; i < 4; ++i) this_thread::yield();
+    // `lowered` is queued now: this thread runs, its two partners wait for their turns.
+    lowered.set_priority(3);
+    before = lowered_turns.load();
+    for (int i = 0; i < 20; ++i) this_thread::yield();
+    after = lowered_turns.load();
+    stop.store(true, std::memory_order_relaxed);
+    partner.join();
+    lowered.join();
+  }).join();
+  EXPECT_GT(before, 0);
+  EXPECT_EQ(after, before);
+}
+
+// With the trace recording sched events, every yield is recorded, those of the fast path's
+// conditions included: the processor's attention word has kTraceSched from its start, so the
+// first yields, before any housekeeping, are recorded too.
+TEST(ThreadYield, TraceRecordsEveryYieldSwitch) {
+  const std::string file =
+      ::testing::TempDir() + "/weft_yield_trace_" + std::to_string(::getpid()) + ".raw";
+  constexpr int kYields = 8;
+  {
+    Scheduler scheduler(config_with({{"topology", "synthetic:pack:1 core:1 pu:1"},
+                                     {"scheduler.vps", "1"},
+                                     {"trace.file", file},
+                                     {"trace.format", "raw"},
+                                     {"trace.events", "sched"}}));
+    spawn(pinned(), [&] {
+      Thread a = spawn(pinned(), [] {
+        for (int i = 0; i < kYields; ++i) this_thread::yield();
+      });
+      Thread b = spawn(pinned(), [] {
+        for (int i = 0; i < kYields; ++i) this_thread::yield();
+      });
+      a.join();
+      b.join();
+    }).join();
+    scheduler.shutdown();
+  }
+  const trace::ProcessTrace recorded = trace::read_raw(file);
+  ::unlink(file.c_str());
+  int yields = 0;
+  for (const trace::Location& location : recorded.locations) {
+    for (const trace::Event& e : location.events) {
+      yields += e.kind == trace::EventKind::thread_switch &&
+                e.category == static_cast<std::uint8_t>(trace::SwitchReason::yield);
+    }
+  }
+  // Each yield of a and b but the last one of the two switches to the other.
+  EXPECT_GE(yields, 2 * kYields - 1);
 }
 
 }  // namespace
