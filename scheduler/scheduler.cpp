@@ -458,8 +458,12 @@ Scheduler::HookId Scheduler::add_timer_hook(std::chrono::nanoseconds period,
   h->period_ns = period.count();
   h->next_due_ns.store(detail::steady_now_ns() + period.count());
   const HookId id = impl_->hooks.add(std::move(h));
-  // Sleeping processors computed their deadline without this hook.
-  for (const auto& vp : impl_->vps) vp->notify();
+  // Sleeping processors computed their deadline without this hook; busy ones may be on the
+  // housekeeping's quiet budget.
+  for (const auto& vp : impl_->vps) {
+    vp->set_attention(detail::VirtualProcessor::kHousekeepingSoon, true);
+    vp->notify();
+  }
   return id;
 }
 

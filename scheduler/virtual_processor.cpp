@@ -291,19 +291,46 @@ Fiber* VirtualProcessor::pick(int floor) noexcept {
 
 [[gnu::always_inline]] inline void VirtualProcessor::count_pick() noexcept {
   if (--until_housekeeping_ == 0) [[unlikely]] {
-    until_housekeeping_ = kHousekeepingPeriod;
     housekeeping(false);
+    until_housekeeping_ = housekeeping_budget();
   }
 }
 
-Fiber* VirtualProcessor::choose(int floor) noexcept {
-  drain_inbox();
-  if ((attention_.load(std::memory_order_relaxed) & kReprioritize) != 0) {
+std::uint32_t VirtualProcessor::housekeeping_budget() const noexcept {
+  const bool quiet = timers_.next_deadline() == TimerHeap::kNever && pollers_ == nullptr &&
+                     scheduler_.hooks.next_timer_due() == TimerHeap::kNever;
+  return quiet ? kQuietHousekeepingPeriod : kHousekeepingPeriod;
+}
+
+void VirtualProcessor::housekeeping_soon() noexcept {
+  until_housekeeping_ = std::min(until_housekeeping_, kHousekeepingPeriod);
+}
+
+void VirtualProcessor::add_timer(TimerNode* node) noexcept {
+  timers_.add(node);
+  housekeeping_soon();
+}
+
+void VirtualProcessor::take_attention(std::uint32_t bits) noexcept {
+  if ((bits & kReprioritize) != 0) {
     // Cleared before the re-sort reads the priorities: a request made after the clear sets the
     // bit again for the next pick. acquire: pairs with request_reprioritize's release.
     attention_.fetch_and(~kReprioritize, std::memory_order_acquire);
     ready_.requeue_changed();
   }
+  if ((bits & kHousekeepingSoon) != 0) {
+    // Cleared before the budget is cut: a hook registered after the clear sets it again.
+    attention_.fetch_and(~kHousekeepingSoon, std::memory_order_relaxed);
+    housekeeping_soon();
+  }
+}
+
+Fiber* VirtualProcessor::choose(int floor) noexcept {
+  drain_inbox();
+  const std::uint32_t attention =
+      attention_.load(std::memory_order_relaxed) & (kReprioritize | kHousekeepingSoon);
+  if (attention != 0) [[unlikely]]
+    take_attention(attention);
   const std::uint32_t all = ready_.mask() | shared_.mask_hint() | node_.queue.mask_hint();
   if (all == 0) return nullptr;
   const int top = top_level(all);
@@ -380,11 +407,12 @@ void VirtualProcessor::add_poller(PollWaiter* waiter) noexcept {
   waiter->next = pollers_;
   pollers_ = waiter;
   poll_sleep_ns_ = kPollSleepMinNs;
+  housekeeping_soon();
 }
 
 bool VirtualProcessor::housekeeping(bool idle) noexcept {
   // Only this kernel thread writes this bit: a trace started or stopped after the processor was
-  // made reaches the yields' fast path within kHousekeepingPeriod picks.
+  // made reaches the yields' fast path within a housekeeping budget of picks.
   const bool tracing = trace::enabled(trace::Category::sched);
   if (tracing != ((attention_.load(std::memory_order_relaxed) & kTraceSched) != 0)) {
     set_attention(kTraceSched, tracing);
@@ -579,6 +607,9 @@ void VirtualProcessor::run_switch_hooks() noexcept {
 
 void VirtualProcessor::prepare_yield_with_extras(PreparedYield& yield) noexcept {
   run_switch_hooks();
+  // Before the count, so that a cut budget counts this pick.
+  if ((attention_.load(std::memory_order_relaxed) & kHousekeepingSoon) != 0) [[unlikely]]
+    take_attention(kHousekeepingSoon);
   // Every yield counts as a pick, even one that finds nothing else to run: a thread alone on its
   // processor, yielding in a loop, does not keep the timers, timer hooks and pollers of the
   // processor from ever running. Done before the choice, so that a thread the housekeeping

@@ -84,6 +84,9 @@ class VirtualProcessor {
     kSwitchHooks = 1u << 1,
     // The trace records sched events (set at construction, refreshed at each housekeeping).
     kTraceSched = 1u << 2,
+    // A timer hook was registered: the housekeeping's period goes back to kHousekeepingPeriod
+    // (Scheduler::add_timer_hook; cleared by the owner, which then shortens the period).
+    kHousekeepingSoon = 1u << 3,
   };
   // Any kernel thread: sets (`on`) or clears `bits`.
   void set_attention(std::uint32_t bits, bool on) noexcept;
@@ -98,6 +101,8 @@ class VirtualProcessor {
   void park_current() noexcept;
   [[noreturn]] void exit_current() noexcept;
   void add_poller(PollWaiter* waiter) noexcept;
+  // Arms a timer of this processor's heap (the thread that arms it parks on this processor).
+  void add_timer(TimerNode* node) noexcept;
   // The adaptive spin budget of collaborative waits on this processor.
   std::int64_t spin_budget_ns() const noexcept { return spin_budget_ns_; }
   void spin_succeeded() noexcept;
@@ -127,8 +132,16 @@ class VirtualProcessor {
   void idle_loop();
   // A scheduling point's choice of the next thread: count_pick() then choose(floor).
   Fiber* pick(int floor) noexcept;
-  // Counts a pick, running housekeeping at every kHousekeepingPeriod-th.
+  // Counts a pick, running housekeeping when its budget of picks is spent, then refilling the
+  // budget (housekeeping_budget()).
   void count_pick() noexcept;
+  // kHousekeepingPeriod while the housekeeping has something to keep (a timer of this processor,
+  // a timer hook, a parked poller), else kQuietHousekeepingPeriod.
+  std::uint32_t housekeeping_budget() const noexcept;
+  // Something to keep appeared: the budget left is cut to kHousekeepingPeriod.
+  void housekeeping_soon() noexcept;
+  // The owner's handling of the attention bits that choose() and the yield's extras take.
+  void take_attention(std::uint32_t bits) noexcept;
   Fiber* choose(int floor) noexcept;
   Fiber* pop_at(int level) noexcept;
   // The pinned queue's push and pop: a woken thread goes ahead of yielded ones within a budget
@@ -194,7 +207,11 @@ class VirtualProcessor {
   unsigned rotation_ = 0;
   // Scheduling points of a busy processor between two looks at timers, timer hooks and parked
   // pollers; the picks (yields that find nothing else to run included) left until the next look.
+  // While there is nothing to keep the looks are rarer (they are a detour of the yields' fast
+  // path): whatever gives the housekeeping something to keep cuts the budget back
+  // (housekeeping_soon).
   static constexpr std::uint32_t kHousekeepingPeriod = 16;
+  static constexpr std::uint32_t kQuietHousekeepingPeriod = 256;
   std::uint32_t until_housekeeping_ = kHousekeepingPeriod;
   // Woken pinned threads queued ahead of yielded ones between two turns of a yielded one: a
   // thread that a message or a lock wakes runs at the next scheduling point instead of behind

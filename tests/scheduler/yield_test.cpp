@@ -218,5 +218,76 @@ TEST(ThreadYield, TraceRecordsEveryYieldSwitch) {
   EXPECT_GE(yields, 2 * kYields - 1);
 }
 
+// While the housekeeping has nothing to keep its budget of picks is the quiet one (256); a
+// timer armed on the processor cuts it back to 16 (VirtualProcessor::add_timer), so threads
+// that only yield to each other still see the timer due within 16 picks. Three rounds: with a
+// quiet budget left in place, each would pass only when its deadline fell near the budget's end.
+TEST(ThreadYield, TimerArmedWhileThreadsYieldIsSeenWithinTheBudget) {
+  Scheduler scheduler(one_vp());
+  for (int round = 0; round < 3; ++round) {
+    std::atomic<bool> woke{false};
+    std::atomic<std::int64_t> deadline_ns{INT64_MAX};
+    std::atomic<long> late_yields{0};
+    spawn(pinned(), [&] {
+      auto yielder = [&] {
+        while (!woke.load()) {
+          this_thread::yield();
+          const std::int64_t now =
+              std::chrono::steady_clock::now().time_since_epoch() / std::chrono::nanoseconds(1);
+          if (now >= deadline_ns.load() && !woke.load()) late_yields.fetch_add(1);
+        }
+      };
+      Thread a = spawn(pinned(), yielder);
+      Thread b = spawn(pinned(), yielder);
+      // Enough picks for a housekeeping that finds nothing to keep.
+      for (int i = 0; i < 300; ++i) this_thread::yield();
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::microseconds(2);
+      deadline_ns.store(deadline.time_since_epoch() / std::chrono::nanoseconds(1));
+      this_thread::sleep_until(deadline);
+      woke.store(true);
+      a.join();
+      b.join();
+    }).join();
+    // Each late yield is a pick: 16 to the housekeeping that expires the timer, one more for the
+    // woken thread's turn, a few for the clock read before the deadline's own pick.
+    EXPECT_LE(late_yields.load(), 16 + 4) << "round " << round;
+  }
+}
+
+// The same for a timer hook registered from outside while the threads yield: the registration
+// sets the attention word's kHousekeepingSoon on every processor, whose next pick cuts the budget.
+TEST(ThreadYield, TimerHookAddedWhileThreadsYieldRunsWithinTheBudget) {
+  Scheduler scheduler(one_vp());
+  for (int round = 0; round < 3; ++round) {
+    std::atomic<bool> quiet{false};
+    std::atomic<bool> added{false};
+    std::atomic<bool> ran{false};
+    std::atomic<long> yields_until_run{0};
+    Thread yielder = spawn(pinned(), [&] {
+      std::atomic<bool> stop{false};
+      Thread partner = spawn(pinned(), [&] {
+        while (!stop.load(std::memory_order_relaxed)) this_thread::yield();
+      });
+      // Enough picks for a housekeeping that finds nothing to keep (no hook left registered).
+      for (int i = 0; i < 300; ++i) this_thread::yield();
+      quiet.store(true);
+      while (!added.load()) this_thread::yield();
+      while (!ran.load()) {
+        this_thread::yield();
+        yields_until_run.fetch_add(1);
+      }
+      stop.store(true, std::memory_order_relaxed);
+      partner.join();
+    });
+    while (!quiet.load()) std::this_thread::yield();
+    const auto id = scheduler.add_timer_hook(std::chrono::nanoseconds(1), [&] { ran.store(true); });
+    added.store(true);
+    yielder.join();
+    scheduler.remove_hook(id);
+    // Two picks a yield of this thread (its partner's in between): 16 picks and a few.
+    EXPECT_LE(yields_until_run.load(), 8 + 2) << "round " << round;
+  }
+}
+
 }  // namespace
 }  // namespace weft
