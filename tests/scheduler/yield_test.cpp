@@ -1,5 +1,7 @@
 // this_thread::yield between threads pinned to one processor: the fast path (VirtualProcessor::
-// prepare_yield, weft/detail/yield.h's inline finish_yield) must give what the general path gives.
+// prepare_yield, weft/detail/yield.h's inline finish_yield) must give what the general path gives,
+// and must not miss a rare condition that its processor's attention word or the housekeeping's
+// budget carries (one test each, made while the threads already yield to each other).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
