@@ -56,6 +56,7 @@ class VirtualProcessor {
   int numa() const { return node_.index; }
   NumaNode& node() { return node_; }
   Fiber* current() const { return current_; }
+  // Timers are armed through add_timer, which also cuts the housekeeping's budget.
   TimerHeap& timers() { return timers_; }
   SharedQueue& shared() { return shared_; }
   Scheduler::Impl& scheduler() { return scheduler_; }
