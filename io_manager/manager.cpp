@@ -303,7 +303,7 @@ WaitEnd Manager::wait(const pollfd* fds, nfds_t count, std::int64_t deadline_ns,
     timer.deadline_ns = deadline_ns;
     timer.fiber = self;
     timer.epoch = wait.epoch;
-    weft::detail::current_vp()->timers().add(&timer);
+    weft::detail::current_vp()->add_timer(&timer);
   }
   weft::detail::park();
   if (deadline_ns >= 0) timer.heap->cancel(&timer);

@@ -51,6 +51,10 @@ struct Fiber {
   ThreadType type = ThreadType::user;
   int rank = -1;
   Placement placement;
+  // Pinned, on a stack with a guard page (no canary to check at a switch): the two conditions of
+  // a yield's fast path (VirtualProcessor::prepare_yield) that belong to the thread, set at
+  // spawn.
+  bool fast_yield = false;
   // Read by whoever queues the fiber; relaxed, since a queue only needs some recent value and
   // set_priority() moves a queued fiber under the queue's lock.
   std::atomic<int> priority{0};

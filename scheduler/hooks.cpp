@@ -41,6 +41,12 @@ void Hooks::remove(std::uint64_t id) {
   while (removed->active.load() != 0) std::this_thread::yield();
 }
 
+void Hooks::watch_switch_hooks(std::function<void(bool)> watcher) {
+  std::lock_guard lock(mutex_);
+  switch_watcher_ = std::move(watcher);
+  switch_watcher_(switch_hooks_.load(std::memory_order_relaxed) != 0);
+}
+
 void Hooks::publish_locked(std::unique_ptr<const List> list) {
   int switches = 0;
   int idles = 0;
@@ -70,6 +76,8 @@ void Hooks::publish_locked(std::unique_ptr<const List> list) {
   current_.store(list.get(), std::memory_order_release);
   lists_.push_back(std::move(list));
   switch_hooks_.store(switches, std::memory_order_relaxed);
+  // After the list and the count: a processor that sees the bit finds the hook.
+  if (switch_watcher_) switch_watcher_(switches != 0);
   idle_hooks_.store(idles, std::memory_order_relaxed);
   sleep_hooks_.store(sleeps, std::memory_order_relaxed);
   poll_sleep_hooks_.store(poll_sleeps, std::memory_order_relaxed);

@@ -38,6 +38,10 @@ class Hooks {
   Hooks();
   std::uint64_t add(std::shared_ptr<Hook> hook);
   void remove(std::uint64_t id);
+  // Calls `watcher` now and after each change of the list, under the hooks' lock (so calls come
+  // in the order of the changes), with whether switch hooks are registered: the scheduler keeps
+  // its processors' attention bit (VirtualProcessor::kSwitchHooks) with it.
+  void watch_switch_hooks(std::function<void(bool)> watcher);
 
   bool has_switch_hooks() const noexcept {
     return switch_hooks_.load(std::memory_order_relaxed) != 0;
@@ -83,6 +87,7 @@ class Hooks {
   void publish_locked(std::unique_ptr<const List> list);
 
   std::mutex mutex_;
+  std::function<void(bool)> switch_watcher_;
   std::vector<std::unique_ptr<const List>> lists_;  // every list published, the current last
   std::atomic<const List*> current_{nullptr};
   std::uint64_t next_id_ = 1;

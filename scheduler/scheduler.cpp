@@ -119,6 +119,9 @@ Scheduler::Impl::Impl(const Config& cfg)
     vps.push_back(std::make_unique<detail::VirtualProcessor>(*this, i, i, node));
     node.vps.push_back(vps.back().get());
   }
+  hooks.watch_switch_hooks([this](bool any) {
+    for (const auto& vp : vps) vp->set_attention(detail::VirtualProcessor::kSwitchHooks, any);
+  });
 }
 
 Scheduler::Impl::~Impl() = default;
@@ -204,6 +207,8 @@ detail::Fiber* Scheduler::Impl::new_fiber(const ThreadAttr& attr, std::function<
   fiber->local_destroy = nullptr;
   std::atomic_ref(fiber->placement.kind).store(attr.placement.kind, std::memory_order_relaxed);
   std::atomic_ref(fiber->placement.index).store(attr.placement.index, std::memory_order_relaxed);
+  fiber->fast_yield =
+      attr.placement.kind == Placement::Kind::pinned && fiber->stack.guard != nullptr;
   fiber->priority.store(priority, std::memory_order_relaxed);
   fiber->base_priority = priority;
   fiber->vp.store(start, std::memory_order_relaxed);
@@ -453,8 +458,12 @@ Scheduler::HookId Scheduler::add_timer_hook(std::chrono::nanoseconds period,
   h->period_ns = period.count();
   h->next_due_ns.store(detail::steady_now_ns() + period.count());
   const HookId id = impl_->hooks.add(std::move(h));
-  // Sleeping processors computed their deadline without this hook.
-  for (const auto& vp : impl_->vps) vp->notify();
+  // Sleeping processors computed their deadline without this hook; busy ones may be on the
+  // housekeeping's quiet budget.
+  for (const auto& vp : impl_->vps) {
+    vp->set_attention(detail::VirtualProcessor::kHousekeepingSoon, true);
+    vp->notify();
+  }
   return id;
 }
 

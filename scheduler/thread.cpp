@@ -231,7 +231,7 @@ void sleep_until(std::chrono::steady_clock::time_point deadline) {
   timer.deadline_ns = deadline_ns;
   timer.fiber = self;
   timer.epoch = detail::prepare_park(self);
-  detail::current_vp()->timers().add(&timer);
+  detail::current_vp()->add_timer(&timer);
   detail::park();
 }
 

@@ -14,6 +14,7 @@
 #include "current.h"
 #include "futex.h"
 #include "scheduler_impl.h"
+#include "switch_inline.h"
 #include "weft/error.h"
 #include "weft/trace_file.h"
 
@@ -34,6 +35,9 @@ VirtualProcessor::VirtualProcessor(Scheduler::Impl& scheduler, int index, int co
       node_(node),
       spin_budget_ns_(scheduler.spin_ns / 4) {
   fiber_cache_.reserve(kFiberCacheSize);
+  // The trace starts before the processors are made (Scheduler::Impl); housekeeping() follows a
+  // later change.
+  if (trace::enabled(trace::Category::sched)) attention_.store(kTraceSched);
 }
 
 void VirtualProcessor::start(std::vector<VirtualProcessor*> victims) {
@@ -232,8 +236,20 @@ void VirtualProcessor::push_pinned(Fiber* fiber) noexcept {
 }
 
 void VirtualProcessor::request_reprioritize() noexcept {
-  reprioritize_.store(1, std::memory_order_release);
+  // release: pairs with choose()'s acquire clear, so the re-sort sees the new priority.
+  attention_.fetch_or(kReprioritize, std::memory_order_release);
   notify();
+}
+
+void VirtualProcessor::set_attention(std::uint32_t bits, bool on) noexcept {
+  // relaxed: a bit only sends the yields to the path that reads the condition's own words (the
+  // hooks' list, published with release and read with acquire; the trace's flag). A yield that
+  // sees it one switch late is what a relaxed read of those words allowed before the word.
+  if (on) {
+    attention_.fetch_or(bits, std::memory_order_relaxed);
+  } else {
+    attention_.fetch_and(~bits, std::memory_order_relaxed);
+  }
 }
 
 void VirtualProcessor::drain_inbox() noexcept {
@@ -274,19 +290,41 @@ Fiber* VirtualProcessor::pick(int floor) noexcept {
   return choose(floor);
 }
 
-[[gnu::always_inline]] inline void VirtualProcessor::count_pick() noexcept {
-  if (--until_housekeeping_ == 0) [[unlikely]] {
-    until_housekeeping_ = kHousekeepingPeriod;
-    housekeeping(false);
+std::uint32_t VirtualProcessor::housekeeping_budget() const noexcept {
+  const bool quiet = timers_.next_deadline() == TimerHeap::kNever && pollers_ == nullptr &&
+                     scheduler_.hooks.next_timer_due() == TimerHeap::kNever;
+  return quiet ? kQuietHousekeepingPeriod : kHousekeepingPeriod;
+}
+
+void VirtualProcessor::housekeeping_soon() noexcept {
+  until_housekeeping_ = std::min(until_housekeeping_, kHousekeepingPeriod);
+}
+
+void VirtualProcessor::add_timer(TimerNode* node) noexcept {
+  timers_.add(node);
+  housekeeping_soon();
+}
+
+void VirtualProcessor::take_attention(std::uint32_t bits) noexcept {
+  if ((bits & kReprioritize) != 0) {
+    // Cleared before the re-sort reads the priorities: a request made after the clear sets the
+    // bit again for the next pick. acquire: pairs with request_reprioritize's release.
+    attention_.fetch_and(~kReprioritize, std::memory_order_acquire);
+    ready_.requeue_changed();
+  }
+  if ((bits & kHousekeepingSoon) != 0) {
+    // Cleared before the budget is cut: a hook registered after the clear sets it again.
+    attention_.fetch_and(~kHousekeepingSoon, std::memory_order_relaxed);
+    housekeeping_soon();
   }
 }
 
 Fiber* VirtualProcessor::choose(int floor) noexcept {
   drain_inbox();
-  if (reprioritize_.load(std::memory_order_relaxed) != 0) {
-    reprioritize_.store(0, std::memory_order_relaxed);
-    ready_.requeue_changed();
-  }
+  const std::uint32_t attention =
+      attention_.load(std::memory_order_relaxed) & (kReprioritize | kHousekeepingSoon);
+  if (attention != 0) [[unlikely]]
+    take_attention(attention);
   const std::uint32_t all = ready_.mask() | shared_.mask_hint() | node_.queue.mask_hint();
   if (all == 0) return nullptr;
   const int top = top_level(all);
@@ -363,9 +401,16 @@ void VirtualProcessor::add_poller(PollWaiter* waiter) noexcept {
   waiter->next = pollers_;
   pollers_ = waiter;
   poll_sleep_ns_ = kPollSleepMinNs;
+  housekeeping_soon();
 }
 
 bool VirtualProcessor::housekeeping(bool idle) noexcept {
+  // Only this kernel thread writes this bit: a trace started or stopped after the processor was
+  // made reaches the yields' fast path within a housekeeping budget of picks.
+  const bool tracing = trace::enabled(trace::Category::sched);
+  if (tracing != ((attention_.load(std::memory_order_relaxed) & kTraceSched) != 0)) {
+    set_attention(kTraceSched, tracing);
+  }
   bool progress = false;
   const std::int64_t next_timer =
       std::min(timers_.next_deadline(), scheduler_.hooks.next_timer_due());
@@ -390,54 +435,6 @@ void VirtualProcessor::spin_succeeded() noexcept {
 
 void VirtualProcessor::spin_failed() noexcept {
   spin_budget_ns_ /= 2;
-}
-
-// Inlined into its callers: a thread resumed after jump_fcontext (which ends in a jump, not a
-// return) returns through the frames it entered by, and each of those returns is mispredicted
-// (see weft/detail/yield.h); inlined, the switch adds none of its own.
-[[gnu::always_inline]] inline void VirtualProcessor::switch_to(Fiber* prev, Fiber* next,
-                                                               After after) noexcept {
-  begin_switch(prev, next, after);
-  SwitchRecord record{after == After::nothing && prev != nullptr ? &prev->context : nullptr, prev,
-                      after};
-  void* fake_stack = nullptr;
-  sanitizer::start_switch(
-      after == After::exit ? nullptr : &fake_stack,
-      next != nullptr ? sanitizer::StackBounds{next->stack.base, next->stack.size} : idle_stack_,
-      next != nullptr ? next->tsan_fiber : idle_tsan_fiber_);
-  // What resumes below is `prev`: the idle context and a pinned thread resume on this processor,
-  // a free thread may resume on another one, where `this` is stale.
-  const bool stays = prev == nullptr || prev->placement.kind == Placement::Kind::pinned;
-  const transfer_t from = jump_fcontext(next != nullptr ? next->context : idle_context_, &record);
-  (stays ? this : current_vp())->end_switch(from, fake_stack);
-}
-
-[[gnu::always_inline]] inline void VirtualProcessor::begin_switch(Fiber* prev, Fiber* next,
-                                                                  After after) noexcept {
-  if (prev != nullptr && !prev->stack.canary_intact()) report_stack_overflow(*prev, index_);
-  current_ = next;
-  if (next != nullptr) {
-    next->vp.store(index_, std::memory_order_relaxed);
-    // Only this kernel thread writes the counter; readers want an approximate figure.
-    switches_.store(switches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  }
-  // A user thread's scheduling points ran the hooks before choosing `next` (see
-  // run_switch_hooks); the idle loop's switch into a thread runs them here.
-  if (prev == nullptr && scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
-  if (trace::enabled(trace::Category::sched)) [[unlikely]]
-    trace_switch(prev, after, next);
-}
-
-[[gnu::always_inline]] inline void VirtualProcessor::end_switch(transfer_t from,
-                                                                void* fake_stack) noexcept {
-  const auto* received = static_cast<const SwitchRecord*>(from.data);
-  // The common case, a thread switched away from to run another, needs no call (but in ASan
-  // builds).
-  if (!sanitizer::kFinishesSwitch && received->save_context != nullptr) {
-    *received->save_context = from.fctx;
-  } else {
-    finish_switch(from, fake_stack);
-  }
 }
 
 void VirtualProcessor::trace_switch(Fiber* prev, After after, Fiber* next) noexcept {
@@ -494,153 +491,6 @@ void VirtualProcessor::finish_switch(transfer_t from, void* fake_stack) noexcept
 
 void VirtualProcessor::run_switch_hooks() noexcept {
   if (scheduler_.hooks.has_switch_hooks()) scheduler_.hooks.run_switch();
-}
-
-[[gnu::always_inline]] inline bool VirtualProcessor::only_ready_has_work() const noexcept {
-  // One branch for the four words: all zero.
-  const auto inbox = reinterpret_cast<std::uintptr_t>(inbox_.load(std::memory_order_relaxed));
-  return (inbox | reprioritize_.load(std::memory_order_relaxed) | shared_.mask_hint() |
-          node_.queue.mask_hint()) == 0;
-}
-
-[[gnu::always_inline]] inline Fiber* VirtualProcessor::rotate_ready(Fiber* self,
-                                                                    int floor) noexcept {
-  // Safe before the switch: only this kernel thread takes fibers out of ready_, and it cannot
-  // resume `self` before the caller's switch has saved its context.
-  Fiber* next = ready_.rotate(floor, self);
-  if (!next->ahead) wake_ahead_budget_ = kWakeAheadLimit;
-  return next;
-}
-
-// Inlined into detail::prepare_yield, the one call a yield makes before its switch. Its fast path
-// calls nothing, so that it saves no register: whatever needs a call (a switch hook, the trace,
-// the check of a canary stack, the housekeeping's turn, the general path) goes to
-// prepare_yield_with_extras, a tail call.
-[[gnu::always_inline]] inline void VirtualProcessor::prepare_yield(PreparedYield& yield) noexcept {
-  Fiber* self = current_;
-  // Fast path of ranks yielding to ranks: only this processor's pinned queue has work, on the
-  // yielder's own level, so there is nothing to age and no other queue to weigh. The sanitizers'
-  // annotations must come just before the jump, on the switching frame: their builds take the
-  // general path.
-  if (!sanitizer::kAnnotatesSwitches && self->placement.kind == Placement::Kind::pinned &&
-      until_housekeeping_ > 1 && !scheduler_.hooks.has_switch_hooks() &&
-      !trace::enabled(trace::Category::sched) && self->stack.guard != nullptr &&
-      only_ready_has_work()) [[likely]] {
-    const int floor = self->priority.load(std::memory_order_relaxed);
-    const std::uint32_t mask = ready_.mask();
-    if (mask == 0) {
-      --until_housekeeping_;  // a pick all the same (see prepare_yield_with_extras)
-      yield.to = nullptr;
-      yield.turns = 0;
-      return;
-    }
-    if (mask == 1u << floor) {
-      --until_housekeeping_;
-      Fiber* next = rotate_ready(self, floor);
-      yield.record = &self->yield_record;
-      yield.switch_count = &switches_;
-      // begin_switch without what the conditions above ruled out (a canary stack's check, the
-      // idle context's switch hooks, the trace), nor the store of `next->vp`: a thread of ready_
-      // is pinned here, and spawn set its `vp` to this processor for good. Only this kernel
-      // thread writes the counter.
-      const std::uint64_t switches = switches_.load(std::memory_order_relaxed);
-      yield.switches = switches;
-      current_ = next;
-      switches_.store(switches + 1, std::memory_order_relaxed);
-      yield.to = next->context;
-      return;
-    }
-  }
-  prepare_yield_with_extras(yield);
-}
-
-void VirtualProcessor::prepare_yield_with_extras(PreparedYield& yield) noexcept {
-  run_switch_hooks();
-  // Every yield counts as a pick, even one that finds nothing else to run: a thread alone on its
-  // processor, yielding in a loop, does not keep the timers, timer hooks and pollers of the
-  // processor from ever running. Done before the choice, so that a thread the housekeeping
-  // wakes can be the one chosen.
-  count_pick();
-  Fiber* self = current_;
-  const int floor = self->priority.load(std::memory_order_relaxed);
-  if (!sanitizer::kAnnotatesSwitches && self->placement.kind == Placement::Kind::pinned &&
-      only_ready_has_work()) {
-    // The fast path again, with the extras: the thread of the caller's level still switches
-    // from the caller's frame.
-    const std::uint32_t mask = ready_.mask();
-    if (mask == 0) {
-      yield.to = nullptr;
-      yield.turns = 0;
-      return;
-    }
-    if (mask == 1u << floor) {
-      Fiber* next = rotate_ready(self, floor);
-      yield.record = &self->yield_record;
-      yield.switch_count = &switches_;
-      yield.switches = switches_.load(std::memory_order_relaxed);
-      begin_switch(self, next, After::nothing);
-      yield.to = next->context;
-      return;
-    }
-  }
-  yield.to = nullptr;
-  yield.turns = yield_general(self, floor);
-}
-
-void prepare_yield(PreparedYield& yield) noexcept {
-  // No switch before the end of this call: the kernel thread's own processor throughout.
-  VirtualProcessor* vp = current_vp_before_switch();
-  if (vp == nullptr || vp->current() == nullptr) [[unlikely]] {
-    std::this_thread::yield();
-    yield.to = nullptr;
-    yield.turns = 0;
-    return;
-  }
-  vp->prepare_yield(yield);
-}
-
-SwitchTransfer switch_context(void* to, void* data) {
-  // Called as a function returning SwitchTransfer, jump_fcontext is a tail call (a jump): a copy
-  // of its transfer_t into a SwitchTransfer would keep a frame here for the resumed side to
-  // return through, at the cost weft/detail/yield.h describes. Both are two pointers, returned in
-  // the same two registers.
-  static_assert(sizeof(SwitchTransfer) == sizeof(transfer_t) &&
-                offsetof(SwitchTransfer, context) == offsetof(transfer_t, fctx) &&
-                offsetof(SwitchTransfer, data) == offsetof(transfer_t, data));
-  using Jump = SwitchTransfer (*)(void*, void*);
-  // Through void (*)(), the type that GCC's -Wcast-function-type lets any function become.
-  return reinterpret_cast<Jump>(reinterpret_cast<void (*)()>(&jump_fcontext))(to, data);
-}
-
-void finish_switch(SwitchTransfer from) noexcept {
-  // A thread resumed from a fast-path yield is pinned: it resumes on the processor it left.
-  current_vp()->finish_switch(transfer_t{from.context, from.data}, nullptr);
-}
-
-std::uint64_t VirtualProcessor::yield_general(Fiber* self, int floor) noexcept {
-  // prepare_yield counted the pick.
-  Fiber* next = choose(floor);
-  if (next == nullptr) return 0;
-  const std::uint64_t before = switches_.load(std::memory_order_relaxed);
-  const bool pinned = self->placement.kind == Placement::Kind::pinned;
-  if (pinned) {
-    // Safe before the switch: only this kernel thread takes fibers out of ready_, and it cannot
-    // resume `self` before the switch below has saved its context.
-    ready_.push_back(self);
-    switch_to(self, next, After::nothing);
-  } else {
-    switch_to(self, next, After::requeue);
-  }
-  return turns_since(before, pinned);
-}
-
-std::uint64_t VirtualProcessor::turns_since(std::uint64_t switches, bool pinned) const noexcept {
-  // A free thread may resume on another processor, whose count says nothing of this one's; a
-  // pinned one resumes here, where `this` is still its processor.
-  if (!pinned && current_vp() != this) return 1;
-  // Every switch into a thread counts, the one back to the caller too.
-  const std::uint64_t now = switches_.load(std::memory_order_relaxed);
-  return now - switches > 1 ? now - switches - 1 : 1;
 }
 
 void VirtualProcessor::run_now(Fiber* fiber) noexcept {

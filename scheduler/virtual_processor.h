@@ -56,6 +56,7 @@ class VirtualProcessor {
   int numa() const { return node_.index; }
   NumaNode& node() { return node_; }
   Fiber* current() const { return current_; }
+  // Timers are armed through add_timer, which also cuts the housekeeping's budget.
   TimerHeap& timers() { return timers_; }
   SharedQueue& shared() { return shared_; }
   Scheduler::Impl& scheduler() { return scheduler_; }
@@ -71,6 +72,26 @@ class VirtualProcessor {
   void request_reprioritize() noexcept;
   Scheduler::VpStats stats() const;
 
+  // The attention word: one bit per rare condition that a yield must not take its fast path
+  // under, so that the fast path tests one word for all of them. A bit may stay set after its
+  // condition went (the yield then takes the slower path for nothing); it is never clear while
+  // its condition holds, except for the moment between a condition's change and its setter's
+  // store, as with the separate words it replaces. Whoever clears a bit looks at its condition
+  // after the clear, so that a setter that came in between is not lost.
+  enum Attention : std::uint32_t {
+    // A re-sort of ready_ asked for (request_reprioritize); cleared by the owner's choose().
+    kReprioritize = 1u << 0,
+    // Switch hooks registered (Hooks' watcher, set and cleared under the hooks' lock).
+    kSwitchHooks = 1u << 1,
+    // The trace records sched events (set at construction, refreshed at each housekeeping).
+    kTraceSched = 1u << 2,
+    // A timer hook was registered: the housekeeping's period goes back to kHousekeepingPeriod
+    // (Scheduler::add_timer_hook; cleared by the owner, which then shortens the period).
+    kHousekeepingSoon = 1u << 3,
+  };
+  // Any kernel thread: sets (`on`) or clears `bits`.
+  void set_attention(std::uint32_t bits, bool on) noexcept;
+
   // The owning kernel thread, on behalf of its running user thread.
   // this_thread::yield's scheduling half (weft/detail/yield.h): the switch and its end are left
   // to the caller.
@@ -81,6 +102,8 @@ class VirtualProcessor {
   void park_current() noexcept;
   [[noreturn]] void exit_current() noexcept;
   void add_poller(PollWaiter* waiter) noexcept;
+  // Arms a timer of this processor's heap (the thread that arms it parks on this processor).
+  void add_timer(TimerNode* node) noexcept;
   // The adaptive spin budget of collaborative waits on this processor.
   std::int64_t spin_budget_ns() const noexcept { return spin_budget_ns_; }
   void spin_succeeded() noexcept;
@@ -110,8 +133,16 @@ class VirtualProcessor {
   void idle_loop();
   // A scheduling point's choice of the next thread: count_pick() then choose(floor).
   Fiber* pick(int floor) noexcept;
-  // Counts a pick, running housekeeping at every kHousekeepingPeriod-th.
+  // Counts a pick, running housekeeping when its budget of picks is spent, then refilling the
+  // budget (housekeeping_budget()).
   void count_pick() noexcept;
+  // kHousekeepingPeriod while the housekeeping has something to keep (a timer of this processor,
+  // a timer hook, a parked poller), else kQuietHousekeepingPeriod.
+  std::uint32_t housekeeping_budget() const noexcept;
+  // Something to keep appeared: the budget left is cut to kHousekeepingPeriod.
+  void housekeeping_soon() noexcept;
+  // The owner's handling of the attention bits that choose() and the yield's extras take.
+  void take_attention(std::uint32_t bits) noexcept;
   Fiber* choose(int floor) noexcept;
   Fiber* pop_at(int level) noexcept;
   // The pinned queue's push and pop: a woken thread goes ahead of yielded ones within a budget
@@ -125,8 +156,10 @@ class VirtualProcessor {
   // there: the same choice, with them. Out of line, so that prepare_yield's own fast path calls
   // nothing and saves no register.
   [[gnu::noinline]] void prepare_yield_with_extras(PreparedYield& yield) noexcept;
-  // Whether only ready_ may have work: no inbox, no re-sort, no free or node thread queued.
-  bool only_ready_has_work() const noexcept;
+  // Whether only ready_ may have work and no rare condition holds: no inbox, no bit of the
+  // attention word, no free or node thread queued.
+  // `handled`: bits the caller deals with itself.
+  bool only_ready_has_work(std::uint32_t handled = 0) const noexcept;
   // A fast-path yield's choice: the next thread of `self`'s level `floor`, `self` queued last.
   Fiber* rotate_ready(Fiber* self, int floor) noexcept;
   // A yield beyond prepare_yield's fast path, switch included; out of line, so that the fast
@@ -164,7 +197,7 @@ class VirtualProcessor {
   PriorityQueue ready_;
   std::atomic<Fiber*> inbox_{nullptr};
   SharedQueue shared_;
-  std::atomic<std::uint32_t> reprioritize_{0};
+  std::atomic<std::uint32_t> attention_{0};
 
   Fiber* current_ = nullptr;
   fcontext_t idle_context_ = nullptr;
@@ -175,7 +208,11 @@ class VirtualProcessor {
   unsigned rotation_ = 0;
   // Scheduling points of a busy processor between two looks at timers, timer hooks and parked
   // pollers; the picks (yields that find nothing else to run included) left until the next look.
+  // While there is nothing to keep the looks are rarer (they are a detour of the yields' fast
+  // path): whatever gives the housekeeping something to keep cuts the budget back
+  // (housekeeping_soon).
   static constexpr std::uint32_t kHousekeepingPeriod = 16;
+  static constexpr std::uint32_t kQuietHousekeepingPeriod = 256;
   std::uint32_t until_housekeeping_ = kHousekeepingPeriod;
   // Woken pinned threads queued ahead of yielded ones between two turns of a yielded one: a
   // thread that a message or a lock wakes runs at the next scheduling point instead of behind

@@ -108,7 +108,7 @@ bool WaitList::wait(std::optional<std::chrono::steady_clock::time_point> deadlin
       timer.deadline_ns = to_ns(*deadline);
       timer.fiber = self;
       timer.epoch = waiter.epoch;
-      current_vp()->timers().add(&timer);
+      current_vp()->add_timer(&timer);
     }
     lock.unlock();
     park();
