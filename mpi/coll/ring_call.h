@@ -85,9 +85,8 @@ class RingCall {
         spin_(world()->rank(world_rank).spin),
         // Not in the meeting ring: the call takes no place there (CallNumber).
         call_(comm->locals[comm->rank_of_world[world_rank]].next_call(false).call),
-        function_(function),
         blocked_(blocked(comm, function, call_)),
-        scope_(blocked_) {}
+        function_(function) {}
 
   // Ends the job unless `slot` is there (not a nonblocking call's place) and of kind `kind`.
   const CallSlot& checked(const CallSlot* slot, SlotKind kind) const {
@@ -100,6 +99,9 @@ class RingCall {
   const int rank_;
   SpinBudget& spin_;  // the caller's rank's
   const std::uint64_t call_;
+  // What the call waits in, for the stack dump and the deadlock report: on the thread only while
+  // the call parks in the ring (RingWaiter::wait).
+  const BlockedCall blocked_;
 
  private:
   static BlockedCall blocked(Comm* comm, std::string_view function, std::uint64_t number) {
@@ -108,8 +110,6 @@ class RingCall {
     return call;
   }
   const std::string_view function_;
-  const BlockedCall blocked_;
-  const BlockedScope scope_;
 };
 
 class PairCall : public RingCall {
@@ -120,11 +120,11 @@ class PairCall : public RingCall {
   PairCall(Comm* comm, std::string_view function, int world_rank)
       : RingCall(comm, function, world_rank), ring_(comm->meetings.pair_ring()) {}
 
-  PairRing::Slot& claim() { return ring_.claim(rank_, call_, spin_); }
+  PairRing::Slot& claim() { return ring_.claim(rank_, call_, spin_, &blocked_); }
   void post(PairRing::Slot& slot) { ring_.post(rank_, slot, call_); }
   // The other member's slot of this call, of kind `kind` (else ends the job).
   const PairRing::Slot& await(PairRing::Kind kind) {
-    return checked(ring_.await(rank_, call_, spin_), kind);
+    return checked(ring_.await(rank_, call_, spin_, &blocked_), kind);
   }
   void consume() { ring_.consume(rank_, call_); }
   // As FanCall's, for code written for both rings: the other member is the only one to read.
@@ -143,11 +143,11 @@ class FanCall : public RingCall {
       : RingCall(comm, function, world_rank), ring_(comm->meetings.fan_ring(comm->size())) {}
 
   // The caller's slot of this call, to fill (header.kind and header.root first) and post().
-  CallSlot& claim() { return ring_.claim(rank_, call_, spin_); }
+  CallSlot& claim() { return ring_.claim(rank_, call_, spin_, &blocked_); }
   void post(CallSlot& slot) { ring_.post(rank_, slot, call_); }
   // Member `from`'s slot of this call, of kind `kind` (else ends the job).
   const CallSlot& await(int from, SlotKind kind) {
-    return checked(ring_.await(rank_, from, call_, spin_), kind);
+    return checked(ring_.await(rank_, from, call_, spin_, &blocked_), kind);
   }
   // After the caller has read every slot it reads in this call.
   void finish(SlotKind kind, int root) { ring_.finish(rank_, call_, kind, root); }
