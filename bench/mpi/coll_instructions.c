@@ -1,11 +1,12 @@
 /* `coll_instructions <collective> <calls>`: MPI_Init, one warm-up call, then <calls> calls of one
  * collective on MPI_COMM_WORLD, then MPI_Finalize: barrier, allreduce (8 B: one double,
  * MPI_SUM), alltoall (1 KiB per pair of ranks), bcast (8 B), reduce (8 B, MPI_SUM), allgather
- * (8 B per rank), bcast_1k (1 KiB) or allgather_1k (1 KiB per rank); or the nonblocking ibarrier, ibcast, ireduce, iallreduce, igather, iscatter,
- * iallgather or ialltoall (8 B per rank, as the small cells of bench/mpi/nbc_run), each call
- * followed by its MPI_Wait. bench/mpi/instructions_run counts the instructions of two such jobs under
- * callgrind and divides their difference by the calls between them: the instructions of one call
- * on one rank, whatever the startup costs and the machine's load. */
+ * (8 B per rank), bcast_1k (1 KiB) or allgather_1k (1 KiB per rank); or the nonblocking
+ * ibarrier, ibcast, ireduce, iallreduce, igather, iscatter, iallgather or ialltoall (8 B per
+ * rank, as the small cells of bench/mpi/nbc_run), each call followed by its MPI_Wait.
+ * bench/mpi/instructions_run counts the instructions of two such jobs under callgrind and divides
+ * their difference by the calls between them: the instructions of one call on one rank, whatever
+ * the startup costs and the machine's load. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

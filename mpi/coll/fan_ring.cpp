@@ -51,8 +51,8 @@ const CallSlot* FanRing::await(int me, int from, std::uint64_t call, SpinBudget&
                                const void* note) {
   // The slot cannot hold a later call: its writer waits for this member to finish this one first.
   const Member& writer = members_[from];
-  return await_slot(members_[me].waiter, spin, note, writer.slots[call % kCallSlots], writer.nonblocking,
-                    call);
+  return await_slot(members_[me].waiter, spin, note, writer.slots[call % kCallSlots],
+                    writer.nonblocking, call);
 }
 
 void FanRing::note_nonblocking(int me, std::uint64_t call) {

@@ -289,8 +289,7 @@ TEST_P(PairRing, AllgatherCopiesByTheDatatypesLayout) {
       if (k % 3 == 2) {
         out[1 + 2 * rank] = mine[1];
         out[2 + 2 * rank] = mine[2];
-        ASSERT_EQ(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, 2, offset,
-                                MPI_COMM_WORLD),
+        ASSERT_EQ(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, 2, offset, MPI_COMM_WORLD),
                   MPI_SUCCESS);
       } else {
         ASSERT_EQ(MPI_Allgather(mine, 2, offset, out, 2, offset, MPI_COMM_WORLD), MPI_SUCCESS);
