@@ -1,17 +1,18 @@
 /* `coll_instructions <collective> <calls>`: MPI_Init, one warm-up call, then <calls> calls of one
  * collective on MPI_COMM_WORLD, then MPI_Finalize: barrier, allreduce (8 B: one double,
- * MPI_SUM), alltoall (1 KiB per pair of ranks), bcast (8 B), reduce (8 B, MPI_SUM) or allgather
- * (8 B per rank); or the nonblocking ibarrier, ibcast, ireduce, iallreduce, igather, iscatter,
- * iallgather or ialltoall (8 B per rank, as the small cells of bench/mpi/nbc_run), each call
- * followed by its MPI_Wait. bench/mpi/instructions_run counts the instructions of two such jobs under
- * callgrind and divides their difference by the calls between them: the instructions of one call
- * on one rank, whatever the startup costs and the machine's load. */
+ * MPI_SUM), alltoall (1 KiB per pair of ranks), bcast (8 B), reduce (8 B, MPI_SUM), allgather
+ * (8 B per rank), bcast_1k (1 KiB) or allgather_1k (1 KiB per rank); or the nonblocking
+ * ibarrier, ibcast, ireduce, iallreduce, igather, iscatter, iallgather or ialltoall (8 B per
+ * rank, as the small cells of bench/mpi/nbc_run), each call followed by its MPI_Wait.
+ * bench/mpi/instructions_run counts the instructions of two such jobs under callgrind and divides
+ * their difference by the calls between them: the instructions of one call on one rank, whatever
+ * the startup costs and the machine's load. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { kAlltoallBytes = 1 << 10 };
+enum { kAlltoallBytes = 1 << 10, kKiB = 1 << 10 };
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   double* gathered = calloc((size_t)size, sizeof(double));
   char* send = calloc((size_t)size, kAlltoallBytes);
   char* receive = calloc((size_t)size, kAlltoallBytes);
+  char* kib = calloc(1, kKiB);
   int known = 1;
   for (long i = 0; i <= calls && known; ++i) {
     MPI_Request request = MPI_REQUEST_NULL;
@@ -60,6 +62,10 @@ int main(int argc, char** argv) {
       MPI_Reduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     } else if (strcmp(name, "allgather") == 0) {
       MPI_Allgather(&value, 1, MPI_DOUBLE, gathered, 1, MPI_DOUBLE, MPI_COMM_WORLD);
+    } else if (strcmp(name, "bcast_1k") == 0) {
+      MPI_Bcast(kib, kKiB, MPI_BYTE, 0, MPI_COMM_WORLD);
+    } else if (strcmp(name, "allgather_1k") == 0) {
+      MPI_Allgather(kib, kKiB, MPI_BYTE, receive, kKiB, MPI_BYTE, MPI_COMM_WORLD);
     } else {
       known = 0;
     }
@@ -68,6 +74,7 @@ int main(int argc, char** argv) {
   free(gathered);
   free(send);
   free(receive);
+  free(kib);
   MPI_Finalize();
   if (!known) fprintf(stderr, "coll_instructions: unknown collective %s\n", name);
   return known ? 0 : 2;

@@ -55,49 +55,60 @@ class AllgatherOp : public nbc::Sided<AllgatherSide> {
   }
 };
 
-// Whether an Allgather into `recv` between two members goes through the pair ring: decided on the
-// receive blocks, which every member passes alike (their send blocks may differ in layout).
-bool pair_allgather_fits(const Comm& comm, const Blocks& recv) {
-  return comm.size() == 2 &&
-         collective::takes_pair_ring(comm, std::max(recv.at(0).bytes(), recv.at(1).bytes()));
-}
+// The receive blocks of an Allgather between two members, and their sizes, worked out once
+// (Blocks::at walks the layout's description at every call).
+struct PairBlocks {
+  explicit PairBlocks(const Blocks& recv)
+      : at{recv.at(0), recv.at(1)}, bytes{at[0].bytes(), at[1].bytes()} {}
+  // Whether the Allgather goes through the pair ring: decided on the receive blocks, which every
+  // member passes alike (their send blocks may differ in layout).
+  bool fit(const Comm& comm) const {
+    return collective::takes_pair_ring(comm, std::max(bytes[0], bytes[1]));
+  }
+  Block at[2];
+  std::size_t bytes[2];
+};
 
 // A small Allgather between two members through the pair ring: each member packs its block into
-// its slot, copies it to its own place and unpacks the other member's slot into the other's place,
-// one exchange of slot lines each way where a meeting hands over its ring entry, both published
-// sides and the other member's buffer.
+// its slot, copies it from there to its own place and unpacks the other member's slot into the
+// other's place, one exchange of slot lines each way where a meeting hands over its ring entry,
+// both published sides and the other member's buffer. Contiguous blocks are one memcpy each
+// (collective::unpack_slot).
 int pair_allgather(MPI_Comm comm, std::string_view function, const void* sendbuf, int sendcount,
-                   MPI_Datatype sendtype, const Blocks& recv) {
+                   MPI_Datatype sendtype, const PairBlocks& recv, int world_rank) {
   using collective::PairRing;
-  collective::PairCall pair(comm, function);
+  collective::PairCall pair(comm, function, world_rank);
   const int me = pair.rank();
   const int other = 1 - me;
-  const Block send = sendbuf == MPI_IN_PLACE ? recv.at(me)
+  const Block send = sendbuf == MPI_IN_PLACE ? recv.at[me]
                                              : Block{const_cast<void*>(sendbuf),
                                                      static_cast<std::size_t>(sendcount), sendtype};
-  const std::size_t bytes = send.bytes();
+  const std::size_t bytes = sendbuf == MPI_IN_PLACE ? recv.bytes[me] : send.bytes();
+  // A send block larger than the receive blocks (an error the reader reports from `bytes`) is cut
+  // to the payload, which still holds more than the member's own receive block.
+  const std::size_t packed = std::min(bytes, PairRing::kPayload);
   PairRing::Slot& slot = pair.claim();
   slot.header = {PairRing::Kind::allgather, 0, send.count, bytes, MPI_DATATYPE_NULL, MPI_OP_NULL};
-  // A send block larger than the receive blocks (an error the reader reports from `bytes`) is cut
-  // to the payload.
-  collective::transfer(send, Block{slot.payload, std::min(bytes, PairRing::kPayload), MPI_BYTE});
+  collective::pack_into_slot(send, packed, slot.payload);
   pair.post(slot);
   collective::Truncation truncation;
-  if (send.address != recv.at(me).address) {
-    truncation.check(me, send, recv.at(me));
-    collective::transfer(send, recv.at(me));
+  if (send.address != recv.at[me].address) {
+    // Only this member writes its slot until its next call: the other member reads it meanwhile.
+    truncation.check(me, Block{nullptr, bytes, MPI_BYTE}, recv.at[me]);
+    collective::unpack_slot(slot.payload, packed, recv.at[me], recv.bytes[me]);
   }
   const PairRing::Slot& theirs = pair.await(PairRing::Kind::allgather);
-  auto* payload = const_cast<std::byte*>(theirs.payload);
-  truncation.check(other, Block{payload, theirs.header.bytes, MPI_BYTE}, recv.at(other));
-  collective::transfer(Block{payload, std::min(theirs.header.bytes, PairRing::kPayload), MPI_BYTE},
-                       recv.at(other));
+  const std::size_t sent = theirs.header.bytes;
+  truncation.check(other, Block{nullptr, sent, MPI_BYTE}, recv.at[other]);
+  collective::unpack_slot(theirs.payload, std::min(sent, PairRing::kPayload), recv.at[other],
+                          recv.bytes[other]);
   pair.consume();
   return truncation.raise(comm, function);
 }
 
 int allgather(const collective::Start& start, MPI_Comm comm, std::string_view function,
-              const void* sendbuf, int sendcount, MPI_Datatype sendtype, const Blocks& recv) {
+              const void* sendbuf, int sendcount, MPI_Datatype sendtype, const Blocks& recv,
+              int world_rank) {
   if (spanning::spans(comm)) {
     const Block send = spanning::own_block(sendbuf, sendcount, sendtype);
     return spanning::run(comm, function, start,
@@ -115,8 +126,10 @@ int allgather(const collective::Start& start, MPI_Comm comm, std::string_view fu
           side.recv = recv;
         });
   }
-  if (pair_allgather_fits(*comm, recv)) {
-    return pair_allgather(comm, function, sendbuf, sendcount, sendtype, recv);
+  if (comm->size() == 2) {
+    if (const PairBlocks blocks(recv); blocks.fit(*comm)) {
+      return pair_allgather(comm, function, sendbuf, sendcount, sendtype, blocks, world_rank);
+    }
   }
   const bool in_place = sendbuf == MPI_IN_PLACE;
   namespace numa = collective::numa;
@@ -178,8 +191,10 @@ int check_send(MPI_Comm comm, std::string_view function, const void* sendbuf, in
 int allgather_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
                     int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm) {
-  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  // Looked up once for the checks and the ring (each lookup reads the current thread).
+  const int world_rank = caller_world_rank();
+  if (int rc = check_initialized(function, world_rank); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function, world_rank); rc != MPI_SUCCESS) return rc;
   if (comm->is_inter())
     return intercoll::allgather(start, function, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                 nullptr, nullptr, recvtype, comm);
@@ -194,7 +209,7 @@ int allgather_entry(const collective::Start& start, std::string_view function, c
     return rc;
   }
   return allgather(start, comm, function, sendbuf, sendcount, sendtype,
-                   Blocks::regular(recvbuf, recvcount, recvtype));
+                   Blocks::regular(recvbuf, recvcount, recvtype), world_rank);
 }
 
 }  // namespace
@@ -232,8 +247,10 @@ namespace {
 int allgatherv_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
                      int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  // Looked up once for the checks and the ring (each lookup reads the current thread).
+  const int world_rank = caller_world_rank();
+  if (int rc = check_initialized(function, world_rank); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function, world_rank); rc != MPI_SUCCESS) return rc;
   if (comm->is_inter())
     return intercoll::allgather(start, function, sendbuf, sendcount, sendtype, recvbuf, 0,
                                 recvcounts, displs, recvtype, comm);
@@ -256,7 +273,7 @@ int allgatherv_entry(const collective::Start& start, std::string_view function, 
     return rc;
   }
   return allgather(start, comm, function, sendbuf, sendcount, sendtype,
-                   Blocks::varying(recvbuf, recvcounts, displs, recvtype));
+                   Blocks::varying(recvbuf, recvcounts, displs, recvtype), world_rank);
 }
 
 }  // namespace

@@ -27,9 +27,9 @@ class BarrierOp : public nbc::Instance {
 // Two members: each posts its arrival in its slot of the call and returns once the other's is
 // there. The slot's line is the only one the other member reads; a meeting also takes the
 // communicator's meeting ring entry.
-int pair_barrier(std::string_view function, MPI_Comm comm) {
+int pair_barrier(std::string_view function, MPI_Comm comm, int world_rank) {
   using collective::PairRing;
-  collective::PairCall pair(comm, function);
+  collective::PairCall pair(comm, function, world_rank);
   PairRing::Slot& mine = pair.claim();
   // Only the kind is read of a barrier's slot (the signatures' check).
   mine.header.kind = PairRing::Kind::barrier;
@@ -40,8 +40,10 @@ int pair_barrier(std::string_view function, MPI_Comm comm) {
 }
 
 int barrier_entry(const collective::Start& start, std::string_view function, MPI_Comm comm) {
-  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  // Looked up once for the checks and the ring (each lookup reads the current thread).
+  const int world_rank = caller_world_rank();
+  if (int rc = check_initialized(function, world_rank); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function, world_rank); rc != MPI_SUCCESS) return rc;
   if (comm->is_inter()) return intercoll::barrier(start, function, comm);
   if (spanning::spans(comm)) {
     return spanning::run(comm, function, start,
@@ -54,7 +56,7 @@ int barrier_entry(const collective::Start& start, std::string_view function, MPI
   if (!start.blocking()) {
     return nbc::issue<BarrierOp>(comm, function, start, [](BarrierOp&, int) {});
   }
-  if (collective::takes_pair_ring(*comm, 0)) return pair_barrier(function, comm);
+  if (collective::takes_pair_ring(*comm, 0)) return pair_barrier(function, comm, world_rank);
   collective::Call call(comm, function);
   call.phase();
   return MPI_SUCCESS;

@@ -55,32 +55,36 @@ class BcastOp : public nbc::Sided<BcastSide> {
 };
 
 // A small Bcast through a ring of call slots (PairCall or FanCall, mpi/coll/ring_call.h): the root
-// copies its data into its slot and returns; every other member copies it out when it comes.
+// copies its data (`bytes`, mine.bytes()) into its slot and returns; every other member copies it
+// out when it comes. A contiguous buffer is one memcpy each way (collective::unpack_slot).
 template <class RingCall>
-int ring_bcast(std::string_view function, const Block& mine, int root, MPI_Comm comm) {
+int ring_bcast(std::string_view function, const Block& mine, std::size_t bytes, int root,
+               MPI_Comm comm, int world_rank) {
   using collective::SlotKind;
-  RingCall ring(comm, function);
+  RingCall ring(comm, function, world_rank);
   if (ring.rank() == root) {
     collective::CallSlot& slot = ring.claim();
-    const std::size_t bytes = mine.bytes();
     slot.header = {SlotKind::bcast, root, mine.count, bytes, MPI_DATATYPE_NULL, MPI_OP_NULL};
-    collective::transfer(mine, Block{slot.payload, bytes, MPI_BYTE});
+    collective::pack_into_slot(mine, bytes, slot.payload);
     ring.post(slot);
     return MPI_SUCCESS;
   }
   const collective::CallSlot& slot = ring.await(root, SlotKind::bcast);
-  const Block from{const_cast<std::byte*>(slot.payload), slot.header.bytes, MPI_BYTE};
-  collective::Truncation truncation;
-  truncation.check(root, from, mine);
-  collective::transfer(from, mine);
+  const std::size_t sent = slot.header.bytes;
+  collective::unpack_slot(slot.payload, sent, mine, bytes);
   ring.finish(SlotKind::bcast, root);
+  if (sent <= bytes) return MPI_SUCCESS;
+  collective::Truncation truncation;
+  truncation.check(root, Block{nullptr, sent, MPI_BYTE}, mine);
   return truncation.raise(comm, function);
 }
 
 int bcast_entry(const collective::Start& start, std::string_view function, void* buffer, int count,
                 MPI_Datatype datatype, int root, MPI_Comm comm) {
-  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  // Looked up once for the checks and the ring (each lookup reads the current thread).
+  const int world_rank = caller_world_rank();
+  if (int rc = check_initialized(function, world_rank); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function, world_rank); rc != MPI_SUCCESS) return rc;
   if (comm->is_inter())
     return intercoll::bcast(start, function, buffer, count, datatype, root, comm);
   if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
@@ -111,11 +115,13 @@ int bcast_entry(const collective::Start& start, std::string_view function, void*
     });
   }
 
-  if (const Block data{buffer, static_cast<std::size_t>(count), datatype};
-      collective::takes_pair_ring(*comm, data.bytes())) {
-    return ring_bcast<collective::PairCall>(function, data, root, comm);
-  } else if (collective::takes_fan_ring(*comm, data.bytes())) {
-    return ring_bcast<collective::FanCall>(function, data, root, comm);
+  const Block data{buffer, static_cast<std::size_t>(count), datatype};
+  const std::size_t data_bytes = data.bytes();
+  if (collective::takes_pair_ring(*comm, data_bytes)) {
+    return ring_bcast<collective::PairCall>(function, data, data_bytes, root, comm, world_rank);
+  }
+  if (collective::takes_fan_ring(*comm, data_bytes)) {
+    return ring_bcast<collective::FanCall>(function, data, data_bytes, root, comm, world_rank);
   }
 
   Call call(comm, function);

@@ -157,9 +157,9 @@ bool pair_reduction(const Comm& comm, int count, MPI_Datatype type) {
 // root's in place is set aside first. Both members of an Allreduce so compute the same thing in the
 // same order, and a non-commutative operation gets rank order.
 int pair_reduce(MPI_Comm comm, std::string_view function, const void* sendbuf, void* recvbuf,
-                int count, MPI_Datatype datatype, MPI_Op op, int root) {
+                int count, MPI_Datatype datatype, MPI_Op op, int root, int world_rank) {
   using collective::PairRing;
-  collective::PairCall pair(comm, function);
+  collective::PairCall pair(comm, function, world_rank);
   const int me = pair.rank();
   const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   const std::size_t elements = static_cast<std::size_t>(count);
@@ -214,10 +214,10 @@ bool fan_reduction(const Comm& comm, int count, MPI_Datatype type) {
 // with its own input, as the meeting's flat path does. A mismatch of signatures is reported by the
 // root (the others have returned by then, as from Open MPI's eager sends).
 int fan_reduce(MPI_Comm comm, std::string_view function, const void* sendbuf, void* recvbuf,
-               int count, MPI_Datatype datatype, MPI_Op op, int root) {
+               int count, MPI_Datatype datatype, MPI_Op op, int root, int world_rank) {
   using collective::CallSlot;
   using collective::SlotKind;
-  collective::FanCall fan(comm, function);
+  collective::FanCall fan(comm, function, world_rank);
   const int me = fan.rank();
   const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
   const std::size_t elements = static_cast<std::size_t>(count);
@@ -304,12 +304,14 @@ int blocking_reduction(MPI_Comm comm, std::string_view function, const void* sen
 int reduce_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
                  void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm) {
-  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  // Looked up once for the checks and the ring (each lookup reads the current thread).
+  const int world_rank = caller_world_rank();
+  if (int rc = check_initialized(function, world_rank); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function, world_rank); rc != MPI_SUCCESS) return rc;
   if (comm->is_inter())
     return intercoll::reduce(start, function, sendbuf, recvbuf, count, datatype, op, root, comm);
   if (int rc = check_rank(comm, function, "root", root, false); rc != MPI_SUCCESS) return rc;
-  const bool is_root = comm->my_rank() == root;
+  const bool is_root = comm->rank_of(world_rank) == root;
   if (!is_root) {
     if (int rc = collective::check_not_in_place(comm, function, "sendbuf", sendbuf,
                                                 "only as sendbuf at the root");
@@ -331,10 +333,10 @@ int reduce_entry(const collective::Start& start, std::string_view function, cons
     return ireduce<false>(start, comm, function, sendbuf, recvbuf, count, datatype, op, root);
   }
   if (pair_reduction(*comm, count, datatype)) {
-    return pair_reduce(comm, function, sendbuf, recvbuf, count, datatype, op, root);
+    return pair_reduce(comm, function, sendbuf, recvbuf, count, datatype, op, root, world_rank);
   }
   if (fan_reduction(*comm, count, datatype)) {
-    return fan_reduce(comm, function, sendbuf, recvbuf, count, datatype, op, root);
+    return fan_reduce(comm, function, sendbuf, recvbuf, count, datatype, op, root, world_rank);
   }
   return blocking_reduction(comm, function, sendbuf, recvbuf, count, datatype, op, root);
 }
@@ -370,8 +372,10 @@ namespace {
 
 int allreduce_entry(const collective::Start& start, std::string_view function, const void* sendbuf,
                     void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-  if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
-  if (int rc = check_comm(comm, function); rc != MPI_SUCCESS) return rc;
+  // Looked up once for the checks and the ring (each lookup reads the current thread).
+  const int world_rank = caller_world_rank();
+  if (int rc = check_initialized(function, world_rank); rc != MPI_SUCCESS) return rc;
+  if (int rc = check_comm(comm, function, world_rank); rc != MPI_SUCCESS) return rc;
   if (comm->is_inter())
     return intercoll::allreduce(start, function, sendbuf, recvbuf, count, datatype, op, comm);
   if (int rc = check_reduction(comm, function, sendbuf, recvbuf, count, datatype, op, true);
@@ -388,7 +392,7 @@ int allreduce_entry(const collective::Start& start, std::string_view function, c
     return ireduce<true>(start, comm, function, sendbuf, recvbuf, count, datatype, op, 0);
   }
   if (pair_reduction(*comm, count, datatype)) {
-    return pair_reduce(comm, function, sendbuf, recvbuf, count, datatype, op, -1);
+    return pair_reduce(comm, function, sendbuf, recvbuf, count, datatype, op, -1, world_rank);
   }
   return blocking_reduction(comm, function, sendbuf, recvbuf, count, datatype, op, -1);
 }

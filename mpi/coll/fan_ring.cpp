@@ -25,12 +25,12 @@ bool FanRing::readers_done(int me, const CallSlot& slot, std::uint64_t held) {
   return true;
 }
 
-CallSlot& FanRing::claim(int me, std::uint64_t call, SpinBudget& spin) {
+CallSlot& FanRing::claim(int me, std::uint64_t call, SpinBudget& spin, const void* note) {
   CallSlot& slot = members_[me].slots[call % kCallSlots];
   // relaxed: only this member writes its slots.
   const std::uint64_t held = slot.call.load(std::memory_order_relaxed);
   if (held == 0 || readers_done(me, slot, held)) return slot;
-  members_[me].waiter.wait(spin, [&] { return readers_done(me, slot, held); });
+  members_[me].waiter.wait(spin, note, [&] { return readers_done(me, slot, held); });
   return slot;
 }
 
@@ -47,11 +47,12 @@ void FanRing::post(int me, CallSlot& slot, std::uint64_t call) {
   }
 }
 
-const CallSlot* FanRing::await(int me, int from, std::uint64_t call, SpinBudget& spin) {
+const CallSlot* FanRing::await(int me, int from, std::uint64_t call, SpinBudget& spin,
+                               const void* note) {
   // The slot cannot hold a later call: its writer waits for this member to finish this one first.
   const Member& writer = members_[from];
-  return await_slot(members_[me].waiter, spin, writer.slots[call % kCallSlots], writer.nonblocking,
-                    call);
+  return await_slot(members_[me].waiter, spin, note, writer.slots[call % kCallSlots],
+                    writer.nonblocking, call);
 }
 
 void FanRing::note_nonblocking(int me, std::uint64_t call) {

@@ -37,12 +37,12 @@ class FanRing {
   // The caller's (member `me`) slot for call `call`, once the members that read what it held have
   // finished that call, parking if need be; then fill it (header.kind and header.root say who
   // reads it: every other member for a Bcast, the root for a Reduce) and post() it.
-  CallSlot& claim(int me, std::uint64_t call, SpinBudget& spin);
+  CallSlot& claim(int me, std::uint64_t call, SpinBudget& spin, const void* note);
   // Makes the slot visible to its readers and wakes those that sleep.
   void post(int me, CallSlot& slot, std::uint64_t call);
   // Member `from`'s slot for call `call`, parking until it is posted; nullptr when `from` made a
   // nonblocking collective call numbered `call` or later instead (note_nonblocking).
-  const CallSlot* await(int me, int from, std::uint64_t call, SpinBudget& spin);
+  const CallSlot* await(int me, int from, std::uint64_t call, SpinBudget& spin, const void* note);
   // Member `me` made the nonblocking collective call (or persistent init) `call`: a member waiting
   // in the ring for its slot of that call learns that the calls do not match.
   void note_nonblocking(int me, std::uint64_t call);

@@ -2,7 +2,7 @@
 
 namespace weft::mpi::collective {
 
-PairRing::Slot& PairRing::claim(int me, std::uint64_t call, SpinBudget& spin) {
+PairRing::Slot& PairRing::claim(int me, std::uint64_t call, SpinBudget& spin, const void* note) {
   Member& mine = members_[me];
   Slot& slot = mine.slots[call % kSlots];
   // relaxed: only this member writes its slots' numbers.
@@ -12,7 +12,7 @@ PairRing::Slot& PairRing::claim(int me, std::uint64_t call, SpinBudget& spin) {
   const Member& other = members_[1 - me];
   // acquire: the other member's reads of the slot happened before it counted it consumed, so
   // that this member's writes cannot reach them. seq_cst, as RingWaiter needs it of a look.
-  mine.waiter.wait(spin, [&] {
+  mine.waiter.wait(spin, note, [&] {
     mine.seen_consumed = other.consumed.load(std::memory_order_seq_cst);
     return held <= mine.seen_consumed;
   });
@@ -26,7 +26,8 @@ void PairRing::post(int me, Slot& slot, std::uint64_t call) {
   wake_other(me);
 }
 
-const PairRing::Slot* PairRing::await(int me, std::uint64_t call, SpinBudget& spin) {
+const PairRing::Slot* PairRing::await(int me, std::uint64_t call, SpinBudget& spin,
+                                      const void* note) {
   // The slot cannot hold a later call than `call`: its writer waits for this member to consume
   // this one first.
   const Member& other = members_[1 - me];
@@ -35,7 +36,7 @@ const PairRing::Slot* PairRing::await(int me, std::uint64_t call, SpinBudget& sp
   // posted yet sends the caller to wait, after it has told its count.
   if (slot.call.load(std::memory_order_acquire) == call + 1) return &slot;
   publish(me);
-  return await_slot(members_[me].waiter, spin, slot, other.nonblocking, call);
+  return await_slot(members_[me].waiter, spin, note, slot, other.nonblocking, call);
 }
 
 void PairRing::note_nonblocking(int me, std::uint64_t call) {

@@ -34,14 +34,15 @@ class PairRing {
   using Slot = CallSlot;
 
   // The caller's (member `me`, 0 or 1) slot for call `call`, once the other member has consumed
-  // what it held (call - kSlots), parking if need be; then fill it and post() it.
-  Slot& claim(int me, std::uint64_t call, SpinBudget& spin);
+  // what it held (call - kSlots), parking if need be (with `note`, its BlockedCall, on the
+  // thread: RingWaiter); then fill it and post() it.
+  Slot& claim(int me, std::uint64_t call, SpinBudget& spin, const void* note);
   // Makes the slot's header and payload visible to the other member, and wakes it if it sleeps.
   void post(int me, Slot& slot, std::uint64_t call);
   // The other member's slot for call `call`, parking until it is posted; read it, then consume().
   // nullptr when the other member made a nonblocking collective call numbered `call` or later
   // instead (note_nonblocking): its call `call` is not of the ring.
-  const Slot* await(int me, std::uint64_t call, SpinBudget& spin);
+  const Slot* await(int me, std::uint64_t call, SpinBudget& spin, const void* note);
   // Member `me` made the nonblocking collective call (or persistent init) `call`: a member waiting
   // in the ring for that call learns that the calls do not match.
   void note_nonblocking(int me, std::uint64_t call);

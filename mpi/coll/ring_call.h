@@ -4,10 +4,13 @@
 // looked up once, and the note a deadlock report reads while the call waits.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 
+#include "coll/collective.h"
 #include "coll/fan_ring.h"
 #include "coll/numa_staging.h"
 #include "coll/pair_ring.h"
@@ -40,6 +43,36 @@ void note_nonblocking_call(Comm& comm, std::uint64_t call);
 // (`function`), or meets elsewhere.
 [[noreturn]] void ring_kind_mismatch(std::uint64_t call, std::string_view function, SlotKind other);
 
+// Where `block`'s data lies when its type is contiguous (one run of block.bytes() bytes from the
+// address plus the type's true lower bound), else nullptr. A ring's copy of such a block (nearly
+// every small call) is then one memcpy, where collective::transfer asks the datatype engine for
+// both sides' layouts and sizes again.
+inline std::byte* flat_data(const Block& block) {
+  if (!block.type->contiguous()) return nullptr;
+  return static_cast<std::byte*>(block.address) + block.type->true_lb();
+}
+
+// Packs the first `bytes` bytes of `from`'s data (at most from.bytes()) into a slot's payload.
+inline void pack_into_slot(const Block& from, std::size_t bytes, std::byte* payload) {
+  if (const std::byte* data = flat_data(from)) {
+    if (bytes > 0) std::memcpy(payload, data, bytes);
+    return;
+  }
+  transfer(from, Block{payload, bytes, MPI_BYTE});
+}
+
+// Unpacks `bytes` packed bytes of a slot's payload into `to`, of `to_bytes` bytes (to.bytes()):
+// as many as fit.
+inline void unpack_slot(const std::byte* payload, std::size_t bytes, const Block& to,
+                        std::size_t to_bytes) {
+  if (std::byte* data = flat_data(to)) {
+    const std::size_t fits = std::min(bytes, to_bytes);
+    if (fits > 0) std::memcpy(data, payload, fits);
+    return;
+  }
+  transfer(Block{const_cast<std::byte*>(payload), bytes, MPI_BYTE}, to);
+}
+
 // What a call through either ring knows of itself.
 class RingCall {
  public:
@@ -52,9 +85,8 @@ class RingCall {
         spin_(world()->rank(world_rank).spin),
         // Not in the meeting ring: the call takes no place there (CallNumber).
         call_(comm->locals[comm->rank_of_world[world_rank]].next_call(false).call),
-        function_(function),
         blocked_(blocked(comm, function, call_)),
-        scope_(blocked_) {}
+        function_(function) {}
 
   // Ends the job unless `slot` is there (not a nonblocking call's place) and of kind `kind`.
   const CallSlot& checked(const CallSlot* slot, SlotKind kind) const {
@@ -67,6 +99,9 @@ class RingCall {
   const int rank_;
   SpinBudget& spin_;  // the caller's rank's
   const std::uint64_t call_;
+  // What the call waits in, for the stack dump and the deadlock report: on the thread only while
+  // the call parks in the ring (RingWaiter::wait).
+  const BlockedCall blocked_;
 
  private:
   static BlockedCall blocked(Comm* comm, std::string_view function, std::uint64_t number) {
@@ -75,21 +110,21 @@ class RingCall {
     return call;
   }
   const std::string_view function_;
-  const BlockedCall blocked_;
-  const BlockedScope scope_;
 };
 
 class PairCall : public RingCall {
  public:
   PairCall(Comm* comm, std::string_view function)
-      : RingCall(comm, function, weft::mpi::caller_world_rank()),
-        ring_(comm->meetings.pair_ring()) {}
+      : PairCall(comm, function, weft::mpi::caller_world_rank()) {}
+  // For a caller of world rank `world_rank` (caller_world_rank(), looked up once for the call).
+  PairCall(Comm* comm, std::string_view function, int world_rank)
+      : RingCall(comm, function, world_rank), ring_(comm->meetings.pair_ring()) {}
 
-  PairRing::Slot& claim() { return ring_.claim(rank_, call_, spin_); }
+  PairRing::Slot& claim() { return ring_.claim(rank_, call_, spin_, &blocked_); }
   void post(PairRing::Slot& slot) { ring_.post(rank_, slot, call_); }
   // The other member's slot of this call, of kind `kind` (else ends the job).
   const PairRing::Slot& await(PairRing::Kind kind) {
-    return checked(ring_.await(rank_, call_, spin_), kind);
+    return checked(ring_.await(rank_, call_, spin_, &blocked_), kind);
   }
   void consume() { ring_.consume(rank_, call_); }
   // As FanCall's, for code written for both rings: the other member is the only one to read.
@@ -103,15 +138,16 @@ class PairCall : public RingCall {
 class FanCall : public RingCall {
  public:
   FanCall(Comm* comm, std::string_view function)
-      : RingCall(comm, function, weft::mpi::caller_world_rank()),
-        ring_(comm->meetings.fan_ring(comm->size())) {}
+      : FanCall(comm, function, weft::mpi::caller_world_rank()) {}
+  FanCall(Comm* comm, std::string_view function, int world_rank)
+      : RingCall(comm, function, world_rank), ring_(comm->meetings.fan_ring(comm->size())) {}
 
   // The caller's slot of this call, to fill (header.kind and header.root first) and post().
-  CallSlot& claim() { return ring_.claim(rank_, call_, spin_); }
+  CallSlot& claim() { return ring_.claim(rank_, call_, spin_, &blocked_); }
   void post(CallSlot& slot) { ring_.post(rank_, slot, call_); }
   // Member `from`'s slot of this call, of kind `kind` (else ends the job).
   const CallSlot& await(int from, SlotKind kind) {
-    return checked(ring_.await(rank_, from, call_, spin_), kind);
+    return checked(ring_.await(rank_, from, call_, spin_, &blocked_), kind);
   }
   // After the caller has read every slot it reads in this call.
   void finish(SlotKind kind, int root) { ring_.finish(rank_, call_, kind, root); }

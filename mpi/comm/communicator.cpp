@@ -69,8 +69,7 @@ int weft_mpi_comm::my_rank() const {
 }
 
 weft_mpi_comm::Local& weft_mpi_comm::local_of_caller() {
-  const int world_rank = weft::mpi::caller_world_rank();
-  return locals[rank_of_world[world_rank]];
+  return local_of(weft::mpi::caller_world_rank());
 }
 
 namespace weft::mpi {

@@ -96,6 +96,9 @@ struct weft_mpi_comm {
   // The calling thread's comm rank, -1 when it is not a member (or not a rank).
   int my_rank() const;
   Local& local_of_caller();  // requires my_rank() >= 0
+  // The same for the caller of world rank `world_rank`, looked up once by a call that needs it
+  // again (every lookup of the caller's rank reads the current thread through thread-local data).
+  Local& local_of(int world_rank) { return locals[rank_of_world[world_rank]]; }
 };
 
 // One side of an intercommunicator: what the members of the local group share about the other.

@@ -198,7 +198,10 @@ int raise(MPI_Comm comm, std::string_view function, int error_class, std::string
 }
 
 int check_initialized(std::string_view function) {
-  const int rank = caller_world_rank();
+  return check_initialized(function, caller_world_rank());
+}
+
+int check_initialized(std::string_view function, int rank) {
   World* w = world();
   if (w == nullptr) {
     end_job(std::string(function) +
@@ -223,15 +226,19 @@ int check_initialized(std::string_view function) {
 }
 
 int check_comm(MPI_Comm comm, std::string_view function) {
+  return check_comm(comm, function, caller_world_rank());
+}
+
+int check_comm(MPI_Comm comm, std::string_view function, int world_rank) {
   if (comm == MPI_COMM_NULL) {
     return raise(comm, function, MPI_ERR_COMM, "comm = MPI_COMM_NULL, expected a communicator");
   }
-  if (comm->my_rank() < 0) {
+  if (comm->rank_of(world_rank) < 0) {
     return raise(comm, function, MPI_ERR_COMM,
                  "the calling rank is not a member of the communicator, expected one it "
                  "belongs to");
   }
-  if (comm->local_of_caller().freed) {
+  if (comm->local_of(world_rank).freed) {
     return raise(comm, function, MPI_ERR_COMM,
                  "comm was freed by MPI_Comm_free, expected a live communicator");
   }

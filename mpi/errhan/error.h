@@ -28,9 +28,14 @@ std::string_view error_class_name(int error_class);  // "MPI_ERR_RANK"; "MPI_ERR
 // is a thread of a rank (an mpi_task or a thread it spawned). Errors here are always fatal:
 // there is no handler yet (or any more) to call.
 int check_initialized(std::string_view function);
+// The same for a caller whose world rank (caller_world_rank()) the function has looked up once
+// for all its checks and its work: each lookup reads the current thread through thread-local data.
+int check_initialized(std::string_view function, int world_rank);
 
 // A communicator handle the calling rank may use: not null, not freed, and the caller a member.
 int check_comm(MPI_Comm comm, std::string_view function);
+// The same for the caller of world rank `world_rank`, as check_initialized has let it through.
+int check_comm(MPI_Comm comm, std::string_view function, int world_rank);
 // count >= 0.
 int check_count(MPI_Comm comm, std::string_view function, std::string_view argument, int count);
 // Not null, and committed unless predefined.

@@ -220,6 +220,90 @@ TEST_P(PairRing, AllgatherLargerSendIsATruncation) {
   });
 }
 
+// A contiguous datatype whose data starts past its lower bound's zero (one long long at byte 8 of
+// each element, the elements back to back): the ring copies it as one run from buffer + 8.
+MPI_Datatype offset_long_long() {
+  const int length = 1;
+  const MPI_Aint displacement = 8;
+  const MPI_Datatype type = MPI_LONG_LONG;
+  MPI_Datatype offset = MPI_DATATYPE_NULL;
+  EXPECT_EQ(MPI_Type_create_struct(1, &length, &displacement, &type, &offset), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Type_commit(&offset), MPI_SUCCESS);
+  return offset;
+}
+
+// The ring's copies take a contiguous buffer as one memcpy and any other through the datatype
+// engine: a Bcast from root 1 of a contiguous type whose data starts at byte 8 of the buffer, and
+// of a strided vector, lands every element where the type puts it and nothing elsewhere; a
+// receive type that holds less than the root sent gets the first elements and MPI_ERR_TRUNCATE.
+TEST_P(PairRing, BcastCopiesByTheDatatypesLayout) {
+  run_ranks(GetParam(), [&](int rank, int) {
+    const int root = 1;
+    MPI_Datatype offset = offset_long_long();
+    MPI_Datatype strided = MPI_DATATYPE_NULL;  // 3 elements, every other one
+    ASSERT_EQ(MPI_Type_vector(3, 1, 2, MPI_LONG_LONG, &strided), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Type_commit(&strided), MPI_SUCCESS);
+    for (int k = 0; k < 12; ++k) {
+      long long shifted[4] = {-1, -1, -1, -1};
+      if (rank == root) {
+        for (int i = 1; i < 4; ++i) shifted[i] = value(k) + i;
+      }
+      ASSERT_EQ(MPI_Bcast(shifted, 3, offset, root, MPI_COMM_WORLD), MPI_SUCCESS);
+      EXPECT_EQ(shifted[0], -1) << "call " << k << ", rank " << rank;
+      for (int i = 1; i < 4; ++i) EXPECT_EQ(shifted[i], value(k) + i) << "call " << k;
+
+      long long spread[5] = {-1, -1, -1, -1, -1};
+      if (rank == root) {
+        for (int i = 0; i < 5; i += 2) spread[i] = value(k) + i;
+      }
+      ASSERT_EQ(MPI_Bcast(spread, 1, strided, root, MPI_COMM_WORLD), MPI_SUCCESS);
+      for (int i = 0; i < 5; ++i) {
+        EXPECT_EQ(spread[i], i % 2 == 0 ? value(k) + i : -1) << "call " << k << ", element " << i;
+      }
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    long long data[3] = {value(1), value(2), value(3)};
+    if (rank != root) data[0] = data[1] = data[2] = -1;
+    const int rc = MPI_Bcast(data, rank == root ? 3 : 2, MPI_LONG_LONG, root, MPI_COMM_WORLD);
+    int error_class = MPI_SUCCESS;
+    MPI_Error_class(rc, &error_class);
+    EXPECT_EQ(error_class, rank == root ? MPI_SUCCESS : MPI_ERR_TRUNCATE);
+    EXPECT_EQ(data[0], value(1));
+    EXPECT_EQ(data[1], value(2));
+    EXPECT_EQ(data[2], rank == root ? value(3) : -1);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Type_free(&strided);
+    MPI_Type_free(&offset);
+  });
+}
+
+// The same for an Allgather: send and receive blocks of the offset type, in place or not (each
+// member's own block is copied from its slot), land from byte 8 of each block on.
+TEST_P(PairRing, AllgatherCopiesByTheDatatypesLayout) {
+  run_ranks(GetParam(), [&](int rank, int) {
+    MPI_Datatype offset = offset_long_long();
+    for (int k = 0; k < 12; ++k) {
+      // Two elements per member: bytes 8 to 24 of the send buffer, 8 to 40 of the receive one.
+      long long out[5] = {-1, -1, -1, -1, -1};
+      const long long mine[3] = {-1, value(k) + 10 * rank, value(k) + 10 * rank + 1};
+      if (k % 3 == 2) {
+        out[1 + 2 * rank] = mine[1];
+        out[2 + 2 * rank] = mine[2];
+        ASSERT_EQ(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, out, 2, offset, MPI_COMM_WORLD),
+                  MPI_SUCCESS);
+      } else {
+        ASSERT_EQ(MPI_Allgather(mine, 2, offset, out, 2, offset, MPI_COMM_WORLD), MPI_SUCCESS);
+      }
+      EXPECT_EQ(out[0], -1) << "call " << k << ", rank " << rank;
+      for (int r = 0; r < 2; ++r) {
+        EXPECT_EQ(out[1 + 2 * r], value(k) + 10 * r) << "call " << k << ", rank " << rank;
+        EXPECT_EQ(out[2 + 2 * r], value(k) + 10 * r + 1) << "call " << k << ", rank " << rank;
+      }
+    }
+    MPI_Type_free(&offset);
+  });
+}
+
 // A Barrier of two members meets through the ring too: neither returns before the other has
 // arrived (what each wrote before its call is seen by the other after it), between calls of the
 // ring of other kinds that reuse the same slots.

@@ -78,6 +78,13 @@ case $check in
     expect_in err "rank 3: ended"
     expect_in err "missing partner: rank 0 waits in collective #0 for rank 3, which has ended without joining it"
     ;;
+  barrier_pair)
+    # Two ranks wait in the pair ring (mpi/coll/pair_ring.h), whose calls put their record on
+    # the thread only when they park: the parked rank is still reported in its call.
+    expect_run $deadlock run -n 2 "$cases" barrier_short
+    expect_in err "rank 0: blocked in MPI_Barrier(comm=MPI_COMM_WORLD, collective #0) -> waits for rank 1"
+    expect_in err "rank 1: ended"
+    ;;
   any_source | any_source_p2)
     if [[ $check == any_source ]]; then procs=(-n 3); else procs=(-n 2 -p 2); fi
     expect_run $deadlock run "${procs[@]}" "$cases" any_source
