@@ -21,6 +21,7 @@
 
 namespace {
 
+using weft::testing::open_with_hints;
 using weft::testing::run_ranks;
 
 // Every test's files under /tmp/weft_file_io_buffer_<pid>_<name>.
@@ -52,16 +53,10 @@ void write_interleaved_with_holes(const TestFile& path, int vps) {
       run_ranks(
           kRanks, vps,
           [&](int rank) {
-            MPI_Info info;
-            MPI_Info_create(&info);
             // 256 KiB windows: at kDirectWriteBytes, so each used to be handed to a spare thread.
-            MPI_Info_set(info, "cb_buffer_size", "262144");
-            MPI_Info_set(info, "striping_unit", "4096");
-            MPI_File fh = MPI_FILE_NULL;
-            ASSERT_EQ(MPI_File_open(MPI_COMM_WORLD, path.c_str(), MPI_MODE_CREATE | MPI_MODE_RDWR,
-                                    info, &fh),
-                      MPI_SUCCESS);
-            MPI_Info_free(&info);
+            MPI_File fh = open_with_hints(
+                path.c_str(), {{"cb_buffer_size", "262144"}, {"striping_unit", "4096"}});
+            ASSERT_NE(fh, MPI_FILE_NULL);
             if (rank == 0) {
               const std::vector<unsigned char> earlier(kFileBytes, kEarlier);
               ASSERT_EQ(
@@ -131,14 +126,8 @@ TEST(FileIoBuffers, BufferReusedRightAfterADirectWrite) {
   EXPECT_EQ(
       run_ranks(kWriters, 1,
                 [&](int rank) {
-                  MPI_Info info;
-                  MPI_Info_create(&info);
-                  MPI_Info_set(info, "cb_buffer_size", "1048576");
-                  MPI_File fh = MPI_FILE_NULL;
-                  ASSERT_EQ(MPI_File_open(MPI_COMM_WORLD, path.c_str(),
-                                          MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
-                            MPI_SUCCESS);
-                  MPI_Info_free(&info);
+                  MPI_File fh = open_with_hints(path.c_str(), {{"cb_buffer_size", "1048576"}});
+                  ASSERT_NE(fh, MPI_FILE_NULL);
                   MPI_Datatype block, tile, strided;
                   MPI_Type_contiguous(kPiece, MPI_BYTE, &block);
                   MPI_Type_create_resized(block, 0, kWriters * kPiece, &tile);
@@ -182,15 +171,9 @@ TEST(FileIoBuffers, RangesFirstWithEmptyRanksHolesAndLateRanges) {
   EXPECT_EQ(
       run_ranks(4, 2,
                 [&](int rank) {
-                  MPI_Info info;
-                  MPI_Info_create(&info);
-                  MPI_Info_set(info, "cb_buffer_size", "8192");
-                  MPI_Info_set(info, "striping_unit", "512");
-                  MPI_File fh = MPI_FILE_NULL;
-                  ASSERT_EQ(MPI_File_open(MPI_COMM_WORLD, path.c_str(),
-                                          MPI_MODE_CREATE | MPI_MODE_RDWR, info, &fh),
-                            MPI_SUCCESS);
-                  MPI_Info_free(&info);
+                  MPI_File fh = open_with_hints(
+                      path.c_str(), {{"cb_buffer_size", "8192"}, {"striping_unit", "512"}});
+                  ASSERT_NE(fh, MPI_FILE_NULL);
                   if (rank == 0) {
                     const std::vector<unsigned char> earlier(kBytes, kEarlier);
                     ASSERT_EQ(MPI_File_write_at(fh, 0, earlier.data(), kBytes, MPI_BYTE,
