@@ -58,7 +58,10 @@ ssize_t read_vector(Manager& manager, int fd, const iovec* vector, int count,
   bool ready_once = false;
   for (;;) {
     const ssize_t got = ::preadv2(fd, vector, count, offset, RWF_NOWAIT);
-    if (got >= 0) return got;
+    if (got >= 0) {
+      if (ready_once) manager.count_ready_reread();
+      return got;
+    }
     const int error = current_errno();
     if (error == EOPNOTSUPP || error == ENOSYS || error == EINVAL) {
       await_fd(manager, fd, POLLIN);

@@ -107,6 +107,10 @@ class Manager final : public Scheduler::Service {
                const sigset_t* mask = nullptr);
   // Carries out body(context) on a spare kernel thread while the calling user thread is parked.
   void run_blocking(void (*body)(void*), void* context) noexcept;
+  // Counts a read that the second non-blocking try answered (Stats::ready_rereads).
+  void count_ready_reread() noexcept {
+    counters_->ready_rereads.fetch_add(1, std::memory_order_relaxed);
+  }
   std::uint64_t add_source(SourceSpec spec);
   void remove_source(std::uint64_t id);
   Stats stats() const;

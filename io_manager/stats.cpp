@@ -158,6 +158,7 @@ Stats Counters::summary() const noexcept {
   s.spare_full = get(spare_full);
   s.poll_sleeps = get(poll_sleeps);
   s.poll_sleep_detections = get(poll_sleep_detections);
+  s.ready_rereads = get(ready_rereads);
   return s;
 }
 
@@ -204,7 +205,8 @@ void Manager::print_stats() const {
       "weft: io.mode %s: io.polls %llu, io.poll_detections %llu, io.blocks %llu, "
       "io.block_detections %llu, io.handoffs %llu, io.wakeups %llu, "
       "io.mean_poll_gap_us %.1f, io.mean_wakeup_us %.1f, io.spare_calls %llu, "
-      "io.spare_full %llu, io.poll_sleeps %llu, io.poll_sleep_detections %llu\n",
+      "io.spare_full %llu, io.poll_sleeps %llu, io.poll_sleep_detections %llu, "
+      "io.ready_rereads %llu\n",
       name(s.mode), static_cast<unsigned long long>(s.polls),
       static_cast<unsigned long long>(s.poll_detections), static_cast<unsigned long long>(s.blocks),
       static_cast<unsigned long long>(s.block_detections),
@@ -212,7 +214,8 @@ void Manager::print_stats() const {
       s.mean_poll_gap_ns / 1000.0, s.mean_wakeup_ns / 1000.0,
       static_cast<unsigned long long>(s.spare_calls), static_cast<unsigned long long>(s.spare_full),
       static_cast<unsigned long long>(s.poll_sleeps),
-      static_cast<unsigned long long>(s.poll_sleep_detections));
+      static_cast<unsigned long long>(s.poll_sleep_detections),
+      static_cast<unsigned long long>(s.ready_rereads));
 }
 
 }  // namespace weft::io::detail

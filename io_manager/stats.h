@@ -14,7 +14,7 @@ namespace weft::io::detail {
 // The file's layout. Plain lock-free atomics, so writer and reader need no lock across processes;
 // every counter is a figure of its own, read relaxed.
 struct Counters {
-  static constexpr std::uint64_t kMagic = 0x77656674696f3035;  // "weftio05"
+  static constexpr std::uint64_t kMagic = 0x77656674696f3036;  // "weftio06"
   std::atomic<std::uint64_t> magic{0};
   std::atomic<std::uint64_t> mode{0};
   // The publisher's start time (field 22 of /proc/<pid>/stat): a file left by a process that died
@@ -33,6 +33,7 @@ struct Counters {
   std::atomic<std::uint64_t> spare_full{0};
   std::atomic<std::uint64_t> poll_sleeps{0};
   std::atomic<std::uint64_t> poll_sleep_detections{0};
+  std::atomic<std::uint64_t> ready_rereads{0};
 
   Stats summary() const noexcept;
 };

@@ -511,7 +511,8 @@ void print_io_stats(std::ostream& out, const Options& options) {
         << stats->mean_poll_gap_ns / 1000.0 << ", io.mean_wakeup_us "
         << stats->mean_wakeup_ns / 1000.0 << ", io.spare_calls " << stats->spare_calls
         << ", io.spare_full " << stats->spare_full << ", io.poll_sleeps " << stats->poll_sleeps
-        << ", io.poll_sleep_detections " << stats->poll_sleep_detections << "\n";
+        << ", io.poll_sleep_detections " << stats->poll_sleep_detections << ", io.ready_rereads "
+        << stats->ready_rereads << "\n";
   }
 }
 

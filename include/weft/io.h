@@ -167,6 +167,11 @@ struct Stats {
   // events that core found in that poll(2)'s own answer (counted in poll_detections too).
   std::uint64_t poll_sleeps = 0;
   std::uint64_t poll_sleep_detections = 0;
+  // Reads whose first non-blocking try would have blocked, of a descriptor poll(2) then called
+  // ready, and whose second try found data: on a regular file or block device, the disk read
+  // the first try started in the kernel (read-ahead) had come, so no spare kernel thread was
+  // needed; on a pipe or socket, data came between the try and the poll.
+  std::uint64_t ready_rereads = 0;
 };
 
 // Statistics of the running scheduler's manager since it started. Throws weft::Error when no

@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -305,8 +307,11 @@ bool drop_from_page_cache(int fd, off_t offset) {
 }
 
 // A read of a regular file whose pages are not in the page cache would block on the disk: the
-// non-blocking try says so, and a spare thread makes the read (read, then pread).
-TEST(SpareThreadsFiles, UncachedRegularFileIsReadByASpareThread) {
+// non-blocking try says so and starts the disk read in the kernel. Either a spare thread makes
+// the read (read, then pread) or, where the disk answered before the second try (a fast device,
+// a loaded machine), that try finds the data: both keep the core free, and a read that blocked
+// it counts as neither.
+TEST(SpareThreadsFiles, UncachedRegularFileReadNeverBlocksItsCore) {
   TempFile file;
   struct statfs system {};
   ASSERT_EQ(::statfs(file.path(), &system), 0);
@@ -321,13 +326,14 @@ TEST(SpareThreadsFiles, UncachedRegularFileIsReadByASpareThread) {
   ASSERT_EQ(::fsync(fd), 0);
   ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);
   Scheduler scheduler(io_config("auto", 1));
+  enum class Way { spare_thread, second_try };
   // Reads `offset` with read (at the file's start) or pread from a dropped cache, up to 5 times:
-  // another reader of the disk may bring the page back between the drop and the read, and only
-  // a read that found it gone goes to a spare thread. Returns whether one of them did; nullopt
-  // when the page cannot be dropped here.
-  auto spare_read = [&](off_t offset, char expected) -> std::optional<bool> {
+  // another reader of the disk may bring the page back between the drop and the read, and then
+  // the first try finds it. Returns how the first read that found it gone was made, nullopt
+  // when none did (or the page cannot be dropped here).
+  auto uncached_read = [&](off_t offset, char expected) -> std::optional<Way> {
     for (int attempt = 0; attempt < 5; ++attempt) {
-      const std::uint64_t before = io::stats().spare_calls;
+      const io::Stats before = io::stats();
       if (!drop_from_page_cache(fd, offset)) return std::nullopt;
       Thread reader = spawn([&] {
         std::vector<char> back(4096, 0);
@@ -340,17 +346,25 @@ TEST(SpareThreadsFiles, UncachedRegularFileIsReadByASpareThread) {
         EXPECT_EQ(back, std::vector<char>(4096, expected));
       });
       reader.join();
-      if (io::stats().spare_calls == before + 1) return true;
-      EXPECT_EQ(io::stats().spare_calls, before) << "one read, one spare call at most";
+      const io::Stats after = io::stats();
+      const std::uint64_t spare = after.spare_calls - before.spare_calls;
+      const std::uint64_t second = after.ready_rereads - before.ready_rereads;
+      EXPECT_LE(spare + second, 1u) << "one read: one spare call or one second try at most";
+      if (spare == 1) return Way::spare_thread;
+      if (second == 1) return Way::second_try;
     }
-    return false;
+    return std::nullopt;
   };
-  const std::optional<bool> read = spare_read(0, 'f');
-  if (!read) GTEST_SKIP() << "the file stayed in the page cache";
-  EXPECT_TRUE(*read) << "no read of the uncached file went to a spare thread in 5 tries";
-  const std::optional<bool> positioned = spare_read(kFar, 'p');
-  if (!positioned) GTEST_SKIP() << "the file stayed in the page cache";
-  EXPECT_TRUE(*positioned) << "no pread of the uncached file went to a spare thread in 5 tries";
+  auto name = [](Way way) { return way == Way::spare_thread ? "a spare thread" : "a second try"; };
+  if (!drop_from_page_cache(fd, 0)) GTEST_SKIP() << "the file stays in the page cache here";
+  const std::optional<Way> read = uncached_read(0, 'f');
+  ASSERT_TRUE(read) << "no read of the uncached file went to a spare thread or a second try in "
+                       "5 tries: it blocked its core (or the page came back every time)";
+  std::printf("read of the uncached file made by %s\n", name(*read));
+  const std::optional<Way> positioned = uncached_read(kFar, 'p');
+  ASSERT_TRUE(positioned) << "no pread of the uncached file went to a spare thread or a second "
+                             "try in 5 tries";
+  std::printf("pread of the uncached file made by %s\n", name(*positioned));
 }
 
 }  // namespace
