@@ -12,20 +12,20 @@
 #include <mutex>
 #include <vector>
 
+#include "caller_identity.h"
+#include "exit_functions.h"
 #include "weft/this_thread.h"
 
 namespace weft {
 
 namespace {
 
-// Who ends the process, 0 while nobody does: a user thread by its weft id (top bit set), any other
-// thread by its kernel thread id. A user thread's own id, since an exit handler that parks may
-// resume it on another kernel thread.
+// Who ends the process (detail::caller_identity: an exit handler that parks may resume on another
+// kernel thread), 0 while nobody does.
 std::atomic<std::uint64_t> ending_thread{0};
 
 std::uint64_t caller() noexcept {
-  if (this_thread::is_weft_thread()) return this_thread::id() | (std::uint64_t{1} << 63);
-  return static_cast<std::uint64_t>(::gettid());
+  return detail::caller_identity();
 }
 
 using Exit = void (*)(int);
@@ -105,6 +105,7 @@ void end_process(int status) noexcept {
   claim_process_end();
   // A handler of a rank's end that ends the process itself is the scope's own thread: no wait.
   while (!close_rank_handlers(caller())) pause_briefly();
+  detail::hold_exit_functions_until_the_end();
   if (libc_exit != nullptr) libc_exit(status);
   // No C library to ask (it cannot be: this runs in it): end without the exit handlers.
   ::_exit(status);
