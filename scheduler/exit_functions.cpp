@@ -10,7 +10,13 @@
 #include <cstdlib>
 
 #include "caller_identity.h"
+#include "sanitizer.h"
 #include "weft/this_thread.h"
+
+// The sanitizers' runtimes intercept __cxa_atexit too and call the next definition, libweft's,
+// from their own initialization, before instrumented code may run: those builds keep glibc's
+// (and its fork hang, exit_functions_test skips its forks there).
+#if !defined(WEFT_SANITIZER_ASAN) && !defined(WEFT_SANITIZER_TSAN)
 
 namespace weft::detail {
 namespace {
@@ -229,6 +235,10 @@ void hold_exit_functions_until_the_end() noexcept {
   gate.enter(caller_identity());
 }
 
+bool exit_functions_gated() noexcept {
+  return true;
+}
+
 }  // namespace weft::detail
 
 using weft::detail::caller_identity;
@@ -254,3 +264,17 @@ extern "C" __attribute__((visibility("default"))) void __cxa_finalize(void* dso)
   const weft::detail::Inside inside(caller_identity());
   weft::detail::glibc_cxa_finalize()(dso);
 }
+
+#else
+
+namespace weft::detail {
+
+void hold_exit_functions_until_the_end() noexcept {}
+
+bool exit_functions_gated() noexcept {
+  return false;
+}
+
+}  // namespace weft::detail
+
+#endif

@@ -16,4 +16,7 @@ namespace weft::detail {
 // functions it calls) keeps forks out until the process is gone.
 void hold_exit_functions_until_the_end() noexcept;
 
+// False in the sanitizer builds, which keep glibc's functions alone (exit_functions.cpp).
+bool exit_functions_gated() noexcept;
+
 }  // namespace weft::detail

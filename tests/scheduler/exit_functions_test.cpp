@@ -71,6 +71,7 @@ class ListChurn {
 // A child that exits while other threads of its parent were inside glibc's list code at the fork.
 // Without the gate the first children here already inherit glibc's lock taken and hang at exit.
 TEST(ExitFunctions, ChildrenForkedWhileOthersRegisterAndFinalizeCanExit) {
+  if (!weft::detail::exit_functions_gated()) GTEST_SKIP() << "a sanitizer build: glibc's alone";
   const ListChurn churn(2);
   for (int i = 0; i < 100; ++i) {
     const pid_t pid = ::fork();
@@ -85,6 +86,7 @@ TEST(ExitFunctions, ChildrenForkedWhileOthersRegisterAndFinalizeCanExit) {
 
 // The same from user threads, which may park and resume on another kernel thread.
 TEST(ExitFunctions, ChildrenForkedByAUserThreadWhileOthersRegisterCanExit) {
+  if (!weft::detail::exit_functions_gated()) GTEST_SKIP() << "a sanitizer build: glibc's alone";
   weft::Scheduler scheduler(weft::testing::two_vps());
   std::atomic<bool> stop{false};
   char handles[3] = {};
