@@ -2,7 +2,7 @@
 #include "team.h"
 #include "thread_state.h"
 #include "weft/this_thread.h"
-#include "weft/trace.h"
+#include "weft/trace_team.h"
 
 namespace weft::omp {
 
@@ -37,8 +37,11 @@ bool TeamBarrier::try_complete(std::uint64_t generation) {
 }
 
 void TeamBarrier::wait(ThreadState& self) {
-  // Ends right after the wait's return, or after a task's span.
-  const trace::Span span(trace::Category::omp, "barrier", 0, trace::End::at_resume);
+  // The master's span is timed, the workers' read no clock but where they resumed from a park
+  // (trace::TeamSpan): what shows who waited is the park, the resume and the master's span.
+  // Each ends right after the wait's return, or after a task's span.
+  const trace::TeamSpan span(trace::Category::omp, "barrier", 0, 0,
+                             self.num() == 0 ? trace::Member::master : trace::Member::worker_wait);
   // Read before arriving: the barrier cannot complete (and move on) before this thread arrives.
   const std::uint64_t generation = generation_.load(std::memory_order_acquire);
   // acq_rel: publishes this thread's writes to whoever completes the barrier.
@@ -59,9 +62,14 @@ void TeamBarrier::wait(ThreadState& self) {
 
 void worker_join(ThreadState& self, Team& team) {
   let_core_run_others_first(team.tasks);
-  while (team.tasks.pending() != 0) {
-    if (run_one_task(self, nullptr)) continue;
-    team.signal.wait([&] { return team.tasks.pending() == 0 || team.tasks.maybe_ready(); });
+  if (team.tasks.pending() != 0) {
+    // A worker's join is recorded only where it waits for the team's tasks: otherwise it lasts
+    // a few stores, and the master's join is the team's (2 records a worker less per region).
+    const trace::TeamSpan join(trace::Category::omp, "join", 0, 0, trace::Member::worker_wait);
+    while (team.tasks.pending() != 0) {
+      if (run_one_task(self, nullptr)) continue;
+      team.signal.wait([&] { return team.tasks.pending() == 0 || team.tasks.maybe_ready(); });
+    }
   }
   // relaxed: the master waits for 0 only after it saw the join below, which comes after this.
   team.touching.fetch_add(1, std::memory_order_relaxed);

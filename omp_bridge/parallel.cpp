@@ -5,7 +5,7 @@
 #include "pool.h"
 #include "team.h"
 #include "weft/scheduler.h"
-#include "weft/trace.h"
+#include "weft/trace_team.h"
 
 namespace weft::omp {
 
@@ -62,21 +62,24 @@ void run_parallel(void (*fn)(void*), void* data, unsigned requested, unsigned fl
     team.starts_with_work_share = true;
   }
   const TeamContext saved = self.context;
-  if (size > 1) {
-    const auto level = static_cast<std::size_t>(outer.level);
-    if (self.pools.size() <= level) self.pools.resize(level + 1);
-    if (!self.pools[level]) self.pools[level] = std::make_unique<Pool>(self);
-    // The proc_bind clause, else bind-var.
-    const unsigned clause = flags & 7;
-    team.bind = clause != 0 ? static_cast<ProcBind>(clause) : self.icv().proc_bind;
-    self.pools[level]->start(team, team.bind);
-  }
   // The master's implicit task in the new team; its task in the outer team stays as it was.
   Task implicit;
-  enter_team(self, team, 0, implicit);
   {
+    // Begins before the workers start: their spans read no clock and are placed no earlier than
+    // this begin, whose time they carry (trace::TeamSpan).
     const trace::Span span(trace::Category::omp, "parallel region",
                            static_cast<std::uint64_t>(size), trace::End::with_inner);
+    if (size > 1) {
+      const auto level = static_cast<std::size_t>(outer.level);
+      if (self.pools.size() <= level) self.pools.resize(level + 1);
+      if (!self.pools[level]) self.pools[level] = std::make_unique<Pool>(self);
+      // The proc_bind clause, else bind-var.
+      const unsigned clause = flags & 7;
+      team.bind = clause != 0 ? static_cast<ProcBind>(clause) : self.icv().proc_bind;
+      const std::uint64_t stamp = trace::enabled(trace::Category::omp) ? trace::stamp() : 0;
+      self.pools[level]->start(team, team.bind, stamp);
+    }
+    enter_team(self, team, 0, implicit);
     fn(data);
     const trace::Span join(trace::Category::omp, "join", 0, trace::End::at_resume);
     master_join(self, team);

@@ -11,7 +11,7 @@
 #include "weft/scheduler.h"
 #include "weft/sync.h"
 #include "weft/this_thread.h"
-#include "weft/trace.h"
+#include "weft/trace_team.h"
 
 namespace weft::omp {
 
@@ -26,6 +26,8 @@ struct Worker {
   int home_vp = 0;
   // Set with `team`: whether the worker goes back to home_vp after the region (Pool::start).
   bool spread = false;
+  // Set with `team`: the master's stamp, which the worker's region span is placed after.
+  std::uint64_t trace_stamp = 0;
   weft::Event start{weft::Event::Mode::automatic};
   weft::Thread thread;
 
@@ -40,14 +42,14 @@ void Worker::run() {
     Team& current = *team;
     // Read with `team`, before the join: once joined, the master may set it for its next region.
     const bool go_home = spread;
+    const std::uint64_t stamp = trace_stamp;
     pool->wake(2 * num + 1);
     pool->wake(2 * num + 2);
     enter_team(state, current, num, state.implicit);
-    // Begins right after the wait for the start (the two wake-ups above record no clock read).
-    const trace::Span span(trace::Category::omp, "parallel region", static_cast<std::uint64_t>(num),
-                           trace::End::with_inner, trace::Begin::at_resume);
+    // Within the master's region: no clock read, placed after the master's begin (its stamp).
+    const trace::TeamSpan span(trace::Category::omp, "parallel region",
+                               static_cast<std::uint64_t>(num), stamp, trace::Member::worker);
     current.fn(current.data);
-    const trace::Span join(trace::Category::omp, "join", 0, trace::End::at_resume);
     worker_join(state, current);
     if (go_home && this_thread::vp() != home_vp) this_thread::prefer_vp(home_vp);
   }
@@ -144,7 +146,7 @@ void Pool::grow(int size, ProcBind bind) {
   }
 }
 
-void Pool::start(Team& team, ProcBind bind) {
+void Pool::start(Team& team, ProcBind bind, std::uint64_t trace_stamp) {
   grow(team.size, bind);
   size_ = team.size;
   team.pool = this;
@@ -165,6 +167,7 @@ void Pool::start(Team& team, ProcBind bind) {
     Worker& member = worker(num);
     member.team = &team;
     member.spread = spread;
+    member.trace_stamp = trace_stamp;
   }
   wake(1);
   wake(2);

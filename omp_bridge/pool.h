@@ -28,7 +28,9 @@ class Pool {
 
   // Hands `team` (its size, function and data set) to workers 1..size-1, placed by `bind`, and
   // wakes them. The caller then runs thread 0.
-  void start(Team& team, ProcBind bind);
+  // `trace_stamp`: the master's trace::stamp() at its region's begin, which its workers' spans
+  // are placed after (0 while no trace records OpenMP).
+  void start(Team& team, ProcBind bind, std::uint64_t trace_stamp);
   // Wakes thread `num` of the team if it exists (the tree's edges).
   void wake(int num);
   // The spin budget its last team's waits adapted to (signal.h), which the next team starts with.

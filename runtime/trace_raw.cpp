@@ -14,7 +14,7 @@
 namespace weft::trace {
 namespace {
 
-constexpr char kMagic[8] = {'W', 'E', 'F', 'T', 'T', 'R', 'C', '2'};
+constexpr char kMagic[8] = {'W', 'E', 'F', 'T', 'T', 'R', 'C', '3'};
 
 const char* const kCategoryNames[] = {"sched", "mpi", "omp", "nbc", "io", "message"};
 static_assert(std::size(kCategoryNames) == static_cast<std::size_t>(Category::count));
@@ -179,6 +179,7 @@ void write_raw(const ProcessTrace& trace, const std::string& path) {
     out.put(static_cast<std::int32_t>(location.core));
     out.put(static_cast<std::int32_t>(location.numa));
     out.put(location.dropped);
+    out.put(location.clock_reads);
     out.put_events(location.events);
   }
   out.put(static_cast<std::uint64_t>(trace.communicators.size()));
@@ -217,6 +218,7 @@ ProcessTrace read_raw(const std::string& path) {
     location.core = in.get<std::int32_t>();
     location.numa = in.get<std::int32_t>();
     location.dropped = in.get<std::uint64_t>();
+    location.clock_reads = in.get<std::uint64_t>();
     location.events = in.get_events();
     for (const Event& event : location.events) {
       const bool named = event.kind == EventKind::begin || event.kind == EventKind::end ||

@@ -21,6 +21,7 @@
 #include "weft/trace.h"
 #include "weft/trace_file.h"
 #include "weft/trace_message.h"
+#include "weft/trace_team.h"
 
 namespace weft::trace {
 namespace detail {
@@ -117,6 +118,10 @@ static_assert(sizeof(Slot) == sizeof(Event));
 constexpr std::uint64_t kUntimed = 0;
 constexpr std::uint32_t kMaxUntimed = 15;
 constexpr std::uint64_t kResumed = std::uint64_t{1} << 32;
+
+// In a begin slot's `d`: the span of an OpenMP worker (trace::TeamSpan), whose `b` holds
+// the bound of its time (the master's stamp) and `c` its argument; stop() makes it a plain begin.
+constexpr std::uint16_t kTeamBegin = 1;
 
 // What an event's fast path reads and writes of its kernel thread's buffer. A kernel thread
 // without a buffer of the session being recorded points at g_detached, and a buffer of an ended
@@ -278,8 +283,20 @@ Buffer* my_buffer() noexcept {
 // records in a row are, or takes the time of the switch into its thread where that switch is the
 // last timed record (`at_resume`, see trace::End::at_resume). `switch_in`: a timed switch to a
 // thread, which later records `at_resume` may take the time of. `given`: the time the caller
-// passes (a message's stamp, message_stamp).
-enum class Timing : std::uint8_t { now, previous, interpolated, at_resume, switch_in, given };
+// passes (a message's stamp, message_stamp). `team`: `interpolated`, and no later record takes
+// the switch's time (an OpenMP worker's span begins, or ends after the user's code: code ran since
+// the switch); `team_end`: `at_resume` where the switch's time is to be had, else `team` (the end
+// of a worker's span right after a wait: trace::TeamSpan).
+enum class Timing : std::uint8_t {
+  now,
+  previous,
+  interpolated,
+  at_resume,
+  switch_in,
+  given,
+  team,
+  team_end
+};
 
 // The time of a record, per `timing`.
 template <Timing timing, bool fast>
@@ -296,10 +313,18 @@ template <Timing timing, bool fast>
         return kUntimed;
       }
     }
-    if constexpr (timing == Timing::at_resume) {
+    if constexpr (timing == Timing::team) buffer.since_timed &= ~kResumed;
+    if constexpr (timing == Timing::at_resume || timing == Timing::team_end) {
       if ((buffer.since_timed & kResumed) != 0) {
         buffer.since_timed &= ~kResumed;
         return buffer.last_time;
+      }
+    }
+    if constexpr (timing == Timing::team || timing == Timing::team_end) {
+      // kResumed is clear here.
+      if (buffer.since_timed < kMaxUntimed) {
+        ++buffer.since_timed;
+        return kUntimed;
       }
     }
     const std::uint64_t time = fast ? tsc_ticks() : ticks();
@@ -349,7 +374,9 @@ template <Timing timing>
 // that message was sent, and a message's end whose start has a time (`sent`: the times of the
 // starts by id, in order; an id is a queued message's address, which later messages reuse, and
 // the latest start no later than the next timed record is the bound: its own start is no later
-// than that). Neither goes past the next timed record of its kernel thread, which came after it.
+// than that), and an OpenMP worker's begin (kTeamBegin), whose `b` holds its master's stamp at the
+// region's begin: the worker was started after it. Neither goes past the next timed record of its
+// kernel thread, which came after it.
 using SentTimes = std::unordered_map<std::uint64_t, std::vector<std::uint64_t>>;
 void interpolate_untimed(std::vector<Event>& events, std::uint64_t end_ticks,
                          const SentTimes& sent) {
@@ -370,6 +397,11 @@ void interpolate_untimed(std::vector<Event>& events, std::uint64_t end_ticks,
       if (event.kind == EventKind::end && event.b != 0) {
         floor = std::max(floor, std::min(event.b, after));
         event.b = 0;
+      } else if (event.kind == EventKind::begin && event.d == kTeamBegin) {
+        floor = std::max(floor, std::min(event.b, after));
+        event.b = event.c;
+        event.c = 0;
+        event.d = 0;
       } else if (event.kind == EventKind::matched) {
         if (auto starts = sent.find(event.a); starts != sent.end()) {
           auto start = std::upper_bound(starts->second.begin(), starts->second.end(), after);
@@ -427,6 +459,21 @@ void end_at_resume(Category category, const char* name) noexcept {
   }
   record<Timing::at_resume>(SlotKind::end, static_cast<std::uint8_t>(category),
                             reinterpret_cast<std::uintptr_t>(name), 0);
+}
+// An OpenMP worker's spans lie within its master's region (trace::TeamSpan).
+void begin_in_team(Category category, const char* name, std::uint64_t arg,
+                   std::uint64_t after) noexcept {
+  record<Timing::team>(SlotKind::begin, static_cast<std::uint8_t>(category),
+                       reinterpret_cast<std::uintptr_t>(name), after,
+                       static_cast<std::uint32_t>(arg), kTeamBegin);
+}
+void end_in_team(Category category, const char* name, bool after_wait) noexcept {
+  if (after_wait) {
+    return record<Timing::team_end>(SlotKind::end, static_cast<std::uint8_t>(category),
+                                    reinterpret_cast<std::uintptr_t>(name), 0);
+  }
+  record<Timing::team>(SlotKind::end, static_cast<std::uint8_t>(category),
+                       reinterpret_cast<std::uintptr_t>(name), 0);
 }
 void end_with_previous(Category category, const char* name) noexcept {
   record<Timing::previous>(SlotKind::end, static_cast<std::uint8_t>(category),
@@ -532,11 +579,15 @@ void message_arrived(std::uint64_t id, const MessageInfo& message) noexcept {
 
 // 0 from a kernel thread without a buffer of this session (its last clock read may be of another
 // session, on another clock).
-std::uint64_t message_stamp() noexcept {
+std::uint64_t stamp() noexcept {
   const Cursor* buffer = t_cursor;
   if (buffer == &g_detached || t_generation != g_generation.load(std::memory_order_relaxed))
     return 0;
   return buffer->last_time;
+}
+
+std::uint64_t message_stamp() noexcept {
+  return stamp();
 }
 
 void received_after(std::uint64_t stamp) noexcept {
@@ -668,10 +719,17 @@ ProcessTrace stop() {
     std::uint32_t messages = 0;  // the ids of this kernel thread's delivered messages
     Location location = buffer->location;
     location.events.reserve(buffer->size());
+    // A record that read the clock has a time of its own: the others share the time of the last
+    // read (Timing::previous, at_resume), are untimed, or (a delivered message) take a stamp.
+    std::uint64_t last_read = kUntimed;
     for (std::size_t c = 0; c < buffer->chunks.size(); ++c) {
       const Slot* first = buffer->chunks[c].get();
       const Slot* last = c + 1 == buffer->chunks.size() ? buffer->next : first + kChunkEvents;
       for (const Slot* e = first; e != last; ++e) {
+        if (e->time != kUntimed && e->time != last_read && e->kind != SlotKind::delivered) {
+          ++location.clock_reads;
+          last_read = e->time;
+        }
         if (e->kind == SlotKind::delivered) {
           const std::uint64_t id = g_pid_bits.load(std::memory_order_relaxed) |
                                    static_cast<std::uint64_t>(buffer->index & 0xffff) << 32 |
@@ -685,6 +743,12 @@ ProcessTrace stop() {
           continue;
         }
         Event event{e->time, e->a, e->b, e->c, static_cast<EventKind>(e->kind), e->category, e->d};
+        // A worker's begin keeps its bound for interpolate_untimed only while it is untimed.
+        if (event.kind == EventKind::begin && event.d == kTeamBegin && event.time != kUntimed) {
+          event.b = event.c;
+          event.c = 0;
+          event.d = 0;
+        }
         if (event.kind == EventKind::begin || event.kind == EventKind::end ||
             event.kind == EventKind::instant) {
           event.a = intern(event.a);

@@ -69,6 +69,9 @@ struct Location {
   int core = -1;
   int numa = -1;
   std::uint64_t dropped = 0;  // the oldest events, overwritten when the buffer was full
+  // Of the events kept, those that read the clock; the others share the time of a read or were
+  // placed between reads when the session stopped (what recording costs: docs/observability.md).
+  std::uint64_t clock_reads = 0;
   std::vector<Event> events;
 };
 

@@ -1,5 +1,7 @@
 // MPI_Barrier: one phase of the call's meeting, or of two members, a post and a wait in the pair
 // ring. MPI_Ibarrier: an instance with no work, complete when its last member arrives.
+#include <cstring>
+
 #include "coll/collective.h"
 #include "coll/collective_spanning.h"
 #include "coll/inter_collective.h"
@@ -9,6 +11,8 @@
 #include "errhan/error.h"
 #include "util/profiling.h"
 #include "weft/trace.h"
+#include "weft/trace_message.h"
+#include "weft/trace_team.h"
 
 using namespace weft::mpi;
 
@@ -31,11 +35,26 @@ int pair_barrier(std::string_view function, MPI_Comm comm, int world_rank) {
   using collective::PairRing;
   collective::PairCall pair(comm, function, world_rank);
   PairRing::Slot& mine = pair.claim();
-  // Only the kind is read of a barrier's slot (the signatures' check).
+  // Only the kind is read of a barrier's slot (the signatures' check), and while a trace records
+  // MPI calls the stamp of this member's arrival (its call's begin), on the slot's first line:
+  // the other member's call cannot end before it, so its end reads no clock
+  // (trace::received_after: 2 clock reads a barrier of two, not 4). A trace starts before any
+  // rank runs, so both members of a call see the same trace::enabled.
   mine.header.kind = PairRing::Kind::barrier;
+  const bool traced = weft::trace::enabled(weft::trace::Category::mpi);
+  if (traced) [[unlikely]] {
+    const std::uint64_t stamp = weft::trace::stamp();
+    std::memcpy(mine.payload, &stamp, sizeof stamp);
+  }
   pair.post(mine);
-  pair.await(PairRing::Kind::barrier);
+  const PairRing::Slot& other = pair.await(PairRing::Kind::barrier);
+  std::uint64_t stamp = 0;
+  // Read before consume(), after which the other member may reuse its slot.
+  if (traced) [[unlikely]]
+    std::memcpy(&stamp, other.payload, sizeof stamp);
   pair.consume();
+  if (traced) [[unlikely]]
+    weft::trace::received_after(stamp);
   return MPI_SUCCESS;
 }
 
