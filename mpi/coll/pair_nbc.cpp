@@ -295,43 +295,36 @@ void PairNbc::move(const Side& first, int first_rank, const PairArguments& secon
   const PairArguments* of[2];
   of[first_rank] = &first.arguments;
   of[second_rank] = &second;
-  // The first member's block for the other: its eager copy, or its buffer while its request waits.
   const bool copied = first.request == nullptr;
-  const PairBlock eager =
-      copied ? PairBlock::packed(first.payload.get(), first.bytes) : PairBlock();
-  auto source = [&](int from, int to) -> const PairBlock& {
-    return copied && from == first_rank && to != from ? eager : of[from]->to[to];
-  };
-  // Each receiver checks its blocks in the order its instance's piece does: its own first, the
-  // Igather root in rank order. An eager first member checked its own block at its call.
+  // Each receiver checks its own block first, then the other member's, as the instances' pieces
+  // and the blocking Igather root do.
   Truncation truncations[2];
-  for (int to = 0; to < 2; ++to) {
-    for (int k = 0; k < 2; ++k) {
-      const int from = second.kind == SlotKind::gather ? k : (to + k) % 2;
-      if (!of[from]->sends[to] || (copied && from == first_rank && to == from)) continue;
-      truncations[to].check(from, source(from, to).bytes, of[to]->from[from].bytes);
-    }
-  }
+  // Each member's own block, unless in place (an eager first member moved its own at its call).
   for (int m = 0; m < 2; ++m) {
-    if (of[m]->sends[m] && !(copied && m == first_rank)) copy_block(of[m]->to[m], of[m]->from[m]);
+    const PairArguments& member = *of[m];
+    if (!member.sends[m] || (copied && m == first_rank)) continue;
+    truncations[m].check(m, member.to[m].bytes, member.from[m].bytes);
+    copy_block(member.to[m], member.from[m]);
   }
-  // Between the members: with MPI_IN_PLACE (an Ialltoall's) a member's block for the other is
-  // where the other's block for it goes, so it is read before it is written, and set aside first
-  // when both members are in place.
-  const PairBlock zero_to_one =
-      of[0]->in_place && of[1]->in_place ? pack(source(0, 1), scratch_) : source(0, 1);
-  auto zero = [&] {
-    if (of[0]->sends[1]) copy_block(zero_to_one, of[1]->from[0]);
-  };
-  auto one = [&] {
-    if (of[1]->sends[0]) copy_block(source(1, 0), of[0]->from[1]);
-  };
-  if (of[1]->in_place) {
-    one();
-    zero();
-  } else {
-    zero();
-    one();
+  // The blocks between the members: the first member's from its eager copy if it made one. With
+  // MPI_IN_PLACE (an Ialltoall's) a member's block for the other is where the other's block for
+  // it goes: it moves first, and member 0's is set aside first when both members are in place.
+  const PairBlock* between[2] = {&of[0]->to[1], &of[1]->to[0]};
+  PairBlock aside;
+  if (copied) {
+    aside = PairBlock::packed(first.payload.get(), first.bytes);
+    between[first_rank] = &aside;
+  } else if (of[0]->in_place && of[1]->in_place) {
+    aside = pack(*between[0], scratch_);
+    between[0] = &aside;
+  }
+  const int leader = of[1]->in_place ? 1 : 0;
+  for (int k = 0; k < 2; ++k) {
+    const int from = (leader + k) % 2;
+    const int to = 1 - from;
+    if (!of[from]->sends[to]) continue;
+    truncations[to].check(from, between[from]->bytes, of[to]->from[from].bytes);
+    copy_block(*between[from], of[to]->from[from]);
   }
   for (int r = 0; r < 2; ++r) outcomes[r].rc = truncations[r].outcome(&outcomes[r].reason);
 }
