@@ -18,7 +18,17 @@ inline constexpr int kCallSlots = 8;
 // program gives them alike).
 inline constexpr std::size_t kSlotPayload = 256;
 
-enum class SlotKind : std::uint32_t { bcast = 1, reduce, allreduce, allgather, barrier };
+// gather, scatter and alltoall only name the pair queue's calls (mpi/coll/pair_nbc.h).
+enum class SlotKind : std::uint32_t {
+  bcast = 1,
+  reduce,
+  allreduce,
+  allgather,
+  barrier,
+  gather,
+  scatter,
+  alltoall
+};
 
 struct SlotHeader {
   SlotKind kind = SlotKind::bcast;

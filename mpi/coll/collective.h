@@ -170,10 +170,14 @@ void transfer(const Block& from, const Block& to);
 class Truncation {
  public:
   void check(int from_rank, const Block& from, const Block& to) {
-    if (from_rank_ < 0 && from.bytes() > to.bytes()) {
+    check(from_rank, from.bytes(), to.bytes());
+  }
+  // The same with the blocks' sizes.
+  void check(int from_rank, std::size_t bytes, std::size_t capacity) {
+    if (from_rank_ < 0 && bytes > capacity) {
       from_rank_ = from_rank;
-      bytes_ = from.bytes();
-      capacity_ = to.bytes();
+      bytes_ = bytes;
+      capacity_ = capacity;
     }
   }
   bool failed() const { return from_rank_ >= 0; }

@@ -11,6 +11,7 @@
 #include "coll/inter_collective.h"
 #include "coll/nbc.h"
 #include "coll/numa_collectives.h"
+#include "coll/pair_nbc.h"
 #include "coll/ring_call.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
@@ -116,6 +117,15 @@ int allgather(const collective::Start& start, MPI_Comm comm, std::string_view fu
   }
   if (!start.blocking()) {
     const bool in_place = sendbuf == MPI_IN_PLACE;
+    if (start.mode == collective::Start::Mode::nonblocking && comm->size() == 2) {
+      const int me = comm->rank_of(world_rank);
+      const collective::PairArguments arguments = collective::pair_allgather(
+          me, Block{const_cast<void*>(sendbuf), static_cast<std::size_t>(sendcount), sendtype},
+          recv, in_place);
+      if (collective::takes_pair_nbc(*comm, collective::pair_bytes(arguments, me))) {
+        return collective::issue_pair(comm, function, start, world_rank, me, arguments);
+      }
+    }
     return nbc::issue<AllgatherOp>(
         comm, function, start,
         [sendbuf, sendcount, sendtype, recv, in_place](AllgatherOp& op, int rank) {

@@ -10,6 +10,7 @@
 #include "coll/collective_spanning.h"
 #include "coll/inter_collective.h"
 #include "coll/nbc.h"
+#include "coll/pair_nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
 #include "weft/trace.h"
@@ -84,6 +85,15 @@ int alltoall(const collective::Start& start, MPI_Comm comm, std::string_view fun
     });
   }
   if (!start.blocking()) {
+    if (start.mode == collective::Start::Mode::nonblocking && comm->size() == 2) {
+      const int world_rank = caller_world_rank();
+      const int me = comm->rank_of(world_rank);
+      const collective::PairArguments arguments =
+          collective::pair_alltoall(me, send, recv, in_place);
+      if (collective::takes_pair_nbc(*comm, collective::pair_bytes(arguments, me))) {
+        return collective::issue_pair(comm, function, start, world_rank, me, arguments);
+      }
+    }
     return nbc::issue<AlltoallOp>(comm, function, start,
                                   [send, recv, in_place](AlltoallOp& op, int rank) {
                                     AlltoallSide& side = op.side(rank);

@@ -69,8 +69,7 @@ int barrier_entry(const collective::Start& start, std::string_view function, MPI
                          [=](int tag) { return spanning::barrier(comm, tag); });
   }
   if (start.mode == collective::Start::Mode::nonblocking && collective::takes_pair_nbc(*comm, 0)) {
-    return collective::issue_pair(comm, function, start,
-                                  {collective::SlotKind::barrier, 0, {}, {}, MPI_OP_NULL});
+    return collective::issue_pair(comm, function, start, world_rank, comm->rank_of(world_rank), {});
   }
   if (!start.blocking()) {
     return nbc::issue<BarrierOp>(comm, function, start, [](BarrierOp&, int) {});

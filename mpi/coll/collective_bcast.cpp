@@ -106,8 +106,9 @@ int bcast_entry(const collective::Start& start, std::string_view function, void*
     const Block data{buffer, static_cast<std::size_t>(count), datatype};
     if (start.mode == collective::Start::Mode::nonblocking &&
         collective::takes_pair_nbc(*comm, data.bytes())) {
-      return collective::issue_pair(comm, function, start,
-                                    {collective::SlotKind::bcast, root, data, data, MPI_OP_NULL});
+      const int me = comm->rank_of(world_rank);
+      return collective::issue_pair(comm, function, start, world_rank, me,
+                                    collective::pair_bcast(me, root, data));
     }
     return nbc::issue<BcastOp>(comm, function, start, [data, root](BcastOp& op, int rank) {
       op.side(rank).data = data;

@@ -87,21 +87,30 @@ class ReduceOp : public nbc::ReductionOp<> {
   std::optional<collective::Chunks> chunks_;
 };
 
-bool pair_reduction(const Comm& comm, int count, MPI_Datatype type);
+// Whether a nonblocking reduction of `count` elements of `type` between two members goes through
+// the PairNbc (mpi/coll/pair_nbc.h): its elements lie in `count * size` bytes from the buffer's
+// start, which an eager side copies with one memcpy.
+bool pair_nbc_reduction(const Comm& comm, int count, MPI_Datatype type) {
+  return type->contiguous() && type->true_lb() == 0 &&
+         collective::takes_pair_nbc(comm, static_cast<std::size_t>(count) * type->size());
+}
 
 template <bool kAll>
 int ireduce(const collective::Start& start, MPI_Comm comm, std::string_view function,
             const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-            int root) {
+            int root, int world_rank) {
   if (start.mode == collective::Start::Mode::nonblocking &&
-      pair_reduction(*comm, count, datatype)) {
+      pair_nbc_reduction(*comm, count, datatype)) {
     const std::size_t elements = static_cast<std::size_t>(count);
-    const collective::Block input{const_cast<void*>(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf),
-                                  elements, datatype};
-    return collective::issue_pair(
-        comm, function, start,
-        {kAll ? collective::SlotKind::allreduce : collective::SlotKind::reduce, kAll ? -1 : root,
-         input, collective::Block{recvbuf, elements, datatype}, op});
+    collective::PairArguments arguments;
+    arguments.kind = kAll ? collective::SlotKind::allreduce : collective::SlotKind::reduce;
+    arguments.root = kAll ? -1 : root;
+    arguments.send = {const_cast<void*>(sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf), elements,
+                      datatype};
+    arguments.receive = {recvbuf, elements, datatype};
+    arguments.op = op;
+    return collective::issue_pair(comm, function, start, world_rank, comm->rank_of(world_rank),
+                                  arguments);
   }
   const nbc::ReductionSide mine =
       nbc::contribution(sendbuf, recvbuf, static_cast<std::size_t>(count), datatype, op, root);
@@ -135,9 +144,9 @@ int check_reduction(MPI_Comm comm, std::string_view function, const void* sendbu
   return collective::check_not_aliased(comm, function, sendbuf, recvbuf, count > 0);
 }
 
-// Whether a reduction of `count` elements of `type` between two members goes through the pair
-// ring (or, nonblocking, the PairNbc: mpi/coll/pair_nbc.h): its elements then lie in
-// `count * size` bytes from the buffer's start, as they lie in a slot's payload.
+// Whether a blocking reduction of `count` elements of `type` between two members goes through the
+// pair ring: its elements then lie in `count * size` bytes from the buffer's start, as they lie in
+// a slot's payload.
 bool pair_reduction(const Comm& comm, int count, MPI_Datatype type) {
   return type->contiguous() && type->true_lb() == 0 &&
          collective::takes_pair_ring(comm, static_cast<std::size_t>(count) * type->size());
@@ -330,7 +339,8 @@ int reduce_entry(const collective::Start& start, std::string_view function, cons
     });
   }
   if (!start.blocking()) {
-    return ireduce<false>(start, comm, function, sendbuf, recvbuf, count, datatype, op, root);
+    return ireduce<false>(start, comm, function, sendbuf, recvbuf, count, datatype, op, root,
+                          world_rank);
   }
   if (pair_reduction(*comm, count, datatype)) {
     return pair_reduce(comm, function, sendbuf, recvbuf, count, datatype, op, root, world_rank);
@@ -389,7 +399,8 @@ int allreduce_entry(const collective::Start& start, std::string_view function, c
     });
   }
   if (!start.blocking()) {
-    return ireduce<true>(start, comm, function, sendbuf, recvbuf, count, datatype, op, 0);
+    return ireduce<true>(start, comm, function, sendbuf, recvbuf, count, datatype, op, 0,
+                         world_rank);
   }
   if (pair_reduction(*comm, count, datatype)) {
     return pair_reduce(comm, function, sendbuf, recvbuf, count, datatype, op, -1, world_rank);

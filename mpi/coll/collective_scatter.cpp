@@ -7,6 +7,7 @@
 #include "coll/collective_spanning.h"
 #include "coll/inter_collective.h"
 #include "coll/nbc.h"
+#include "coll/pair_nbc.h"
 #include "errhan/error.h"
 #include "util/profiling.h"
 #include "weft/trace.h"
@@ -64,6 +65,15 @@ int scatter(const collective::Start& start, MPI_Comm comm, std::string_view func
     const bool in_place = recvbuf == MPI_IN_PLACE;
     const Block recv =
         in_place ? Block{} : Block{recvbuf, static_cast<std::size_t>(recvcount), recvtype};
+    if (start.mode == collective::Start::Mode::nonblocking && comm->size() == 2) {
+      const int world_rank = caller_world_rank();
+      const int me = comm->rank_of(world_rank);
+      const collective::PairArguments arguments =
+          collective::pair_scatter(me, root, send, recv, in_place);
+      if (collective::takes_pair_nbc(*comm, collective::pair_bytes(arguments, me))) {
+        return collective::issue_pair(comm, function, start, world_rank, me, arguments);
+      }
+    }
     return nbc::issue<ScatterOp>(comm, function, start,
                                  [send, recv, root, in_place](ScatterOp& op, int rank) {
                                    ScatterSide& side = op.side(rank);

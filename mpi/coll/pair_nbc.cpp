@@ -1,5 +1,6 @@
 #include "coll/pair_nbc.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -7,6 +8,7 @@
 #include "coll/meeting.h"
 #include "coll/nbc.h"
 #include "coll/pair_ring.h"
+#include "coll/ring_call.h"
 #include "comm/communicator.h"
 #include "init/world.h"
 #include "op/op.h"
@@ -18,17 +20,48 @@ namespace {
 
 // Whether the member calling with `arguments` only sends: it may complete at its call.
 bool only_sends(const PairArguments& arguments, int me) {
-  return (arguments.kind == SlotKind::bcast && me == arguments.root) ||
-         (arguments.kind == SlotKind::reduce && me != arguments.root);
+  switch (arguments.kind) {
+    case SlotKind::bcast:
+    case SlotKind::scatter:
+      return me == arguments.root;
+    case SlotKind::gather:
+    case SlotKind::reduce:
+      return me != arguments.root;
+    default:
+      return false;
+  }
+}
+
+// Copies `from` into `to`, as much as fits, as collective::transfer does: one memcpy when both
+// are contiguous (nearly every small call), where transfer asks the datatype engine for both
+// layouts again.
+void copy_block(const PairBlock& from, const PairBlock& to) {
+  const std::size_t bytes = std::min(from.bytes, to.bytes);
+  if (bytes == 0) return;
+  if (from.data != nullptr && to.data != nullptr) {
+    std::memcpy(to.data, from.data, bytes);
+    return;
+  }
+  transfer(from.block, to.block);
+}
+
+// Packs `from` (at most kPairBytes) into `into`: a copy the member keeps or sets aside.
+PairBlock pack(const PairBlock& from, std::byte* into) {
+  if (from.data != nullptr) {
+    if (from.bytes > 0) std::memcpy(into, from.data, from.bytes);
+  } else {
+    transfer(from.block, Block{into, from.bytes, MPI_BYTE});
+  }
+  return PairBlock::packed(into, from.bytes);
 }
 
 // out = in0 op in1 for `count` contiguous elements, in rank order with one call of the operation
-// (apply(op, a, b) makes b = a op b). `out` may be either input (MPI_IN_PLACE).
+// (apply(op, a, b) makes b = a op b). `out` may be either input (MPI_IN_PLACE): in0 is then set
+// aside in `aside` (kPairBytes).
 void reduce_two(const void* in0, const void* in1, void* out, std::size_t count, MPI_Datatype type,
-                MPI_Op op) {
+                MPI_Op op, std::byte* aside) {
   const std::size_t bytes = count * type->size();
   if (bytes == 0) return;
-  alignas(16) std::byte aside[kSlotPayload];
   if (in0 == out) {
     std::memcpy(aside, in0, bytes);
     in0 = aside;
@@ -53,16 +86,100 @@ class Failure : public nbc::Instance {
 
 }  // namespace
 
-bool takes_pair_nbc(const Comm& comm, std::size_t bytes) {
-  return comm.size() == 2 && bytes <= kSlotPayload;
+PairBlock::PairBlock(const Block& block)
+    : block(block), data(block.count > 0 ? flat_data(block) : nullptr), bytes(block.bytes()) {}
+
+PairBlock PairBlock::packed(std::byte* data, std::size_t bytes) {
+  PairBlock packed;
+  packed.block = Block{data, bytes, MPI_BYTE};
+  packed.data = data;
+  packed.bytes = bytes;
+  return packed;
 }
 
-int issue_pair(MPI_Comm comm, std::string_view function, const Start& start,
+PairArguments pair_bcast(int me, int root, const Block& data) {
+  PairArguments arguments;
+  arguments.kind = SlotKind::bcast;
+  arguments.root = root;
+  if (me == root) {
+    arguments.to[1 - me] = PairBlock(data);
+    arguments.sends[1 - me] = true;
+  } else {
+    arguments.from[root] = PairBlock(data);
+  }
+  return arguments;
+}
+
+PairArguments pair_gather(int me, int root, const Block& send, const Blocks& receive,
+                          bool in_place) {
+  PairArguments arguments;
+  arguments.kind = SlotKind::gather;
+  arguments.root = root;
+  if (!in_place) {
+    arguments.to[root] = PairBlock(send);
+    arguments.sends[root] = true;
+  }
+  if (me == root) {
+    arguments.from[0] = PairBlock(receive.at(0));
+    arguments.from[1] = PairBlock(receive.at(1));
+  }
+  return arguments;
+}
+
+PairArguments pair_scatter(int me, int root, const Blocks& send, const Block& data, bool in_place) {
+  PairArguments arguments;
+  arguments.kind = SlotKind::scatter;
+  arguments.root = root;
+  if (me == root) {
+    arguments.to[0] = PairBlock(send.at(0));
+    arguments.to[1] = PairBlock(send.at(1));
+    arguments.sends[1 - me] = true;
+    arguments.sends[me] = !in_place;
+  }
+  if (!in_place) arguments.from[root] = PairBlock(data);
+  return arguments;
+}
+
+PairArguments pair_allgather(int me, const Block& data, const Blocks& receive, bool in_place) {
+  PairArguments arguments;
+  arguments.kind = SlotKind::allgather;
+  arguments.from[0] = PairBlock(receive.at(0));
+  arguments.from[1] = PairBlock(receive.at(1));
+  arguments.to[0] = in_place ? arguments.from[me] : PairBlock(data);
+  arguments.to[1] = arguments.to[0];
+  arguments.sends[1 - me] = true;
+  arguments.sends[me] = !in_place;
+  return arguments;
+}
+
+PairArguments pair_alltoall(int me, const Blocks& send, const Blocks& receive, bool in_place) {
+  PairArguments arguments;
+  arguments.kind = SlotKind::alltoall;
+  for (int r = 0; r < 2; ++r) {
+    arguments.from[r] = PairBlock(receive.at(r));
+    arguments.to[r] = in_place ? arguments.from[r] : PairBlock(send.at(r));
+  }
+  arguments.sends[1 - me] = true;
+  arguments.sends[me] = !in_place;
+  arguments.in_place = in_place;
+  return arguments;
+}
+
+std::size_t pair_bytes(const PairArguments& arguments, int me) {
+  const int other = 1 - me;
+  const std::size_t sent = arguments.sends[other] ? arguments.to[other].bytes : 0;
+  return std::max(sent, arguments.from[other].bytes);
+}
+
+bool takes_pair_nbc(const Comm& comm, std::size_t bytes) {
+  return comm.size() == 2 && bytes <= kPairBytes;
+}
+
+int issue_pair(MPI_Comm comm, std::string_view function, const Start& start, int world_rank, int me,
                const PairArguments& arguments) {
   if (int rc = start.check(comm, function); rc != MPI_SUCCESS) return rc;
-  // Looked up once: the caller's ranks and numbers serve the note, the request and the call.
-  const int world_rank = caller_world_rank();
-  const int me = comm->rank_of(world_rank);
+  // The caller's ranks, looked up once by the caller, and its number serve the note, the request
+  // and the call.
   const CallNumber number = comm->locals[static_cast<std::size_t>(me)].next_call(false);
   // A blocking call of the other member with this number (of the pair ring, or meeting in the
   // ring of meetings) learns that it does not match.
@@ -112,22 +229,32 @@ void PairNbc::call(int me, std::uint64_t call, std::string_view function,
   mine.arguments = arguments;
   mine.request = request;
   const bool eager = only_sends(arguments, me) && eager_ < kMaxEager;
+  Outcome done;
   if (eager) {
     mine.request = nullptr;
     ++eager_;
-    const Block& data = arguments.send;
-    mine.bytes = data.bytes();
-    if (arguments.kind == SlotKind::bcast) {
-      transfer(data, Block{mine.payload, mine.bytes, MPI_BYTE});
-    } else if (mine.bytes > 0) {
-      // Contiguous from its address (pair_nbc.h): a memcpy is the datatype's copy.
-      std::memcpy(mine.payload, data.address, mine.bytes);
-    }
+    copy_eagerly(mine, me, arguments, &done);
   }
   lock_.unlock();
-  if (eager) {
-    Outcome done;
-    complete(request, me, function, done);
+  if (eager) complete(request, me, function, done);
+}
+
+void PairNbc::copy_eagerly(Side& mine, int me, const PairArguments& arguments, Outcome* outcome) {
+  if (!mine.payload) mine.payload.reset(new std::byte[kPairBytes]);
+  if (arguments.kind == SlotKind::reduce) {
+    mine.bytes = arguments.send.bytes();
+    // Contiguous from its address (pair_nbc.h): a memcpy is the datatype's copy.
+    if (mine.bytes > 0) std::memcpy(mine.payload.get(), arguments.send.address, mine.bytes);
+    return;
+  }
+  const int other = 1 - me;
+  mine.bytes = pack(arguments.to[other], mine.payload.get()).bytes;
+  if (arguments.sends[me]) {
+    // The Iscatter root's own block: the other member's call will not see its buffers.
+    Truncation truncation;
+    truncation.check(me, arguments.to[me].bytes, arguments.from[me].bytes);
+    copy_block(arguments.to[me], arguments.from[me]);
+    outcome->rc = truncation.outcome(&outcome->reason);
   }
 }
 
@@ -152,27 +279,61 @@ std::string_view PairNbc::function_of(std::uint64_t call) {
 
 void PairNbc::meet(const Side& first, int first_rank, const PairArguments& second, int second_rank,
                    Outcome* outcomes) {
+  switch (second.kind) {
+    case SlotKind::barrier:
+      return;
+    case SlotKind::reduce:
+    case SlotKind::allreduce:
+      return reduce(first, first_rank, second, second_rank, outcomes);
+    default:
+      return move(first, first_rank, second, second_rank, outcomes);
+  }
+}
+
+void PairNbc::move(const Side& first, int first_rank, const PairArguments& second, int second_rank,
+                   Outcome* outcomes) {
+  const PairArguments* of[2];
+  of[first_rank] = &first.arguments;
+  of[second_rank] = &second;
+  const bool copied = first.request == nullptr;
+  // Each receiver checks its own block first, then the other member's, as the instances' pieces
+  // and the blocking Igather root do.
+  Truncation truncations[2];
+  // Each member's own block, unless in place (an eager first member moved its own at its call).
+  for (int m = 0; m < 2; ++m) {
+    const PairArguments& member = *of[m];
+    if (!member.sends[m] || (copied && m == first_rank)) continue;
+    truncations[m].check(m, member.to[m].bytes, member.from[m].bytes);
+    copy_block(member.to[m], member.from[m]);
+  }
+  // The blocks between the members: the first member's from its eager copy if it made one. With
+  // MPI_IN_PLACE (an Ialltoall's) a member's block for the other is where the other's block for
+  // it goes: it moves first, and member 0's is set aside first when both members are in place.
+  const PairBlock* between[2] = {&of[0]->to[1], &of[1]->to[0]};
+  PairBlock aside;
+  if (copied) {
+    aside = PairBlock::packed(first.payload.get(), first.bytes);
+    between[first_rank] = &aside;
+  } else if (of[0]->in_place && of[1]->in_place) {
+    aside = pack(*between[0], scratch_);
+    between[0] = &aside;
+  }
+  const int leader = of[1]->in_place ? 1 : 0;
+  for (int k = 0; k < 2; ++k) {
+    const int from = (leader + k) % 2;
+    const int to = 1 - from;
+    if (!of[from]->sends[to]) continue;
+    truncations[to].check(from, between[from]->bytes, of[to]->from[from].bytes);
+    copy_block(*between[from], of[to]->from[from]);
+  }
+  for (int r = 0; r < 2; ++r) outcomes[r].rc = truncations[r].outcome(&outcomes[r].reason);
+}
+
+void PairNbc::reduce(const Side& first, int first_rank, const PairArguments& second,
+                     int second_rank, Outcome* outcomes) {
   const PairArguments& one = first.arguments;
   // The first member's data: its eager copy, or its buffer while its request waits.
   const bool copied = first.request == nullptr;
-  if (second.kind == SlotKind::barrier) return;
-  if (second.kind == SlotKind::bcast) {
-    const int root = one.root;
-    const bool first_is_root = first_rank == root;
-    const Block from =
-        first_is_root
-            ? (copied ? Block{const_cast<std::byte*>(first.payload), first.bytes, MPI_BYTE}
-                      : one.send)
-            : second.send;
-    const Block& to = first_is_root ? second.receive : one.receive;
-    Truncation truncation;
-    truncation.check(root, from, to);
-    transfer(from, to);
-    Outcome& reader = outcomes[first_is_root ? second_rank : first_rank];
-    reader.rc = truncation.outcome(&reader.reason);
-    return;
-  }
-  // A Reduce or an Allreduce.
   const std::size_t first_bytes = copied ? first.bytes : one.send.bytes();
   if (one.send.count != second.send.count || first_bytes != second.send.bytes()) {
     // Member 1 against member 0, as agree() reports it. The members that read the result fail, as
@@ -189,7 +350,7 @@ void PairNbc::meet(const Side& first, int first_rank, const PairArguments& secon
     }
     return;
   }
-  const void* first_input = copied ? first.payload : one.send.address;
+  const void* first_input = copied ? first.payload.get() : one.send.address;
   const void* in0 = first_rank == 0 ? first_input : second.send.address;
   const void* in1 = first_rank == 1 ? first_input : second.send.address;
   const std::size_t count = second.send.count;
@@ -198,12 +359,12 @@ void PairNbc::meet(const Side& first, int first_rank, const PairArguments& secon
   const MPI_Datatype type = const_cast<MPI_Datatype>(second.send.type);
   if (second.kind == SlotKind::reduce) {
     void* out = second_rank == one.root ? second.receive.address : one.receive.address;
-    reduce_two(in0, in1, out, count, type, second.op);
+    reduce_two(in0, in1, out, count, type, second.op, scratch_);
     return;
   }
   // Into the second member's result, then a copy into the first's: the first's input may be
   // its result buffer (MPI_IN_PLACE), read by the reduction before the copy overwrites it.
-  reduce_two(in0, in1, second.receive.address, count, type, second.op);
+  reduce_two(in0, in1, second.receive.address, count, type, second.op, scratch_);
   if (second.send.bytes() > 0) {
     std::memcpy(one.receive.address, second.receive.address, second.send.bytes());
   }
@@ -222,7 +383,7 @@ PairNbc::Side& PairNbc::push() {
   if (count_ == capacity_) {
     const std::size_t grown = capacity_ == 0 ? 8 : 2 * capacity_;
     std::unique_ptr<Side[]> sides(new Side[grown]);
-    for (std::size_t i = 0; i < count_; ++i) sides[i] = sides_[(head_ + i) % capacity_];
+    for (std::size_t i = 0; i < count_; ++i) sides[i] = std::move(sides_[(head_ + i) % capacity_]);
     sides_ = std::move(sides);
     capacity_ = grown;
     head_ = 0;

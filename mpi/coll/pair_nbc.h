@@ -1,14 +1,15 @@
 // Small nonblocking collectives of a communicator of two members inside the process, without an
-// instance (mpi/coll/nbc.h): MPI_Ibarrier, and MPI_Ibcast, MPI_Ireduce and MPI_Iallreduce of up
-// to kSlotPayload bytes (a reduction's elements contiguous from the buffer's start), the calls
-// whose blocking twins take the pair ring (mpi/coll/pair_ring.h).
+// instance (mpi/coll/nbc.h): MPI_Ibarrier, and MPI_Ibcast, MPI_Igather(v), MPI_Iscatter(v),
+// MPI_Iallgather(v), MPI_Ialltoall(v,w), MPI_Ireduce and MPI_Iallreduce whose block between the
+// two members is at most kPairBytes (a reduction's elements contiguous from the buffer's start).
 //
 // The communicator keeps one queue of sides: the calls one member made that the other has not
 // made yet, in call order (only one member can be ahead, so one queue serves both). The member
 // that comes second to a call finds the first's side at the queue's front, does the whole work at
 // once (copies straight between the two members' buffers, or reduces into them) and completes the
 // first member's request if it still waits; its own request completes in its call. A member that
-// comes first and only sends (the Ibcast root, an Ireduce non-root) copies its data into its side
+// comes first and only sends (the Ibcast and Iscatter root, an Igather or Ireduce non-root) copies
+// its block for the other into its side (and, the Iscatter root, its own block into its buffer)
 // and completes at once, as Open MPI's eager sends: its buffer is free and its MPI_Wait returns
 // without waiting for the other member, so a loop of such calls pipelines as the blocking ones do.
 // Every other first member's request completes when the second member calls: progress needs no
@@ -23,8 +24,8 @@
 // instance's call (an erroneous program) neither member finds the other: both wait, and the
 // deadlock report names the two calls.
 //
-// The queue is guarded by a spin lock: its critical sections are a copy or a reduction of at most
-// kSlotPayload bytes, and MPI code is never preempted (weft/preemption.h), so a holder never
+// The queue is guarded by a spin lock: its critical sections are copies or a reduction of at most
+// kPairBytes a block, and MPI code is never preempted (weft/preemption.h), so a holder never
 // leaves its lock held while the other member spins on its core.
 #pragma once
 
@@ -42,26 +43,72 @@
 
 namespace weft::mpi::collective {
 
-// What one member passes to its call. `send`: the Ibcast root's data, a reduction's input;
-// `receive`: an Ibcast reader's buffer, a reduction's result (a Reduce root's, or both members'
-// of an Allreduce). A reduction's blocks are contiguous from their address.
+// The largest block between the two members (of a reduction, its input) that takes the queue.
+// Below nbc::kInlineBytes an instance's last arrival copies everything itself too, so the queue
+// saves the instance's overhead (about 700 instructions an Ibcast at 1 KiB, 600 at 4 KiB: an
+// eager side copies its block twice); an eager side keeps a buffer of this size (docs/mpi-nbc.md).
+inline constexpr std::size_t kPairBytes = 4096;
+
+// A block a member passes, and what a copy from or into it needs, worked out once by that member
+// outside the queue's lock: where its data starts when its type is contiguous (else nullptr: a
+// copy then asks the datatype engine) and its size.
+struct PairBlock {
+  PairBlock() = default;
+  explicit PairBlock(const Block& block);
+  // `bytes` packed bytes at `data`.
+  static PairBlock packed(std::byte* data, std::size_t bytes);
+
+  Block block;
+  std::byte* data = nullptr;
+  std::size_t bytes = 0;
+};
+
+// What one member passes to its call.
 struct PairArguments {
   SlotKind kind = SlotKind::barrier;
   int root = 0;
+  // The kinds that move blocks (every kind but the reductions and the barrier): the member's
+  // block for member r is to[r], moved where sends[r]; it receives member r's block into from[r]
+  // (a member that receives nothing from r leaves it empty). MPI_IN_PLACE leaves a member's own
+  // block where it is (sends[me] false); an in-place Ialltoall sends from its receive blocks
+  // (to[r] is from[r], `in_place`).
+  PairBlock to[2];
+  PairBlock from[2];
+  bool sends[2] = {false, false};
+  bool in_place = false;
+  // The reductions: `send`, the input; `receive`, the result (a Reduce root's, or both members'
+  // of an Allreduce), both contiguous from their address.
   Block send;
   Block receive;
   MPI_Op op = MPI_OP_NULL;
 };
 
-// Whether the caller's nonblocking call of `kind` moving `bytes` on `comm` (an intracommunicator
-// of members in this process, not persistent) goes through its PairNbc: every member decides
-// alike when the signatures match, as for the pair ring. A reduction's datatype must also be
-// contiguous from its buffer's start.
+// The arguments of member `me`'s call of a kind that moves blocks, root `root` (ignored by
+// Iallgather and Ialltoall): the Ibcast's `data`; an Igather's `send` (empty in place) and, at
+// the root, `receive`; an Iscatter's `send` blocks at the root and `data`, its receive block
+// (empty at an in-place root); an Iallgather's `data` (its own receive block in place) and
+// `receive`; an Ialltoall's `send` (ignored in place) and `receive`.
+PairArguments pair_bcast(int me, int root, const Block& data);
+PairArguments pair_gather(int me, int root, const Block& send, const Blocks& receive,
+                          bool in_place);
+PairArguments pair_scatter(int me, int root, const Blocks& send, const Block& data, bool in_place);
+PairArguments pair_allgather(int me, const Block& data, const Blocks& receive, bool in_place);
+PairArguments pair_alltoall(int me, const Blocks& send, const Blocks& receive, bool in_place);
+
+// The bytes of the block between the two members in member `me`'s arguments: the larger of what
+// it sends to and receives from the other, which both members see alike when the signatures match.
+std::size_t pair_bytes(const PairArguments& arguments, int me);
+
+// Whether the caller's nonblocking call moving a block of `bytes` between the members of `comm`
+// (an intracommunicator of members in this process, not persistent) goes through its PairNbc:
+// every member decides alike when the signatures match, as for the pair ring. A reduction's
+// datatype must also be contiguous from its buffer's start.
 bool takes_pair_nbc(const Comm& comm, std::size_t bytes);
 
-// Issues the caller's nonblocking call `function` on `comm` (takes_pair_nbc) through the
-// communicator's PairNbc, its arguments checked; `start` says where its request goes.
-int issue_pair(MPI_Comm comm, std::string_view function, const Start& start,
+// Issues the nonblocking call `function` on `comm` (takes_pair_nbc) of the caller, world rank
+// `world_rank` and member `me`, through the communicator's PairNbc, its arguments checked; `start`
+// says where its request goes.
+int issue_pair(MPI_Comm comm, std::string_view function, const Start& start, int world_rank, int me,
                const PairArguments& arguments);
 
 class PairNbc {
@@ -84,10 +131,11 @@ class PairNbc {
     std::uint64_t call = 0;
     std::string_view function;
     PairArguments arguments;
-    // Null when the call completed when made: its data is then in `payload`.
+    // Null when the call completed when made: its block for the other member (packed) is then in
+    // `payload`, kPairBytes allocated at the side's first such call and kept for the next.
     Request* request = nullptr;
     std::size_t bytes = 0;  // of payload
-    alignas(16) std::byte payload[kSlotPayload];
+    std::unique_ptr<std::byte[]> payload;
   };
   // Eager copies a member keeps at most before its calls wait for the other member as the
   // others do (their data then stays in the member's buffers): a member that never lets the other
@@ -100,9 +148,18 @@ class PairNbc {
     std::string reason;
   };
   // The work of call `second` of the member coming second, with the first's side `first`; each
-  // member's outcome in outcomes[rank].
-  static void meet(const Side& first, int first_rank, const PairArguments& second, int second_rank,
-                   Outcome* outcomes);
+  // member's outcome in outcomes[rank]. Under the lock: `scratch_` is free.
+  void meet(const Side& first, int first_rank, const PairArguments& second, int second_rank,
+            Outcome* outcomes);
+  // The same for the kinds that move blocks, and for the reductions.
+  void move(const Side& first, int first_rank, const PairArguments& second, int second_rank,
+            Outcome* outcomes);
+  void reduce(const Side& first, int first_rank, const PairArguments& second, int second_rank,
+              Outcome* outcomes);
+  // Member `me`, first to its call with `arguments`, only sending: copies its block for the other
+  // member into `mine`'s payload (and an Iscatter root its own block into its buffer); its
+  // outcome in *outcome.
+  static void copy_eagerly(Side& mine, int me, const PairArguments& arguments, Outcome* outcome);
   // Completes `request`, member `rank`'s part in `function`, with `outcome`.
   static void complete(Request* request, int rank, std::string_view function, Outcome& outcome);
   // Ends the job: the caller's call `call` (`function`) meets the other member's call `other`
@@ -121,6 +178,8 @@ class PairNbc {
   std::size_t capacity_ = 0;
   std::size_t head_ = 0;
   std::size_t count_ = 0;
+  // Where meet() sets a block aside (an input of a reduction in place, an in-place Ialltoall's).
+  alignas(64) std::byte scratch_[kPairBytes];
 };
 
 }  // namespace weft::mpi::collective
