@@ -51,13 +51,18 @@ trace::MessageInfo message_info(int peer, const Envelope& envelope) {
 
 }  // namespace
 
+void set_received_status(MPI_Status& status, const Envelope& envelope, std::size_t capacity,
+                         std::size_t moved) {
+  status.MPI_SOURCE = envelope.source;
+  status.MPI_TAG = envelope.tag;
+  status.MPI_ERROR = envelope.bytes > capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  status.weft_cancelled = 0;
+  status.weft_bytes = static_cast<MPI_Count>(moved);
+}
+
 void set_received_status(Request& recv, const Envelope& envelope, std::size_t moved) {
-  const std::size_t capacity = static_cast<std::size_t>(recv.count) * recv.datatype->size();
-  recv.status.MPI_SOURCE = envelope.source;
-  recv.status.MPI_TAG = envelope.tag;
-  recv.status.MPI_ERROR = envelope.bytes > capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-  recv.status.weft_cancelled = 0;
-  recv.status.weft_bytes = static_cast<MPI_Count>(moved);
+  set_received_status(recv.status, envelope,
+                      static_cast<std::size_t>(recv.count) * recv.datatype->size(), moved);
 }
 
 void Engine::discard_unreceived() {
@@ -331,26 +336,46 @@ void Engine::receive_blocking(Request& recv, SpinBudget& budget) {
     wait(recv, budget);
     return;
   }
+  receive_in_slot(pattern, recv.buffer, recv.count, recv.datatype, recv.status, budget);
+}
+
+bool Engine::receive_now(const Pattern& pattern, void* buffer, int count, MPI_Datatype datatype,
+                         MPI_Status& status, SpinBudget& budget) {
+  lock_.lock();
+  // Any queued message, matching or not, and any receive before this one take the general path:
+  // the slot is only for a receive that nothing queued can satisfy or precede.
+  // acquire: pairs with the release that freed the slot (its results were read before).
+  if (!unexpected_.empty() || !posted_.empty() ||
+      slot_state_.load(std::memory_order_acquire) != SlotState::free) {
+    lock_.unlock();
+    return false;
+  }
+  receive_in_slot(pattern, buffer, count, datatype, status, budget);
+  return true;
+}
+
+void Engine::receive_in_slot(const Pattern& pattern, void* buffer, int count,
+                             MPI_Datatype datatype, MPI_Status& status, SpinBudget& budget) {
   slot_state_.store(SlotState::posted, std::memory_order_relaxed);
   slot_pattern_ = pattern;
-  slot_count_ = recv.count;
-  slot_buffer_ = recv.buffer;
-  slot_datatype_ = recv.datatype;
+  slot_count_ = count;
+  slot_buffer_ = buffer;
+  slot_datatype_ = datatype;
   slot_done_.reset();
   lock_.unlock();
   slot_copy_.wait(slot_done_, budget);
-  const Envelope envelope{recv.context, slot_source_, slot_tag_, slot_bytes_};
-  const std::size_t capacity = static_cast<std::size_t>(recv.count) * recv.datatype->size();
+  const Envelope envelope{pattern.context, slot_source_, slot_tag_, slot_bytes_};
+  const std::size_t capacity = static_cast<std::size_t>(count) * datatype->size();
   if (envelope.bytes > 0 && envelope.bytes <= kSlotInlineBytes) {
-    if (recv.datatype->contiguous()) {
-      std::memcpy(static_cast<char*>(recv.buffer) + recv.datatype->true_lb(), slot_inline_,
+    if (datatype->contiguous()) {
+      std::memcpy(static_cast<char*>(buffer) + datatype->true_lb(), slot_inline_,
                   std::min(envelope.bytes, capacity));
     } else {
-      copy(slot_inline_, envelope.bytes, weft_mpi_byte, recv.buffer,
-           static_cast<std::size_t>(recv.count), *recv.datatype);
+      copy(slot_inline_, envelope.bytes, weft_mpi_byte, buffer, static_cast<std::size_t>(count),
+           *datatype);
     }
   }
-  set_received_status(recv, envelope, std::min(envelope.bytes, capacity));
+  set_received_status(status, envelope, capacity, std::min(envelope.bytes, capacity));
   if (trace::enabled()) [[unlikely]] {
     std::uint64_t stamp = 0;
     if (slot_has_stamp(envelope.bytes))

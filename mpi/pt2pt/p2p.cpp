@@ -153,6 +153,24 @@ int start(Request& request, std::string_view function) {
   return deliver(request, function, w.eager_limit(), &request.queued_key);
 }
 
+bool send_now(const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, const Caller& caller) {
+  World& w = *world();
+  Transport* transport = w.transport();
+  if (transport == nullptr || datatype == MPI_DATATYPE_NULL) return false;
+  const int dest_world = comm->world_rank(dest);
+  if (w.is_local(dest_world) || !datatype->contiguous()) return false;
+  const std::size_t bytes = static_cast<std::size_t>(count) * datatype->size();
+  if (bytes > Transport::kImmediateBytes) return false;
+  const void* data = bytes == 0 ? buffer : static_cast<const char*>(buffer) + datatype->true_lb();
+  if (!transport->send_now(dest_world, Envelope{comm->context, caller.comm_rank, tag, bytes},
+                           data)) {
+    return false;
+  }
+  caller.state->engine.count_sent();
+  return true;
+}
+
 void set_proc_null_status(MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;
   status->MPI_SOURCE = MPI_PROC_NULL;

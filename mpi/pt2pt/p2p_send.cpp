@@ -20,6 +20,10 @@ int blocking_send(std::string_view function, SendMode mode, const void* buf, int
     return rc;
   }
   if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+  if ((mode == SendMode::standard || mode == SendMode::ready) &&
+      weft::mpi::send_now(buf, count, datatype, dest, tag, comm, caller)) {
+    return MPI_SUCCESS;
+  }
   Request request;
   weft::mpi::prepare(request, weft::mpi::RequestKind::send, mode, buf, count, datatype, dest, tag,
                      comm, caller);
