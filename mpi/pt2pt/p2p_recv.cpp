@@ -14,7 +14,21 @@ using weft::mpi::SendMode;
 
 namespace {
 
-// Receives into a request on the caller's stack and waits for it; `send` (may be null) is a send
+// A blocking receive through a request on this frame's stack (Engine::receive_blocking), its
+// status to *received. Out of line, so that the frame of a receive that takes the slot without a
+// request holds none (a cache-line-aligned object, whose frame is realigned).
+[[gnu::noinline]] void receive_with_request(void* buf, int count, MPI_Datatype datatype,
+                                            int source, int tag, MPI_Comm comm,
+                                            const weft::mpi::Caller& caller,
+                                            MPI_Status* received) {
+  Request recv;
+  weft::mpi::prepare(recv, RequestKind::recv, SendMode::standard, buf, count, datatype, source, tag,
+                     comm, caller);
+  caller.state->engine.receive_blocking(recv, caller.state->spin);
+  *received = recv.status;
+}
+
+// Receives (through the engine's slot, or a request on the caller's stack) and waits; `send` (may be null) is a send
 // started before and waited for after the receive.
 int receive_blocking(std::string_view function, void* buf, int count, MPI_Datatype datatype,
                      int source, int tag, MPI_Comm comm, MPI_Status* status, Request* send,
@@ -34,11 +48,7 @@ int receive_blocking(std::string_view function, void* buf, int count, MPI_Dataty
     if (datatype == MPI_DATATYPE_NULL || !datatype->predefined() ||
         !state.engine.receive_now(weft::mpi::Pattern{comm->context, source, tag}, buf, count,
                                   datatype, received, state.spin)) {
-      Request recv;
-      weft::mpi::prepare(recv, RequestKind::recv, SendMode::standard, buf, count, datatype,
-                         source, tag, comm, caller);
-      state.engine.receive_blocking(recv, state.spin);
-      received = recv.status;
+      receive_with_request(buf, count, datatype, source, tag, comm, caller, &received);
     }
     weft::mpi::report_status(status, received);
     rc = received.MPI_ERROR;
