@@ -354,8 +354,8 @@ bool Engine::receive_now(const Pattern& pattern, void* buffer, int count, MPI_Da
   return true;
 }
 
-void Engine::receive_in_slot(const Pattern& pattern, void* buffer, int count,
-                             MPI_Datatype datatype, MPI_Status& status, SpinBudget& budget) {
+void Engine::receive_in_slot(const Pattern& pattern, void* buffer, int count, MPI_Datatype datatype,
+                             MPI_Status& status, SpinBudget& budget) {
   slot_state_.store(SlotState::posted, std::memory_order_relaxed);
   slot_pattern_ = pattern;
   slot_count_ = count;

@@ -47,10 +47,9 @@ inline bool plainly_valid(const void* buffer, int count, MPI_Datatype datatype, 
          datatype->committed();
 }
 
-[[gnu::noinline, gnu::cold]] int check_message_fully(std::string_view function,
-                                                     const void* buffer, int count,
-                                                     MPI_Datatype datatype, int peer, int tag,
-                                                     MPI_Comm comm, bool receive) {
+[[gnu::noinline, gnu::cold]] int check_message_fully(std::string_view function, const void* buffer,
+                                                     int count, MPI_Datatype datatype, int peer,
+                                                     int tag, MPI_Comm comm, bool receive) {
   if (plainly_valid(buffer, count, datatype, peer, tag, comm, receive)) return MPI_SUCCESS;
   if (int rc = check_count(comm, function, "count", count); rc != MPI_SUCCESS) return rc;
   // An empty message may name no datatype, as MPICH allows (MPI-4.1 tests send it so); prepare()

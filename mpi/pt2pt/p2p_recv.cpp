@@ -17,9 +17,8 @@ namespace {
 // A blocking receive through a request on this frame's stack (Engine::receive_blocking), its
 // status to *received. Out of line, so that the frame of a receive that takes the slot without a
 // request holds none (a cache-line-aligned object, whose frame is realigned).
-[[gnu::noinline]] void receive_with_request(void* buf, int count, MPI_Datatype datatype,
-                                            int source, int tag, MPI_Comm comm,
-                                            const weft::mpi::Caller& caller,
+[[gnu::noinline]] void receive_with_request(void* buf, int count, MPI_Datatype datatype, int source,
+                                            int tag, MPI_Comm comm, const weft::mpi::Caller& caller,
                                             MPI_Status* received) {
   Request recv;
   weft::mpi::prepare(recv, RequestKind::recv, SendMode::standard, buf, count, datatype, source, tag,
@@ -28,8 +27,8 @@ namespace {
   *received = recv.status;
 }
 
-// Receives (through the engine's slot, or a request on the caller's stack) and waits; `send` (may be null) is a send
-// started before and waited for after the receive.
+// Receives (through the engine's slot, or a request on the caller's stack) and waits; `send` (may
+// be null) is a send started before and waited for after the receive.
 int receive_blocking(std::string_view function, void* buf, int count, MPI_Datatype datatype,
                      int source, int tag, MPI_Comm comm, MPI_Status* status, Request* send,
                      const weft::mpi::Caller& caller) {

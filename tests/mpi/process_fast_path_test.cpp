@@ -18,24 +18,35 @@ namespace {
 using weft::testing::run_processes;
 
 // A wildcard receive posted before a blocking receive from a remote rank takes the first message:
-// the blocking one may not use the slot ahead of it.
+// the blocking one may not use the slot ahead of it. Rank 1 sends once rank 0 has posted the
+// wildcard receive, and rank 0's process has one core that only polls UCX itself (io.mode=poll):
+// the messages are taken in rank 0's blocking receive, after it chose where to wait.
 TEST(ProcessFastPath, WildcardPostedBeforeTakesTheFirstMessage) {
-  EXPECT_EQ(0, run_processes(2, 2, 2, [](int rank) {
-              if (rank == 1) {
-                for (int value : {1, 2}) MPI_Send(&value, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
-                return;
-              }
-              int first = -1, second = -1;
-              MPI_Request request;
-              MPI_Irecv(&first, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &request);
-              MPI_Status status;
-              MPI_Recv(&second, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &status);
-              MPI_Wait(&request, MPI_STATUS_IGNORE);
-              EXPECT_EQ(1, first);
-              EXPECT_EQ(2, second);
-              EXPECT_EQ(1, status.MPI_SOURCE);
-              EXPECT_EQ(7, status.MPI_TAG);
-            }));
+  EXPECT_EQ(0, run_processes(2, 2, 1,
+                             [](int rank) {
+                               const int go = 1;
+                               if (rank == 1) {
+                                 int ready = 0;
+                                 MPI_Recv(&ready, 1, MPI_INT, 0, 1, MPI_COMM_WORLD,
+                                          MPI_STATUS_IGNORE);
+                                 for (int value : {1, 2})
+                                   MPI_Send(&value, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
+                                 return;
+                               }
+                               int first = -1, second = -1;
+                               MPI_Request request;
+                               MPI_Irecv(&first, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                                         MPI_COMM_WORLD, &request);
+                               MPI_Send(&go, 1, MPI_INT, 1, 1, MPI_COMM_WORLD);
+                               MPI_Status status;
+                               MPI_Recv(&second, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &status);
+                               MPI_Wait(&request, MPI_STATUS_IGNORE);
+                               EXPECT_EQ(1, first);
+                               EXPECT_EQ(2, second);
+                               EXPECT_EQ(1, status.MPI_SOURCE);
+                               EXPECT_EQ(7, status.MPI_TAG);
+                             },
+                             {{"io.mode", "poll"}}));
 }
 
 // A blocking wildcard receive (the slot's) sees remote senders and a sender of its own process.
@@ -165,8 +176,8 @@ TEST(ProcessFastPath, SmallSizesArriveWhole) {
   EXPECT_EQ(0, run_processes(2, 2, 2, [](int rank) {
               for (int bytes = 0; bytes <= 80; bytes += 4) {
                 std::vector<unsigned char> out(static_cast<std::size_t>(bytes));
-                for (int i = 0; i < bytes; ++i) out[static_cast<std::size_t>(i)] =
-                    static_cast<unsigned char>(bytes + i);
+                for (int i = 0; i < bytes; ++i)
+                  out[static_cast<std::size_t>(i)] = static_cast<unsigned char>(bytes + i);
                 if (rank == 1) {
                   MPI_Send(out.data(), bytes, MPI_BYTE, 0, bytes, MPI_COMM_WORLD);
                   MPI_Send(out.data(), bytes, MPI_BYTE, 0, bytes, MPI_COMM_WORLD);
