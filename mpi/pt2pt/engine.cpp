@@ -65,6 +65,23 @@ void set_received_status(Request& recv, const Envelope& envelope, std::size_t mo
                       static_cast<std::size_t>(recv.count) * recv.datatype->size(), moved);
 }
 
+namespace {
+
+// Delivers a message taken from the queue into `count` elements of `type` at `buffer`, writing
+// `status` (Engine::receive for a request, Engine::receive_now for MPI_Recv without one).
+void deliver_to(weft_mpi_message& message, void* buffer, int count, const Datatype& type,
+                MPI_Status& status) {
+  const Envelope envelope = message.envelope;  // the message is gone after release()
+  if (trace::enabled(trace::Category::message)) [[unlikely]]
+    trace::message_matched(flow_id(&message, message.sender_key),
+                           message_info(envelope.source, envelope));
+  const std::size_t moved = message.deliver(buffer, static_cast<std::size_t>(count), type);
+  message.release();
+  set_received_status(status, envelope, static_cast<std::size_t>(count) * type.size(), moved);
+}
+
+}  // namespace
+
 void Engine::discard_unreceived() {
   while (weft_mpi_message* message = unexpected_.front()) {
     unexpected_.remove(message);
@@ -342,11 +359,14 @@ void Engine::receive_blocking(Request& recv, SpinBudget& budget) {
 bool Engine::receive_now(const Pattern& pattern, void* buffer, int count, MPI_Datatype datatype,
                          MPI_Status& status, SpinBudget& budget) {
   lock_.lock();
-  // Any queued message, matching or not, and any receive before this one take the general path:
-  // the slot is only for a receive that nothing queued can satisfy or precede.
+  if (weft_mpi_message* message = take_match(pattern)) {
+    lock_.unlock();
+    deliver_to(*message, buffer, count, *datatype, status);
+    return true;
+  }
+  // A receive posted before this one must match first: the general path queues behind it.
   // acquire: pairs with the release that freed the slot (its results were read before).
-  if (!unexpected_.empty() || !posted_.empty() ||
-      slot_state_.load(std::memory_order_acquire) != SlotState::free) {
+  if (!posted_.empty() || slot_state_.load(std::memory_order_acquire) != SlotState::free) {
     lock_.unlock();
     return false;
   }
@@ -387,14 +407,7 @@ void Engine::receive_in_slot(const Pattern& pattern, void* buffer, int count, MP
 }
 
 void Engine::receive(Request& recv, weft_mpi_message& message) {
-  const Envelope envelope = message.envelope;  // the message is gone after release()
-  if (trace::enabled(trace::Category::message)) [[unlikely]]
-    trace::message_matched(flow_id(&message, message.sender_key),
-                           message_info(envelope.source, envelope));
-  const std::size_t moved =
-      message.deliver(recv.buffer, static_cast<std::size_t>(recv.count), *recv.datatype);
-  message.release();
-  set_received_status(recv, envelope, moved);
+  deliver_to(message, recv.buffer, recv.count, *recv.datatype, recv.status);
   finish(recv);
 }
 

@@ -59,10 +59,10 @@ class alignas(64) Engine {
   // through the slot when it is free and nothing is queued, and waits for the data. Returns with
   // recv.status written.
   void receive_blocking(Request& recv, SpinBudget& budget);
-  // MPI_Recv's own path, with no request: when nothing is queued (no message waiting, no receive
-  // posted) and the slot is free, receives `count` elements of `datatype` (predefined: nothing
-  // may free it meanwhile) at `buffer` through the slot, writes `status` and returns true; else
-  // does nothing and returns false (receive_blocking() then).
+  // MPI_Recv's own path, with no request, for `count` elements of `datatype` (predefined: nothing
+  // may free it meanwhile) at `buffer`: takes the first matching unexpected message, else waits
+  // in the slot when it is free and no receive is posted; then writes `status` and returns true.
+  // Else does nothing and returns false (receive_blocking() then, which queues the receive).
   bool receive_now(const Pattern& pattern, void* buffer, int count, MPI_Datatype datatype,
                    MPI_Status& status, SpinBudget& budget);
 
