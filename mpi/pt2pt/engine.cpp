@@ -51,14 +51,36 @@ trace::MessageInfo message_info(int peer, const Envelope& envelope) {
 
 }  // namespace
 
-void set_received_status(Request& recv, const Envelope& envelope, std::size_t moved) {
-  const std::size_t capacity = static_cast<std::size_t>(recv.count) * recv.datatype->size();
-  recv.status.MPI_SOURCE = envelope.source;
-  recv.status.MPI_TAG = envelope.tag;
-  recv.status.MPI_ERROR = envelope.bytes > capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-  recv.status.weft_cancelled = 0;
-  recv.status.weft_bytes = static_cast<MPI_Count>(moved);
+void set_received_status(MPI_Status& status, const Envelope& envelope, std::size_t capacity,
+                         std::size_t moved) {
+  status.MPI_SOURCE = envelope.source;
+  status.MPI_TAG = envelope.tag;
+  status.MPI_ERROR = envelope.bytes > capacity ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+  status.weft_cancelled = 0;
+  status.weft_bytes = static_cast<MPI_Count>(moved);
 }
+
+void set_received_status(Request& recv, const Envelope& envelope, std::size_t moved) {
+  set_received_status(recv.status, envelope,
+                      static_cast<std::size_t>(recv.count) * recv.datatype->size(), moved);
+}
+
+namespace {
+
+// Delivers a message taken from the queue into `count` elements of `type` at `buffer`, writing
+// `status` (Engine::receive for a request, Engine::receive_now for MPI_Recv without one).
+void deliver_to(weft_mpi_message& message, void* buffer, int count, const Datatype& type,
+                MPI_Status& status) {
+  const Envelope envelope = message.envelope;  // the message is gone after release()
+  if (trace::enabled(trace::Category::message)) [[unlikely]]
+    trace::message_matched(flow_id(&message, message.sender_key),
+                           message_info(envelope.source, envelope));
+  const std::size_t moved = message.deliver(buffer, static_cast<std::size_t>(count), type);
+  message.release();
+  set_received_status(status, envelope, static_cast<std::size_t>(count) * type.size(), moved);
+}
+
+}  // namespace
 
 void Engine::discard_unreceived() {
   while (weft_mpi_message* message = unexpected_.front()) {
@@ -331,26 +353,49 @@ void Engine::receive_blocking(Request& recv, SpinBudget& budget) {
     wait(recv, budget);
     return;
   }
+  receive_in_slot(pattern, recv.buffer, recv.count, recv.datatype, recv.status, budget);
+}
+
+bool Engine::receive_now(const Pattern& pattern, void* buffer, int count, MPI_Datatype datatype,
+                         MPI_Status& status, SpinBudget& budget) {
+  lock_.lock();
+  if (weft_mpi_message* message = take_match(pattern)) {
+    lock_.unlock();
+    deliver_to(*message, buffer, count, *datatype, status);
+    return true;
+  }
+  // A receive posted before this one must match first: the general path queues behind it.
+  // acquire: pairs with the release that freed the slot (its results were read before).
+  if (!posted_.empty() || slot_state_.load(std::memory_order_acquire) != SlotState::free) {
+    lock_.unlock();
+    return false;
+  }
+  receive_in_slot(pattern, buffer, count, datatype, status, budget);
+  return true;
+}
+
+void Engine::receive_in_slot(const Pattern& pattern, void* buffer, int count, MPI_Datatype datatype,
+                             MPI_Status& status, SpinBudget& budget) {
   slot_state_.store(SlotState::posted, std::memory_order_relaxed);
   slot_pattern_ = pattern;
-  slot_count_ = recv.count;
-  slot_buffer_ = recv.buffer;
-  slot_datatype_ = recv.datatype;
+  slot_count_ = count;
+  slot_buffer_ = buffer;
+  slot_datatype_ = datatype;
   slot_done_.reset();
   lock_.unlock();
   slot_copy_.wait(slot_done_, budget);
-  const Envelope envelope{recv.context, slot_source_, slot_tag_, slot_bytes_};
-  const std::size_t capacity = static_cast<std::size_t>(recv.count) * recv.datatype->size();
+  const Envelope envelope{pattern.context, slot_source_, slot_tag_, slot_bytes_};
+  const std::size_t capacity = static_cast<std::size_t>(count) * datatype->size();
   if (envelope.bytes > 0 && envelope.bytes <= kSlotInlineBytes) {
-    if (recv.datatype->contiguous()) {
-      std::memcpy(static_cast<char*>(recv.buffer) + recv.datatype->true_lb(), slot_inline_,
+    if (datatype->contiguous()) {
+      std::memcpy(static_cast<char*>(buffer) + datatype->true_lb(), slot_inline_,
                   std::min(envelope.bytes, capacity));
     } else {
-      copy(slot_inline_, envelope.bytes, weft_mpi_byte, recv.buffer,
-           static_cast<std::size_t>(recv.count), *recv.datatype);
+      copy(slot_inline_, envelope.bytes, weft_mpi_byte, buffer, static_cast<std::size_t>(count),
+           *datatype);
     }
   }
-  set_received_status(recv, envelope, std::min(envelope.bytes, capacity));
+  set_received_status(status, envelope, capacity, std::min(envelope.bytes, capacity));
   if (trace::enabled()) [[unlikely]] {
     std::uint64_t stamp = 0;
     if (slot_has_stamp(envelope.bytes))
@@ -362,14 +407,7 @@ void Engine::receive_blocking(Request& recv, SpinBudget& budget) {
 }
 
 void Engine::receive(Request& recv, weft_mpi_message& message) {
-  const Envelope envelope = message.envelope;  // the message is gone after release()
-  if (trace::enabled(trace::Category::message)) [[unlikely]]
-    trace::message_matched(flow_id(&message, message.sender_key),
-                           message_info(envelope.source, envelope));
-  const std::size_t moved =
-      message.deliver(recv.buffer, static_cast<std::size_t>(recv.count), *recv.datatype);
-  message.release();
-  set_received_status(recv, envelope, moved);
+  deliver_to(message, recv.buffer, recv.count, *recv.datatype, recv.status);
   finish(recv);
 }
 

@@ -59,6 +59,12 @@ class alignas(64) Engine {
   // through the slot when it is free and nothing is queued, and waits for the data. Returns with
   // recv.status written.
   void receive_blocking(Request& recv, SpinBudget& budget);
+  // MPI_Recv's own path, with no request, for `count` elements of `datatype` (predefined: nothing
+  // may free it meanwhile) at `buffer`: takes the first matching unexpected message, else waits
+  // in the slot when it is free and no receive is posted; then writes `status` and returns true.
+  // Else does nothing and returns false (receive_blocking() then, which queues the receive).
+  bool receive_now(const Pattern& pattern, void* buffer, int count, MPI_Datatype datatype,
+                   MPI_Status& status, SpinBudget& budget);
 
   // Cancels a receive still queued (true), or does nothing when it was matched (false).
   bool cancel_recv(Request& recv);
@@ -116,6 +122,10 @@ class alignas(64) Engine {
   template <class ToSlot, class ToReceive, class ToQueue>
   void route(const Envelope& envelope, ToSlot&& to_slot, ToReceive&& to_receive,
              ToQueue&& to_queue);
+  // Under lock_, with the slot free: posts the receive there, unlocks, waits for the data and
+  // writes `status`.
+  void receive_in_slot(const Pattern& pattern, void* buffer, int count, MPI_Datatype datatype,
+                       MPI_Status& status, SpinBudget& budget);
   // Under lock_, with the slot posted and matching: takes it for a message with `envelope`.
   void take_slot(const Envelope& envelope);
   // Then, still under lock_: copies the message's data in, unlocks and completes the slot.
@@ -168,7 +178,10 @@ class alignas(64) Engine {
   alignas(64) std::atomic<std::uint64_t> sent_{0};
 };
 
-// Writes a receive's status for a delivered message.
+// Writes a receive's status for a delivered message: into a receive of `capacity` bytes, `moved`
+// of the message's came.
+void set_received_status(MPI_Status& status, const Envelope& envelope, std::size_t capacity,
+                         std::size_t moved);
 void set_received_status(Request& recv, const Envelope& envelope, std::size_t moved);
 
 }  // namespace weft::mpi

@@ -9,31 +9,37 @@
 
 namespace weft::mpi {
 
-int check_caller(std::string_view function, MPI_Comm comm, Caller* caller) {
+namespace {
+
+// check_caller's test of the common case, inline in every check so that a call pays one frame for
+// all of them: true when it filled *caller.
+inline bool plain_caller(MPI_Comm comm, Caller* caller) {
   World* w = world();
   const int world_rank = caller_world_rank();
-  if (w != nullptr && world_rank >= 0 && comm != MPI_COMM_NULL) {
-    RankState& state = w->rank(world_rank);
-    const int comm_rank = comm->rank_of(world_rank);
-    // acquire: pairs with MPI_Init's release of the rank's state.
-    if (state.phase.load(std::memory_order_acquire) == RankState::Phase::initialized &&
-        comm_rank >= 0 && !comm->locals[comm->rank_of_world[world_rank]].freed) {
-      *caller = Caller{world_rank, comm_rank, &state};
-      return MPI_SUCCESS;
-    }
+  if (w == nullptr || world_rank < 0 || comm == MPI_COMM_NULL) return false;
+  RankState& state = w->rank(world_rank);
+  const int comm_rank = comm->rank_of(world_rank);
+  // acquire: pairs with MPI_Init's release of the rank's state.
+  if (state.phase.load(std::memory_order_acquire) != RankState::Phase::initialized ||
+      comm_rank < 0 || comm->locals[comm->rank_of_world[world_rank]].freed) {
+    return false;
   }
-  // Something is wrong: the full checks say what.
+  *caller = Caller{world_rank, comm_rank, &state};
+  return true;
+}
+
+// Something is wrong: the full checks say what. Out of line, with the other full checks below,
+// so that their frames (strings for the messages) cost the common case nothing.
+[[gnu::noinline, gnu::cold]] int check_caller_fully(std::string_view function, MPI_Comm comm) {
   if (int rc = check_initialized(function); rc != MPI_SUCCESS) return rc;
   return check_comm(comm, function);
 }
 
-namespace {
-
 // Every argument of a send or receive plainly valid, tested with two calls instead of the full
 // checks' six: the common case of every call. Anything else takes the full checks, which say
 // what is wrong.
-bool plainly_valid(const void* buffer, int count, MPI_Datatype datatype, int peer, int tag,
-                   MPI_Comm comm, bool receive) {
+inline bool plainly_valid(const void* buffer, int count, MPI_Datatype datatype, int peer, int tag,
+                          MPI_Comm comm, bool receive) {
   return count >= 0 && datatype != MPI_DATATYPE_NULL && (buffer != nullptr || count == 0) &&
          ((tag >= 0 && tag <= kTagUpperBound) || (receive && tag == MPI_ANY_TAG)) &&
          (peer == MPI_PROC_NULL || (receive && peer == MPI_ANY_SOURCE) ||
@@ -41,8 +47,9 @@ bool plainly_valid(const void* buffer, int count, MPI_Datatype datatype, int pee
          datatype->committed();
 }
 
-int check_message(std::string_view function, const void* buffer, int count, MPI_Datatype datatype,
-                  int peer, int tag, MPI_Comm comm, bool receive) {
+[[gnu::noinline, gnu::cold]] int check_message_fully(std::string_view function, const void* buffer,
+                                                     int count, MPI_Datatype datatype, int peer,
+                                                     int tag, MPI_Comm comm, bool receive) {
   if (plainly_valid(buffer, count, datatype, peer, tag, comm, receive)) return MPI_SUCCESS;
   if (int rc = check_count(comm, function, "count", count); rc != MPI_SUCCESS) return rc;
   // An empty message may name no datatype, as MPICH allows (MPI-4.1 tests send it so); prepare()
@@ -59,18 +66,34 @@ int check_message(std::string_view function, const void* buffer, int count, MPI_
   return check_tag(comm, function, tag, receive);
 }
 
+[[gnu::noinline, gnu::cold]] int check_fully(std::string_view function, const void* buffer,
+                                             int count, MPI_Datatype datatype, int peer, int tag,
+                                             MPI_Comm comm, Caller* caller, bool receive) {
+  if (!plain_caller(comm, caller)) {
+    if (int rc = check_caller_fully(function, comm); rc != MPI_SUCCESS) return rc;
+  }
+  return check_message_fully(function, buffer, count, datatype, peer, tag, comm, receive);
+}
+
 }  // namespace
+
+int check_caller(std::string_view function, MPI_Comm comm, Caller* caller) {
+  if (plain_caller(comm, caller)) return MPI_SUCCESS;
+  return check_caller_fully(function, comm);
+}
 
 int check_send(std::string_view function, const void* buffer, int count, MPI_Datatype datatype,
                int dest, int tag, MPI_Comm comm, Caller* caller) {
-  if (int rc = check_caller(function, comm, caller); rc != MPI_SUCCESS) return rc;
-  return check_message(function, buffer, count, datatype, dest, tag, comm, false);
+  if (plain_caller(comm, caller) && plainly_valid(buffer, count, datatype, dest, tag, comm, false))
+    return MPI_SUCCESS;
+  return check_fully(function, buffer, count, datatype, dest, tag, comm, caller, false);
 }
 
 int check_recv(std::string_view function, const void* buffer, int count, MPI_Datatype datatype,
                int source, int tag, MPI_Comm comm, Caller* caller) {
-  if (int rc = check_caller(function, comm, caller); rc != MPI_SUCCESS) return rc;
-  return check_message(function, buffer, count, datatype, source, tag, comm, true);
+  if (plain_caller(comm, caller) && plainly_valid(buffer, count, datatype, source, tag, comm, true))
+    return MPI_SUCCESS;
+  return check_fully(function, buffer, count, datatype, source, tag, comm, caller, true);
 }
 
 int check_out(MPI_Comm comm, std::string_view function, std::string_view argument,
@@ -151,6 +174,24 @@ int start(Request& request, std::string_view function) {
     return rc;
   }
   return deliver(request, function, w.eager_limit(), &request.queued_key);
+}
+
+bool send_now(const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, const Caller& caller) {
+  World& w = *world();
+  Transport* transport = w.transport();
+  if (transport == nullptr || datatype == MPI_DATATYPE_NULL) return false;
+  const int dest_world = comm->world_rank(dest);
+  if (w.is_local(dest_world) || !datatype->contiguous()) return false;
+  const std::size_t bytes = static_cast<std::size_t>(count) * datatype->size();
+  if (bytes > Transport::kImmediateBytes) return false;
+  const void* data = bytes == 0 ? buffer : static_cast<const char*>(buffer) + datatype->true_lb();
+  if (!transport->send_now(dest_world, Envelope{comm->context, caller.comm_rank, tag, bytes},
+                           data)) {
+    return false;
+  }
+  caller.state->engine.count_sent();
+  return true;
 }
 
 void set_proc_null_status(MPI_Status* status) {

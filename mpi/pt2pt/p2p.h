@@ -27,6 +27,11 @@ int check_out(MPI_Comm comm, std::string_view function, std::string_view argumen
 // destination's engine, a receive into the caller's. A buffered send copies the data into the
 // attached buffer first; it returns MPI_ERR_BUFFER (raised) when it does not fit.
 int start(Request& request, std::string_view function);
+// A blocking send's own path for a small message of a contiguous type to a rank of another
+// process: sent within the call when the transport takes it at once (Transport::send_now), with
+// no request. False when it did not send it: start() then, as for any message.
+bool send_now(const void* buffer, int count, MPI_Datatype datatype, int dest, int tag,
+              MPI_Comm comm, const Caller& caller);
 // Completes a request at once, as an operation with MPI_PROC_NULL does.
 void complete_proc_null(Request& request);
 

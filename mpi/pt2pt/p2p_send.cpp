@@ -12,14 +12,12 @@ using weft::mpi::SendMode;
 
 namespace {
 
-int blocking_send(std::string_view function, SendMode mode, const void* buf, int count,
-                  MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  weft::mpi::Caller caller;
-  if (int rc = weft::mpi::check_send(function, buf, count, datatype, dest, tag, comm, &caller);
-      rc != MPI_SUCCESS) {
-    return rc;
-  }
-  if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+// A blocking send through a request on this frame's stack. Out of line, so that the frame of a
+// send that send_now() takes holds no request (a cache-line-aligned object, whose frame is
+// realigned).
+[[gnu::noinline]] int send_with_request(std::string_view function, SendMode mode, const void* buf,
+                                        int count, MPI_Datatype datatype, int dest, int tag,
+                                        MPI_Comm comm, const weft::mpi::Caller& caller) {
   Request request;
   weft::mpi::prepare(request, weft::mpi::RequestKind::send, mode, buf, count, datatype, dest, tag,
                      comm, caller);
@@ -30,6 +28,21 @@ int blocking_send(std::string_view function, SendMode mode, const void* buf, int
   weft::mpi::BlockedScope scope(blocked);
   weft::mpi::wait(request, caller.state->spin);
   return MPI_SUCCESS;
+}
+
+int blocking_send(std::string_view function, SendMode mode, const void* buf, int count,
+                  MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+  weft::mpi::Caller caller;
+  if (int rc = weft::mpi::check_send(function, buf, count, datatype, dest, tag, comm, &caller);
+      rc != MPI_SUCCESS) {
+    return rc;
+  }
+  if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
+  if ((mode == SendMode::standard || mode == SendMode::ready) &&
+      weft::mpi::send_now(buf, count, datatype, dest, tag, comm, caller)) {
+    return MPI_SUCCESS;
+  }
+  return send_with_request(function, mode, buf, count, datatype, dest, tag, comm, caller);
 }
 
 int nonblocking_send(std::string_view function, SendMode mode, const void* buf, int count,

@@ -41,11 +41,11 @@ constexpr unsigned kMessageId = 1;
 constexpr unsigned kCancelId = 2;
 constexpr unsigned kCancelAnswerId = 3;
 constexpr std::string_view kAddressKey = "weft.ucx.address";
-// The longest message offered to UCX for immediate completion (Transport::send): only UCX's
-// short protocol completes at once, and on shared memory it must fit a 128-byte FIFO element
-// with the 40-byte header and UCX's own. A longer message would only be refused, for the cost of
-// a call, before it takes the queued path.
-constexpr std::size_t kImmediateBytes = 52;
+// The longest message offered to UCX for immediate completion (Transport::send, send_now): only
+// UCX's short protocol completes at once, and on shared memory it must fit a 128-byte FIFO
+// element with the 40-byte header and UCX's own. A longer message would only be refused, for the
+// cost of a call, before it takes the queued path.
+constexpr std::size_t kImmediateBytes = Transport::kImmediateBytes;
 // A worker that ranks progressed this recently counts as polled: the spare kernel thread does not
 // block on it (its wake-ups would take the worker's lock from under the ranks' polls, and a woken
 // kernel thread may wait for a core), and an idle core keeps polling it. A rank that waits or
@@ -801,6 +801,33 @@ std::string Transport::send(Request& send, int dest_world_rank, const Envelope& 
     finish(send);
   }
   return {};
+}
+
+bool Transport::send_now(int dest_world_rank, const Envelope& envelope, const void* data) {
+  // A recorded message names its destination's comm rank, which send() has.
+  if (trace::enabled(trace::Category::message)) [[unlikely]]
+    return false;
+  Impl& impl = *impl_;
+  const int process = impl.world.process_of(dest_world_rank);
+  ucp_request_param_t now{};
+  now.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
+  now.flags = UCP_AM_SEND_FLAG_EAGER;
+  Impl::Serialized serialized(impl);
+  // The first message to a process makes its endpoint, which may fail: send() says how.
+  const ucp_ep_h ep = impl.endpoints[static_cast<std::size_t>(process)];
+  if (ep == nullptr) return false;
+  std::uint64_t& sequence = impl.next_sequence[static_cast<std::size_t>(process)];
+  const WireHeader header{sequence,     envelope.bytes,  envelope.context,    envelope.source,
+                          envelope.tag, dest_world_rank, impl.world.process()};
+  // With UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL UCX completes the send within the call (UCS_OK) or
+  // takes nothing (an error: UCS_ERR_NO_RESOURCE when it would have to queue it); a refused
+  // message takes no sequence number, and send() offers it again.
+  if (ucp_am_send_nbx(ep, kMessageId, &header, sizeof header, data, envelope.bytes, &now) !=
+      nullptr) {
+    return false;
+  }
+  ++sequence;
+  return true;
 }
 
 ucs_status_ptr_t Transport::Impl::send_queued(Request& send, ucp_ep_h ep, int process,

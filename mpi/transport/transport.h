@@ -52,6 +52,14 @@ class Transport {
   // when not null, for cancel().
   std::string send(Request& send, int dest_world_rank, const Envelope& envelope,
                    std::uint64_t* queued_key = nullptr);
+  // The messages send_now() takes.
+  static constexpr std::size_t kImmediateBytes = 52;
+  // A message of at most kImmediateBytes contiguous bytes at `data`, in standard mode, to
+  // `dest_world_rank` (a rank of another process): sent within the call when UCX copies it out at
+  // once (true), with no request; false when UCX would queue or refuse it, the endpoint is not
+  // made yet or messages are traced: nothing was sent, and send() does what it does with any
+  // message.
+  bool send_now(int dest_world_rank, const Envelope& envelope, const void* data);
   // Asks the process of `dest_world_rank` to withdraw the message with `key` from that rank's
   // unexpected queue, and waits for the answer: true when it was still there. A withdrawn
   // rendezvous message's send then completes (its data was never read).
