@@ -113,9 +113,9 @@ TEST(OmpTrace, WorkerRegionsBeginAfterTheirMasters) {
 }
 
 // A worker that parked in a barrier keeps a span of its own that shows the wait: its park lies
-// inside it, and it ends no earlier than the switch that resumed the worker, at that switch's
-// time where nothing ran between (a clock read: trace::TeamSpan), on whichever virtual processor
-// it resumed.
+// inside it, and it ends no earlier than the switch that resumed the worker, on whichever virtual
+// processor it resumed. (Its end takes that switch's time where nothing was recorded between, else
+// reads the clock: which one depends on what the core ran meanwhile, so it is not asserted.)
 TEST(OmpTrace, WorkerThatParkedInABarrierHasItsOwnTimedSpan) {
   const trace::ProcessTrace trace = record("sched,omp", late_master_barrier, 1);
   struct Barrier {
@@ -143,7 +143,6 @@ TEST(OmpTrace, WorkerThatParkedInABarrierHasItsOwnTimedSpan) {
     }
   }
   int parked = 0;
-  int at_resume = 0;
   for (const auto& [thread, barrier] : barriers) {
     const std::vector<std::uint64_t>& times = parks[thread];
     if (std::none_of(times.begin(), times.end(), [&](std::uint64_t park) {
@@ -153,12 +152,9 @@ TEST(OmpTrace, WorkerThatParkedInABarrierHasItsOwnTimedSpan) {
     ++parked;
     EXPECT_GE(barrier.end, barrier.resumed) << "thread " << thread << " ended before it resumed";
     EXPECT_LT(barrier.begin, barrier.resumed) << "thread " << thread;
-    at_resume += barrier.end == barrier.resumed;
   }
-  // The 7 threads that waited for the late master parked; those that resumed with nothing
-  // recorded before their barrier's end (most) end at their resume's time.
+  // The 7 threads that waited for the late master parked.
   EXPECT_GT(parked, 0);
-  EXPECT_GT(at_resume, 0);
 }
 
 }  // namespace
