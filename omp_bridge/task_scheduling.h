@@ -29,6 +29,12 @@ inline bool tasks_throttled(const ThreadState& self) {
   return self.tasks_in_flight.load(std::memory_order_relaxed) >= TaskBlockCache::kDepth;
 }
 
+// Whether a deferrable task without dependences or detach event runs at once in its creator:
+// included in a final task, with nobody else to run it, or throttled.
+inline bool deferrable_runs_at_once(const ThreadState& self) {
+  return self.task().final || self.team().size == 1 || tasks_throttled(self);
+}
+
 // A task's dependence on an address: writers are out, inout, mutexinoutset and inoutset (the last
 // two ordered like inout, which is stricter than OpenMP asks), readers are in.
 struct Dependence {
