@@ -34,8 +34,7 @@ struct KmpTaskHeader {
   // The global thread number to pass the routine when its creator runs it at once; -1 when
   // queued, for whichever thread takes it (run_kmp_task then looks its own up).
   kmp_int32 runner_gtid;
-  std::size_t size;      // of the whole block, for taskloop's copies
-  bool running = false;  // its routine is on a thread's stack
+  std::size_t size;  // of the whole block, for taskloop's copies
   // An if0 task's creator's ICVs, restored when the task completes: raw bytes, written by
   // __kmpc_omp_task_begin_if0 only, so that allocating a task does not initialize them.
   alignas(Icvs) unsigned char caller_icv[sizeof(Icvs)];
@@ -64,10 +63,15 @@ void run_kmp_task(void* data) {
   auto& header = *static_cast<KmpTaskHeader*>(data);
   auto* kmp_task = reinterpret_cast<kmp_task_t*>(static_cast<char*>(data) + kHeader);
   const kmp_int32 gtid = header.runner_gtid >= 0 ? header.runner_gtid : self().gtid;
-  header.running = true;
   // No routine: libomp's `taskwait depend(...) nowait`, a task that only has dependences.
-  if (kmp_task->routine != nullptr) kmp_task->routine(gtid, kmp_task);
-  header.running = false;
+  if (kmp_task->routine == nullptr) return;
+  // Without destructors, a tail call: the function then keeps nothing across the routine and
+  // saves no registers (callgrind: 22 -> 12 instructions a task).
+  if ((header.flags & task_flags::kDestructorsThunk) == 0) {
+    kmp_task->routine(gtid, kmp_task);
+    return;
+  }
+  kmp_task->routine(gtid, kmp_task);
   destroy_privates(header, kmp_task, gtid);
 }
 
@@ -197,8 +201,9 @@ kmp_int32 omp_task(kmp_task_t* kmp_task, const std::vector<Dependence>& dependen
   Task& task = task_of(kmp_task);
   // An untied task's routine queues its own continuation at a task scheduling point and
   // returns; weft runs untied tasks as tied ones, so the continuation runs here, at once (on
-  // whichever thread runs the task, not necessarily its creator).
-  if (header_of(task).running) {
+  // whichever thread runs the task, not necessarily its creator). Such a call is the only one made
+  // on a task already adopted (its parent set): the compiler's first call finds it fresh.
+  if (task.parent != nullptr) {
     kmp_task->routine(self().gtid, kmp_task);
     return 0;
   }
@@ -326,7 +331,7 @@ kmp_task_t* __kmpc_omp_target_task_alloc(ident_t* loc, kmp_int32 gtid, kmp_int32
 kmp_int32 __kmpc_omp_task(ident_t* /*loc*/, kmp_int32 /*gtid*/, kmp_task_t* new_task) {
   Task& task = task_of(new_task);
   const KmpTaskHeader& header = header_of(task);
-  if (!header.running && task.detach.load(std::memory_order_relaxed) == 0 &&
+  if (task.parent == nullptr && task.detach.load(std::memory_order_relaxed) == 0 &&
       deferrable_runs_at_once(*header.creator)) {
     run_at_once(*header.creator, task);
     return 0;
@@ -367,14 +372,12 @@ void __kmpc_omp_task_begin_if0(ident_t* /*loc*/, kmp_int32 /*gtid*/, kmp_task_t*
   adopt_child(state, task);
   state.context.task = &task;
   std::memcpy(header_of(task).caller_icv, &state.icv(), sizeof(Icvs));
-  header_of(task).running = true;
 }
 
 void __kmpc_omp_task_complete_if0(ident_t* /*loc*/, kmp_int32 /*gtid*/, kmp_task_t* kmp_task) {
   Task& task = task_of(kmp_task);
   KmpTaskHeader& header = header_of(task);
   ThreadState& state = *header.creator;
-  header.running = false;
   destroy_privates(header, kmp_task, state.gtid);
   state.context.task = task.parent;
   std::memcpy(&state.icv(), header.caller_icv, sizeof(Icvs));
