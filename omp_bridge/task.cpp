@@ -111,18 +111,15 @@ TaskBlockCache* calling_thread_block_cache() {
   return state != nullptr ? &static_cast<ThreadState*>(state)->task_blocks : nullptr;
 }
 
-Task* allocate_task(TaskBlockCache* cache, std::size_t size, std::size_t align) {
+Task* allocate_task_from_heap(std::size_t size, std::size_t align) {
   align = std::max(align, alignof(Task));
   const std::size_t offset = task_data_offset(align);
   const int size_class =
       align <= TaskBlockCache::kAlign ? TaskBlockCache::size_class(offset + size) : -1;
   void* memory = nullptr;
   if (size_class >= 0) {
-    if (cache != nullptr) memory = cache->take(size_class);
-    if (memory == nullptr) {
-      memory = ::operator new(TaskBlockCache::block_size(size_class),
-                              std::align_val_t(TaskBlockCache::kAlign));
-    }
+    memory = ::operator new(TaskBlockCache::block_size(size_class),
+                            std::align_val_t(TaskBlockCache::kAlign));
   } else {
     memory = ::operator new(offset + size, std::align_val_t(align));
   }

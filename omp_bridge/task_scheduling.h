@@ -29,6 +29,12 @@ inline bool tasks_throttled(const ThreadState& self) {
   return self.tasks_in_flight.load(std::memory_order_relaxed) >= TaskBlockCache::kDepth;
 }
 
+// Whether a deferrable task without dependences or detach event runs at once in its creator:
+// included in a final task, with nobody else to run it, or throttled.
+inline bool deferrable_runs_at_once(const ThreadState& self) {
+  return self.task().final || self.team().size == 1 || tasks_throttled(self);
+}
+
 // A task's dependence on an address: writers are out, inout, mutexinoutset and inoutset (the last
 // two ordered like inout, which is stricter than OpenMP asks), readers are in.
 struct Dependence {
@@ -41,9 +47,28 @@ struct Dependence {
 // every later one.
 void* all_memory();
 
+// adopt_child's rarer parts, out of line. hold_parent: `task`, allocated and not counted, takes
+// its reference on its parent (unless implicit). count_child: `task` counts in `parent`, its
+// taskgroup, its creator's tasks in flight and the team.
+void hold_parent(Task& task);
+void count_child(ThreadState& self, Task& parent, Task& task);
+
 // Makes `task` a child of the caller's current task, counted in its parent, taskgroup and team
-// unless task.counted is false.
-void adopt_child(ThreadState& self, Task& task);
+// unless task.counted is false. Inline: a task run at once without being counted (most of them)
+// needs only its four links (callgrind: the call took 5 instructions of its 15).
+inline void adopt_child(ThreadState& self, Task& task) {
+  Task& parent = self.task();
+  task.parent = &parent;
+  task.counted_in = parent.group;
+  task.group = parent.group;
+  task.team = &self.team();
+  // A parent run at once without being counted (LLVM's layer allocates it) takes its reference
+  // on its own parent at its first child, whose walks up the chain may outlive it.
+  if (parent.allocation_align != 0 && !parent.holds_parent) [[unlikely]] {
+    hold_parent(parent);
+  }
+  if (task.counted) count_child(self, parent, task);
+}
 // Orders `task` after its earlier siblings as `dependences` ask; under the team's task lock.
 void register_dependences(Task& parent, Task& task, const std::vector<Dependence>& dependences);
 // Queues an adopted deferred task once its dependences are met (at once if it has none).

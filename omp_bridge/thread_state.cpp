@@ -49,8 +49,17 @@ std::atomic<int> next_gtid{0};
 
 }  // namespace
 
-ThreadState::ThreadState() : gtid(next_gtid.fetch_add(1, std::memory_order_relaxed)) {}
-ThreadState::~ThreadState() = default;
+std::atomic<ThreadState*> states_by_gtid[kGtidSlots];
+
+ThreadState::ThreadState() : gtid(next_gtid.fetch_add(1, std::memory_order_relaxed)) {
+  // relaxed: the state reaches its thread (and its gtid the program) through what starts the
+  // thread or returns the state, which orders this store before them.
+  if (gtid < kGtidSlots) states_by_gtid[gtid].store(this, std::memory_order_relaxed);
+}
+
+ThreadState::~ThreadState() {
+  if (gtid < kGtidSlots) states_by_gtid[gtid].store(nullptr, std::memory_order_relaxed);
+}
 
 ThreadState& make_root_state() {
   auto state = std::make_unique<ThreadState>();

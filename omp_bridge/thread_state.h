@@ -4,6 +4,7 @@
 // resume on another kernel thread after any wait.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -88,6 +89,28 @@ ThreadState& make_root_state();
 inline ThreadState& self() {
   if (void* data = this_thread::local_data()) return *static_cast<ThreadState*>(data);
   return make_root_state();
+}
+
+// The live thread states by their gtid, for LLVM's layer (kmp_thread.h): gtids past the table
+// are left out and found through self().
+inline constexpr int kGtidSlots = 1 << 18;
+extern std::atomic<ThreadState*> states_by_gtid[kGtidSlots];
+
+// The calling thread's state (null when the table does not hold it), whose gtid LLVM's ABI passes
+// to most of its calls (the compiler's
+// __kmpc_global_thread_num, or the gtid the runtime gave the outlined region or task routine the
+// call is made from), as libomp trusts it: a slot of the table costs a load, where self() makes
+// three calls into the scheduler, and its register saves in the caller (callgrind, taskcost
+// inline: about 30 instructions of __kmpc_omp_task_alloc's 100).
+inline ThreadState* state_by_gtid(int gtid) {
+  if (static_cast<unsigned>(gtid) >= static_cast<unsigned>(kGtidSlots)) return nullptr;
+  // relaxed: the slot was written when the state was made, before its thread could learn its
+  // gtid.
+  return states_by_gtid[gtid].load(std::memory_order_relaxed);
+}
+inline ThreadState& self(int gtid) {
+  if (ThreadState* state = state_by_gtid(gtid)) return *state;
+  return self();
 }
 
 // OMP_DISPLAY_AFFINITY: prints the thread's affinity format (affinity-format-var) when it
