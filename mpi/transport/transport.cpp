@@ -41,11 +41,6 @@ constexpr unsigned kMessageId = 1;
 constexpr unsigned kCancelId = 2;
 constexpr unsigned kCancelAnswerId = 3;
 constexpr std::string_view kAddressKey = "weft.ucx.address";
-// The longest message offered to UCX for immediate completion (Transport::send, send_now): only
-// UCX's short protocol completes at once, and on shared memory it must fit a 128-byte FIFO
-// element with the 40-byte header and UCX's own. A longer message would only be refused, for the
-// cost of a call, before it takes the queued path.
-constexpr std::size_t kImmediateBytes = Transport::kImmediateBytes;
 // A worker that ranks progressed this recently counts as polled: the spare kernel thread does not
 // block on it (its wake-ups would take the worker's lock from under the ranks' polls, and a woken
 // kernel thread may wait for a core), and an idle core keeps polling it. A rank that waits or

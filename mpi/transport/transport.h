@@ -52,7 +52,10 @@ class Transport {
   // when not null, for cancel().
   std::string send(Request& send, int dest_world_rank, const Envelope& envelope,
                    std::uint64_t* queued_key = nullptr);
-  // The messages send_now() takes.
+  // The longest message offered to UCX for immediate completion (send, send_now): only UCX's
+  // short protocol completes at once, and on shared memory it must fit a 128-byte FIFO element
+  // with the 40-byte header and UCX's own. A longer message would only be refused, for the cost
+  // of a call, before it takes the queued path.
   static constexpr std::size_t kImmediateBytes = 52;
   // A message of at most kImmediateBytes contiguous bytes at `data`, in standard mode, to
   // `dest_world_rank` (a rank of another process): sent within the call when UCX copies it out at
