@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <string_view>
 
 #include "caller_identity.h"
 #include "sanitizer.h"
@@ -24,35 +25,30 @@ namespace {
 using CxaAtexit = int (*)(void (*)(void*), void*, void*);
 using CxaFinalize = void (*)(void*);
 
-[[noreturn]] void no_definition(const char* message, std::size_t length) noexcept {
-  [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, message, length);
-  std::abort();
+// The definition of `name` next after libweft's (glibc's); the process cannot go on without it.
+template <class Function>
+Function next_definition(const char* name) noexcept {
+  void* const found = ::dlsym(RTLD_NEXT, name);
+  if (found == nullptr) {
+    const std::string_view parts[] = {"weft: no ", name, " after libweft's (dlsym)\n"};
+    for (std::string_view part : parts) {
+      [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, part.data(), part.size());
+    }
+    std::abort();
+  }
+  return reinterpret_cast<Function>(found);
 }
 
-// glibc's definitions, the next after libweft's. Looked up at the first call, which another
-// library's constructor may make before libweft's run, and at load (below): a child of fork must
-// not be the first to ask, the loader's lock may have been taken at the fork.
+// glibc's definitions. Looked up at the first call, which another library's constructor may make
+// before libweft's run, and at load (below): a child of fork must not be the first to ask, the
+// loader's lock may have been taken at the fork.
 CxaAtexit glibc_cxa_atexit() noexcept {
-  static const CxaAtexit next = [] {
-    void* const found = ::dlsym(RTLD_NEXT, "__cxa_atexit");
-    if (found == nullptr) {
-      static constexpr char kMessage[] = "weft: no __cxa_atexit after libweft's (dlsym)\n";
-      no_definition(kMessage, sizeof kMessage - 1);
-    }
-    return reinterpret_cast<CxaAtexit>(found);
-  }();
+  static const CxaAtexit next = next_definition<CxaAtexit>("__cxa_atexit");
   return next;
 }
 
 CxaFinalize glibc_cxa_finalize() noexcept {
-  static const CxaFinalize next = [] {
-    void* const found = ::dlsym(RTLD_NEXT, "__cxa_finalize");
-    if (found == nullptr) {
-      static constexpr char kMessage[] = "weft: no __cxa_finalize after libweft's (dlsym)\n";
-      no_definition(kMessage, sizeof kMessage - 1);
-    }
-    return reinterpret_cast<CxaFinalize>(found);
-  }();
+  static const CxaFinalize next = next_definition<CxaFinalize>("__cxa_finalize");
   return next;
 }
 
