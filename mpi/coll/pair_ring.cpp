@@ -2,6 +2,16 @@
 
 namespace weft::mpi::collective {
 
+namespace {
+
+// A Bcast root and a Reduce non-root write and return: they run ahead of the member that reads
+// their slots, up to kSlots calls. The other kinds are exchanges, both members at the same call.
+bool one_way(SlotKind kind) {
+  return kind == SlotKind::bcast || kind == SlotKind::reduce;
+}
+
+}  // namespace
+
 PairRing::Slot& PairRing::claim(int me, std::uint64_t call, SpinBudget& spin, const void* note) {
   Member& mine = members_[me];
   Slot& slot = mine.slots[call % kSlots];
@@ -23,6 +33,13 @@ void PairRing::post(int me, Slot& slot, std::uint64_t call) {
   // seq_cst (release at least: the reader, seeing the number, sees the header and payload):
   // see RingWaiter.
   slot.call.store(call + 1, std::memory_order_seq_cst);
+  // Every slot's line crosses between the two cores at every call: read by the other member, then
+  // written by this one kSlots calls later. In an exchange nobody reads this member's next slot
+  // before it writes it, so its line is asked for now, while the other member reads this call's,
+  // rather than when the next call stalls on it. A one-way writer's next slot is the one its
+  // reader prefetches (await): asking for it would take it away again (measured: a Bcast of two
+  // 8-byte members went from 72 to 83-108 ns a call with it, a Barrier of two 130 -> 105 ns).
+  if (!one_way(slot.header.kind)) __builtin_prefetch(&members_[me].slots[(call + 1) % kSlots], 1);
   wake_other(me);
 }
 
@@ -34,7 +51,14 @@ const PairRing::Slot* PairRing::await(int me, std::uint64_t call, SpinBudget& sp
   const Slot& slot = other.slots[call % kSlots];
   // acquire: pairs with the post's store; seen, the slot's header and payload are. A slot not
   // posted yet sends the caller to wait, after it has told its count.
-  if (slot.call.load(std::memory_order_acquire) == call + 1) return &slot;
+  if (slot.call.load(std::memory_order_acquire) == call + 1) {
+    // A one-way writer found here already ahead has most likely written the next slot too:
+    // fetching it now overlaps its line's transfer with this call (a Bcast of two members of
+    // 8 bytes: 85-92 -> 69-78 ns a call, where Open MPI's took 78-94). Not after a wait: the
+    // writer is not ahead then, and the fetched line would be stale.
+    if (one_way(slot.header.kind)) __builtin_prefetch(&other.slots[(call + 1) % kSlots]);
+    return &slot;
+  }
   publish(me);
   return await_slot(members_[me].waiter, spin, note, slot, other.nonblocking, call);
 }
