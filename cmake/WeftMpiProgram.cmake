@@ -64,8 +64,18 @@ function(weft_mpi_executable target)
       set(launcher ${CMAKE_COMMAND} -E env WEFT_CC=${WEFT_OPENMP_GCC} WEFT_CXX=${WEFT_OPENMP_GXX})
     endif()
   endif()
+  # gfortran writes a source's modules (.mod) into its working directory: two programs built from
+  # one source in parallel (fortran_privatize and fortran_privatize_shared) raced on one file and
+  # failed a build now and then. Each Fortran program compiles in a folder of its own.
+  set(prepare)
+  if(arg_FORTRAN)
+    set(folder ${arg_OUTPUT}.modules)
+    set(prepare COMMAND ${CMAKE_COMMAND} -E make_directory ${folder})
+    list(PREPEND launcher ${CMAKE_COMMAND} -E chdir ${folder})
+  endif()
   add_custom_command(
     OUTPUT ${arg_OUTPUT}
+    ${prepare}
     COMMAND ${launcher} ${wrapper} ${mode} -O2 -g ${warnings} ${arg_COMPILE_OPTIONS} -o ${arg_OUTPUT}
             ${sources} ${libraries}
     DEPENDS ${sources} ${toolchain} ${library_targets}
