@@ -44,6 +44,28 @@ void expect_elements(const std::vector<T>& got, Expected&& expected, const std::
   }
 }
 
+// Orders two members' calls with zero-byte messages: `to` goes on once the caller's calls before
+// go() are made.
+inline void go(int to, int tag) {
+  MPI_Send(nullptr, 0, MPI_INT, to, tag, MPI_COMM_WORLD);
+}
+inline void wait_go(int from, int tag) {
+  MPI_Recv(nullptr, 0, MPI_INT, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+
+// Calls issue(i) for i in [0, count) on both members of a pair, member 0 making the first `alone`
+// before member 1 makes any (its first blocking call then waits for member 1).
+template <class Issue>
+void issue_member0_first(int rank, int alone, int count, int tag, Issue&& issue) {
+  if (rank == 0) {
+    for (int i = 0; i < alone; ++i) issue(i);
+    go(1, tag);
+  } else {
+    wait_go(0, tag);
+  }
+  for (int i = rank == 0 ? alone : 0; i < count; ++i) issue(i);
+}
+
 // A distinct value for element i of what rank r contributes.
 inline int value(int r, std::size_t i) {
   return r * 1000 + static_cast<int>(i % 1000);

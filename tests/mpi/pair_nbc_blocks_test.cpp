@@ -14,14 +14,6 @@ namespace {
 
 class PairNbcBlocks : public ::testing::TestWithParam<Shape> {};
 
-// Lets `to` go on: the other member's calls come after the sender's.
-void go(int to, int tag) {
-  MPI_Send(nullptr, 0, MPI_INT, to, tag, MPI_COMM_WORLD);
-}
-void wait_go(int from, int tag) {
-  MPI_Recv(nullptr, 0, MPI_INT, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-}
-
 // What member s sends member d, element k.
 int datum(int s, int d, int k) {
   return 1000 * s + 100 * d + k + 1;
@@ -381,13 +373,7 @@ TEST_P(PairNbcBlocks, InterleavedWithOtherCollectivesMatchInIssueOrder) {
       }
     };
     // Member 0 alone first, up to its first blocking call (which waits for member 1).
-    if (rank == 0) {
-      for (int i = 0; i < 6; ++i) issue(i);
-      go(1, 6);
-    } else {
-      wait_go(0, 6);
-    }
-    for (int i = rank == 0 ? 6 : 0; i < kCalls; ++i) issue(i);
+    issue_member0_first(rank, 6, kCalls, 6, issue);
     for (int i = kCalls - 1; i >= 0; --i) {
       Call& c = calls[static_cast<std::size_t>(i)];
       ASSERT_EQ(MPI_Wait(&c.request, MPI_STATUS_IGNORE), MPI_SUCCESS) << "call " << i;

@@ -14,14 +14,6 @@ namespace {
 
 class PairNbc : public ::testing::TestWithParam<Shape> {};
 
-// Lets `to` go on: the other member's calls come after the sender's.
-void go(int to, int tag) {
-  MPI_Send(nullptr, 0, MPI_INT, to, tag, MPI_COMM_WORLD);
-}
-void wait_go(int from, int tag) {
-  MPI_Recv(nullptr, 0, MPI_INT, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-}
-
 // The Ibcast root and an Ireduce non-root are done when their call returns, before the other
 // member has called: their buffers are reusable, MPI_Test says so at once and MPI_Request_free
 // accepts the request (an active collective request it refuses, MPI-3.1 5.12).
@@ -147,14 +139,8 @@ TEST_P(PairNbc, InterleavedWithOtherCollectivesMatchInIssueOrder) {
           break;
       }
     };
-    // Rank 0 alone first, up to its first blocking call (which waits for rank 1).
-    if (rank == 0) {
-      for (int i = 0; i < 5; ++i) issue(i);
-      go(1, 3);
-    } else {
-      wait_go(0, 3);
-    }
-    for (int i = rank == 0 ? 5 : 0; i < kCalls; ++i) issue(i);
+    // Member 0 alone first, up to its first blocking call (which waits for member 1).
+    issue_member0_first(rank, 5, kCalls, 3, issue);
     for (int i = kCalls - 1; i >= 0; --i) {
       Call& c = calls[static_cast<std::size_t>(i)];
       ASSERT_EQ(MPI_Wait(&c.request, MPI_STATUS_IGNORE), MPI_SUCCESS) << "call " << i;
