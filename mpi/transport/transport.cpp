@@ -539,8 +539,9 @@ ucs_status_t Transport::Impl::on_message(void* arg, const void* header_bytes,
   impl.handle(header, data, length, rendezvous);
   ++impl.expected_sequence[from];
   auto& waiting = impl.early[from];
-  for (auto next = waiting.find(impl.expected_sequence[from]); next != waiting.end();
-       next = waiting.find(impl.expected_sequence[from])) {
+  // Nearly always nothing waits: a look at the size, not a search of the tree.
+  for (auto next = waiting.empty() ? waiting.end() : waiting.find(impl.expected_sequence[from]);
+       next != waiting.end(); next = waiting.find(impl.expected_sequence[from])) {
     Held held = std::move(next->second);
     waiting.erase(next);
     impl.handle(held.header, held.desc != nullptr ? held.desc : held.data.data(), held.length,
