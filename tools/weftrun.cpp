@@ -9,10 +9,12 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "elf_section.h"
@@ -74,7 +76,32 @@ deadlock.report=off disables it). With -p, when a process fails (a non-zero stat
 the others are stopped (SIGTERM, then SIGKILL after 0.5 s), the failed process and its ranks are
 named on stderr, and its status is the job's. SIGQUIT sent to weftrun makes every process of the
 job print every user thread's stack on stderr; the job goes on.
+
+environment: with -p, the processes get UCX_CMA_SEG_SIZE=4m unless it is set already (UCX then
+reads a large message between them in 4 MiB system calls, not 512 KiB ones).
 )";
+
+// UCX settings for the processes of a job of several, where the environment does not set them:
+// UCX reads them when the transport makes its worker (ucp_config_read), and the user's own value
+// wins. weft cannot set them for its worker alone: UCX 1.13 takes CMA_SEG_SIZE through
+// ucp_config_modify, then refuses it at worker creation ("invalid configuration", on stderr), and
+// a setenv inside the running program races its other threads' getenv.
+// - UCX_CMA_SEG_SIZE: a rendezvous fetch reads the sender's buffer with process_vm_readv in
+//   segments of this size, one per progress call. UCX's 512 KiB made a 4 MiB message 8 calls and
+//   8 progress rounds; Open MPI's vader reads it in one (docs/mpi-processes.md, "Limits").
+constexpr std::pair<std::string_view, std::string_view> kUcxDefaults[] = {
+    {"UCX_CMA_SEG_SIZE", "4m"}};
+
+// "NAME=value" entries of kUcxDefaults for the variables this process's environment lacks.
+std::vector<std::string> ucx_defaults() {
+  std::vector<std::string> entries;
+  for (const auto& [name, value] : kUcxDefaults) {
+    if (std::getenv(std::string(name).c_str()) == nullptr) {
+      entries.push_back(std::string(name) + "=" + std::string(value));
+    }
+  }
+  return entries;
+}
 
 // Where execvp would find `name`.
 std::string resolve_program(const std::string& name) {
@@ -212,9 +239,11 @@ int run_processes(const Options& options, const weft::Config& config, const std:
   const weft::trace::Settings trace = weft::trace::settings_of(config);
   std::optional<weft::tools::TraceParts> parts;
   if (!trace.file.empty()) parts.emplace(trace, processes);
+  const std::vector<std::string> ucx = ucx_defaults();
   std::vector<weft::tools::ProcessLaunch> launches;
   for (int process = 0; process < processes; ++process) {
     weft::tools::ProcessLaunch launch{options.launch, server.environment(process)};
+    launch.environment.insert(launch.environment.end(), ucx.begin(), ucx.end());
     launch.launch.settings.emplace_back("scheduler.cores", cores[process]);
     if (parts) {
       launch.launch.settings.emplace_back("trace.file", parts->part(process));

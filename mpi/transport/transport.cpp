@@ -73,6 +73,13 @@ void check(std::string_view call, ucs_status_t status) {
   if (status != UCS_OK) throw Error(ucx_failure(call, status));
 }
 
+// An arrival decode_wire_header refused: ends the job with the reason. Out of line, so that the
+// message callback builds no string on its way.
+[[noreturn, gnu::cold, gnu::noinline]] void refuse_arrival(const WireArrival& arrival,
+                                                           int processes) {
+  end_job("weft: " + wire_header_refusal(arrival, processes));
+}
+
 // A send or fetch to or from `process` failed with `status`: when its endpoint reports peer
 // failures (Transport::Impl::endpoint), UCX failed the endpoint, and this ends the process for
 // the loss of `process` (its error callback may come later). Returns otherwise, or while closing.
@@ -513,10 +520,11 @@ ucs_status_t Transport::Impl::on_message(void* arg, const void* header_bytes,
                                          const ucp_am_recv_param_t* param) {
   auto& impl = *static_cast<Impl*>(arg);
   const bool rendezvous = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
-  auto decoded = decode_wire_header({header_bytes, header_length, length, rendezvous},
-                                    impl.world.layout().processes());
-  if (const std::string* refused = std::get_if<std::string>(&decoded)) end_job("weft: " + *refused);
-  const WireHeader& header = std::get<WireHeader>(decoded);
+  const WireArrival arrival{header_bytes, header_length, length, rendezvous};
+  const int processes = impl.world.layout().processes();
+  WireHeader header;
+  if (decode_wire_header(arrival, processes, header) != WireFault::none) [[unlikely]]
+    refuse_arrival(arrival, processes);
   const auto from = static_cast<std::size_t>(header.process);
   if (header.sequence != impl.expected_sequence[from]) {
     Held held{header, {}, nullptr, length};
@@ -531,8 +539,9 @@ ucs_status_t Transport::Impl::on_message(void* arg, const void* header_bytes,
   impl.handle(header, data, length, rendezvous);
   ++impl.expected_sequence[from];
   auto& waiting = impl.early[from];
-  for (auto next = waiting.find(impl.expected_sequence[from]); next != waiting.end();
-       next = waiting.find(impl.expected_sequence[from])) {
+  // Nearly always nothing waits: a look at the size, not a search of the tree.
+  for (auto next = waiting.empty() ? waiting.end() : waiting.find(impl.expected_sequence[from]);
+       next != waiting.end(); next = waiting.find(impl.expected_sequence[from])) {
     Held held = std::move(next->second);
     waiting.erase(next);
     impl.handle(held.header, held.desc != nullptr ? held.desc : held.data.data(), held.length,

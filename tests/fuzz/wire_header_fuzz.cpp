@@ -6,7 +6,6 @@
 // header announces.
 #include <cstring>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "fuzz_input.h"
@@ -22,13 +21,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // A copy of exactly the header's bytes, so that ASan sees any read past them.
   const std::string_view rest = input.rest();
   std::vector<char> header(rest.begin(), rest.end());
-  const auto decoded = weft::mpi::decode_wire_header(
-      {header.data(), header.size(), data_length, rendezvous}, processes);
-  if (const auto* refused = std::get_if<std::string>(&decoded)) {
-    require(!refused->empty(), "a refusal without a reason");
+  const weft::mpi::WireArrival arrival{header.data(), header.size(), data_length, rendezvous};
+  weft::mpi::WireHeader accepted;
+  const weft::mpi::WireFault fault = weft::mpi::decode_wire_header(arrival, processes, accepted);
+  const std::string refused = weft::mpi::wire_header_refusal(arrival, processes);
+  if (fault != weft::mpi::WireFault::none) {
+    require(!refused.empty(), "a refusal without a reason");
     return 0;
   }
-  const weft::mpi::WireHeader& accepted = std::get<weft::mpi::WireHeader>(decoded);
+  require(refused.empty(), "an accepted header with a reason to refuse it: " + refused);
   require(header.size() == sizeof(weft::mpi::WireHeader),
           "a header of " + std::to_string(header.size()) + " bytes was accepted");
   require(std::memcmp(&accepted, header.data(), sizeof accepted) == 0,

@@ -5,13 +5,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
-#include <variant>
 
 namespace {
 
 using weft::mpi::decode_wire_header;
+using weft::mpi::wire_header_refusal;
 using weft::mpi::WireArrival;
+using weft::mpi::WireFault;
 using weft::mpi::WireHeader;
 
 WireHeader header_of(std::uint64_t bytes, int process) {
@@ -24,12 +26,23 @@ WireHeader header_of(std::uint64_t bytes, int process) {
           .process = process};
 }
 
+WireFault fault_of(const WireArrival& arrival, int processes = 2) {
+  WireHeader decoded{};
+  const WireFault fault = decode_wire_header(arrival, processes, decoded);
+  if (fault == WireFault::none) {
+    EXPECT_EQ(std::memcmp(&decoded, arrival.header, sizeof decoded), 0)
+        << "the decoded header differs from its bytes";
+  }
+  // The reason is given exactly for what the decoder refuses.
+  EXPECT_EQ(wire_header_refusal(arrival, processes).empty(), fault == WireFault::none);
+  return fault;
+}
+
 std::string refusal(const WireHeader& header, std::size_t data_length, bool rendezvous,
                     int processes = 2) {
-  const auto decoded =
-      decode_wire_header(WireArrival{&header, sizeof header, data_length, rendezvous}, processes);
-  const std::string* reason = std::get_if<std::string>(&decoded);
-  return reason != nullptr ? *reason : std::string();
+  const WireArrival arrival{&header, sizeof header, data_length, rendezvous};
+  fault_of(arrival, processes);
+  return wire_header_refusal(arrival, processes);
 }
 
 TEST(WireHeader, MessagesOfTheJobAreAccepted) {
@@ -42,9 +55,11 @@ TEST(WireHeader, MessagesOfTheJobAreAccepted) {
 
 TEST(WireHeader, AHeaderOfAnotherSizeOrProcessIsRefused) {
   const WireHeader header = header_of(8, 1);
-  const auto decoded = decode_wire_header(WireArrival{&header, sizeof header - 4, 8, false}, 2);
-  ASSERT_TRUE(std::holds_alternative<std::string>(decoded));
-  EXPECT_NE(std::get<std::string>(decoded).find("header of"), std::string::npos);
+  const WireArrival short_header{&header, sizeof header - 4, 8, false};
+  EXPECT_EQ(fault_of(short_header), WireFault::header_length);
+  EXPECT_NE(wire_header_refusal(short_header, 2).find("header of 36 bytes, expected 40"),
+            std::string::npos);
+  EXPECT_EQ(fault_of({&header, sizeof header, 8, false}, 1), WireFault::process);
   EXPECT_NE(refusal(header_of(8, 2), 8, false).find("sending process 2"), std::string::npos);
   EXPECT_NE(refusal(header_of(8, -1), 8, false).find("sending process -1"), std::string::npos);
 }
@@ -52,8 +67,9 @@ TEST(WireHeader, AHeaderOfAnotherSizeOrProcessIsRefused) {
 // Found by wire_header_fuzz (corpus/wire_header_fuzz/regress_bytes_past_data): a header announcing
 // more bytes than came made the receiving engine copy past the message's data.
 TEST(WireHeader, DataShorterOrLongerThanAnnouncedIsRefused) {
-  EXPECT_NE(refusal(header_of(0x00ffffffffffffff, 1), 0, false).find("announces"),
-            std::string::npos);
+  const WireHeader huge = header_of(0x00ffffffffffffff, 1);
+  EXPECT_EQ(fault_of({&huge, sizeof huge, 0, false}), WireFault::data_length);
+  EXPECT_NE(refusal(huge, 0, false).find("announces"), std::string::npos);
   EXPECT_NE(refusal(header_of(4096, 1), 16, false).find("carries 16"), std::string::npos);
   EXPECT_NE(refusal(header_of(4096, 1), 100, true).find("rendezvous"), std::string::npos);
   EXPECT_NE(refusal(header_of(8, 1), 9, false), "");

@@ -131,6 +131,18 @@ case $check in
     (($(grep -c '^cores 0$' out) == 2)) || fail "processes 0 and 2 should share core 0"
     expect_in out "^cores 1$"
     expect_nothing_left ;;
+  ucx_environment)
+    # weftrun gives the processes of -p UCX's CMA segment size (tools/weftrun.cpp, kUcxDefaults)
+    # unless the user set it: the user's own value wins.
+    expect_run 0 env -u UCX_CMA_SEG_SIZE "$bin/weftrun" -n 2 -p 2 "${machine[@]}" "$program" \
+      exchange
+    (($(grep -c '^UCX_CMA_SEG_SIZE 4m$' out) == 2)) ||
+      fail "both processes should get UCX_CMA_SEG_SIZE=4m"
+    expect_run 0 env UCX_CMA_SEG_SIZE=1m "$bin/weftrun" -n 2 -p 2 "${machine[@]}" "$program" \
+      exchange
+    (($(grep -c '^UCX_CMA_SEG_SIZE 1m$' out) == 2)) ||
+      fail "the user's UCX_CMA_SEG_SIZE=1m should win"
+    expect_nothing_left ;;
   exit_nonzero)
     expect_run 3 "$bin/weftrun" -n 4 -p 2 "${machine[@]}" "$program" exit-after-fence 1 3
     expect_in err "process 1 \(ranks 2-3\) of .* exited with status 3; the other processes were stopped"

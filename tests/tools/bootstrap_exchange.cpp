@@ -15,7 +15,8 @@
 //                                         with 1 at once; K kills itself (SIGKILL) 1 s later
 //   bootstrap_exchange wrong-token        joins with a token that is not the job's
 //
-// It prints "socket <path>" and "cores <scheduler.cores>" first, and "process I pid <pid>" once
+// It prints "socket <path>", "cores <scheduler.cores>" and "UCX_CMA_SEG_SIZE <value or unset>"
+// first, and "process I pid <pid>" once
 // it has joined. Under weftrun it behaves as a
 // weft program (the marker section, the acknowledgement); started by mpirun it runs alone.
 #include <signal.h>
@@ -82,6 +83,8 @@ int run(int argc, char** argv) {
   const char* socket = std::getenv("WEFT_INTERNAL_BOOTSTRAP_SOCKET");
   say("socket " + std::string(socket != nullptr ? socket : "none"));
   say("cores " + config.get_string("scheduler.cores"));
+  const char* cma_segment = std::getenv("UCX_CMA_SEG_SIZE");
+  say("UCX_CMA_SEG_SIZE " + std::string(cma_segment != nullptr ? cma_segment : "unset"));
   if (mode == "wrong-token") ::setenv("WEFT_INTERNAL_BOOTSTRAP_TOKEN", "0123456789abcdef", 1);
 
   std::unique_ptr<weft::Bootstrap> bootstrap =
