@@ -1,6 +1,7 @@
 #include "pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include "places.h"
@@ -26,13 +27,35 @@ struct Worker {
   int home_vp = 0;
   // Set with `team`: whether the worker goes back to home_vp after the region (Pool::start).
   bool spread = false;
+  // Set with `team`: in a team of 2 with free workers on 2 places or more, the VP its master
+  // started the region on; -1 otherwise.
+  int master_vp = -1;
+  // Whether the worker's last shares were short enough to run beside its master (follow_share).
+  bool beside_master = false;
   // Set with `team`: the master's stamp, which the worker's region span is placed after.
   std::uint64_t trace_stamp = 0;
   weft::Event start{weft::Event::Mode::automatic};
   weft::Thread thread;
 
   void run();
+  void follow_share(int master, std::chrono::steady_clock::duration share);
 };
+
+namespace {
+
+// A team of 2 on free workers: where its worker runs (docs/omp_bridge.md, "A team of two"). A
+// share is the worker's time in a region between two of its barriers (or its begin and end).
+// Below kShortShare the worker runs on its master's VP: the two then hand the core to each other
+// at every barrier and join (a yield, about 0.3 us a region), where across two cores each hand-off
+// waits for the other core (1.2-1.5 us a region, and a sleeping core's futex wake-up, 5-50 us,
+// after a long wait). Above kLongShare it leaves the master's VP: its share would otherwise wait
+// for the master's (the other core may be asleep, and a thread queued by its own core's thread
+// wakes no other). Between the two it stays where it is, so that a share near either bound does
+// not move it at every region.
+constexpr std::chrono::nanoseconds kShortShare{2000};
+constexpr std::chrono::nanoseconds kLongShare{5000};
+
+}  // namespace
 
 void Worker::run() {
   adopt(state);
@@ -42,19 +65,53 @@ void Worker::run() {
     Team& current = *team;
     // Read with `team`, before the join: once joined, the master may set it for its next region.
     const bool go_home = spread;
+    const int master = master_vp;
     const std::uint64_t stamp = trace_stamp;
     pool->wake(2 * num + 1);
     pool->wake(2 * num + 2);
+    // Moved while the master runs its own share: the master runs the worker at its first wait.
+    if (master >= 0 && beside_master && this_thread::vp() != master) {
+      this_thread::move_to_vp(master);
+    }
+    const auto began =
+        master >= 0 ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     enter_team(state, current, num, state.implicit);
-    // Within the master's region: no clock read, placed after the master's begin (its stamp).
-    const trace::TeamSpan span(trace::Category::omp, "parallel region",
-                               static_cast<std::uint64_t>(num), stamp, trace::Member::worker);
-    current.fn(current.data);
-    worker_join(state, current);
+    std::uint64_t barriers = 0;
+    {
+      // Within the master's region: no clock read, placed after the master's begin (its stamp).
+      const trace::TeamSpan span(trace::Category::omp, "parallel region",
+                                 static_cast<std::uint64_t>(num), stamp, trace::Member::worker);
+      current.fn(current.data);
+      // Before the join, after which the team may be gone.
+      if (master >= 0) barriers = current.barrier.completed();
+      worker_join(state, current);
+    }
     if (go_home && this_thread::vp() != home_vp) this_thread::prefer_vp(home_vp);
+    if (master >= 0) {
+      follow_share(master, (std::chrono::steady_clock::now() - began) /
+                               static_cast<std::int64_t>(barriers + 1));
+    }
   }
   // The worker's own hot pools (nested regions) end with it, innermost first.
   while (!state.pools.empty()) state.pools.pop_back();
+}
+
+void Worker::follow_share(int master, std::chrono::steady_clock::duration share) {
+  if (share < kShortShare) {
+    beside_master = true;
+    // A worker that parks before the next region is then woken on the master's VP, with no
+    // wake-up of its own VP to make.
+    if (this_thread::vp() != master) this_thread::prefer_vp(master);
+    return;
+  }
+  if (share <= kLongShare) return;
+  beside_master = false;
+  if (this_thread::vp() != master) return;
+  // Its own place's VP, unless the master moved there (an idle VP stole it while it waited).
+  int away = home_vp;
+  for (auto vp = state.vps->begin(); away == master && vp != state.vps->end(); ++vp) away = *vp;
+  // Now, not at the next wake-up: a worker waiting on the master's VP would take its start there.
+  if (away != master) this_thread::move_to_vp(away);
 }
 
 Pool::Pool(ThreadState& owner) : owner_(owner) {}
@@ -159,14 +216,19 @@ void Pool::start(Team& team, ProcBind bind, std::uint64_t trace_stamp) {
   // without a scheduling point (syncbench's TASK: 6 of 8 threads' tasks on one of 2 VPs), while
   // the other VP waits to be woken and to steal them one by one. The workers of such a team go
   // back to the VP they were placed on when they leave a region (Worker::run), so that the next
-  // one starts spread, each still free to be stolen. A team that fits its places is left where
-  // its workers last ran: a short region of 2 threads on 2 cores is cheaper on one core (a wake of
-  // the other core costs more than the region).
+  // one starts spread, each still free to be stolen. A team of 2 that fits its places runs its
+  // worker beside the master or away from it by the length of its shares (Worker::follow_share):
+  // a short region of 2 threads on 2 cores is cheaper on one core. Larger teams that fit are left
+  // where their workers last ran: gathered on one VP, three threads or more leave two queued,
+  // which an idle VP takes at once.
   const bool spread = bind == ProcBind::false_ && team.size > places_;
+  const int master_vp =
+      bind == ProcBind::false_ && team.size == 2 && places_ >= 2 ? this_thread::vp() : -1;
   for (int num = 1; num < team.size; ++num) {
     Worker& member = worker(num);
     member.team = &team;
     member.spread = spread;
+    member.master_vp = master_vp;
     member.trace_stamp = trace_stamp;
   }
   wake(1);

@@ -24,6 +24,9 @@ class TeamBarrier {
       : size_(size), tasks_(tasks), cancelled_(cancelled), signal_(signal) {}
   // Returns at once in a cancelled region: the threads that cancelled will not come.
   void wait(ThreadState& self);
+  // Barriers the team completed so far (a pool's worker sizes its shares by them, pool.cpp).
+  // relaxed: a count for a placement choice, read by a thread past its last barrier.
+  std::uint64_t completed() const { return generation_.load(std::memory_order_relaxed); }
 
  private:
   // Completes the barrier if everyone arrived and no task is left; true when this call did.

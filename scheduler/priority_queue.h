@@ -160,13 +160,22 @@ class SharedQueue {
   // Sequentially consistent, for the sleep/wake handshake (see VirtualProcessor::sleep).
   std::uint32_t mask_seq_cst() const noexcept { return mask_.load(); }
   std::size_t size_hint() const noexcept { return size_.load(std::memory_order_relaxed); }
+  // Pushes so far: a thief that sees the same count twice saw the same queued threads.
+  std::uint32_t pushes_hint() const noexcept { return pushes_.load(std::memory_order_relaxed); }
+  // Whether the queue holds one thread, queued by a thread of the queue's own processor, which
+  // runs it at its next scheduling point (see VirtualProcessor::steal). Read after mask_seq_cst()
+  // in the sleep handshake: the push's seq_cst publication of the mask orders this before it.
+  bool owner_lone() const noexcept { return owner_lone_.load(std::memory_order_relaxed); }
 
-  // Returns the queue's size after the push.
-  std::size_t push_back(Fiber* fiber) noexcept {
+  // Returns the queue's size after the push. `by_owner`: the caller runs on the queue's processor.
+  std::size_t push_back(Fiber* fiber, bool by_owner = false) noexcept {
     lock_.lock();
     queue_.push_back(fiber);
-    publish();
     const std::size_t size = queue_.size();
+    // relaxed, both: written under the lock, published by publish()'s seq_cst store of the mask.
+    owner_lone_.store(by_owner && size == 1, std::memory_order_relaxed);
+    pushes_.store(pushes_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    publish();
     lock_.unlock();
     return size;
   }
@@ -179,6 +188,8 @@ class SharedQueue {
     const int level = top_level(queue_.mask());
     if (level >= min_level) {
       fiber = queue_.pop_front(level);
+      // The thread left, if any, may have come from anywhere.
+      owner_lone_.store(false, std::memory_order_relaxed);
       publish();
     }
     lock_.unlock();
@@ -188,7 +199,10 @@ class SharedQueue {
   Fiber* pop_level(int level) noexcept {
     lock_.lock();
     Fiber* fiber = queue_.pop_front(level);
-    if (fiber != nullptr) publish();
+    if (fiber != nullptr) {
+      owner_lone_.store(false, std::memory_order_relaxed);
+      publish();
+    }
     lock_.unlock();
     return fiber;
   }
@@ -216,6 +230,8 @@ class SharedQueue {
   PriorityQueue queue_;
   std::atomic<std::uint32_t> mask_{0};
   std::atomic<std::size_t> size_{0};
+  std::atomic<std::uint32_t> pushes_{0};
+  std::atomic<bool> owner_lone_{false};
 };
 
 }  // namespace weft::detail

@@ -289,8 +289,9 @@ void Scheduler::Impl::make_runnable(detail::Fiber* fiber) noexcept {
         if (preferred >= 0) fiber->vp.store(preferred, std::memory_order_relaxed);
       }
       detail::VirtualProcessor& vp = *vps[fiber->vp.load(std::memory_order_relaxed)];
-      const std::size_t queued = vp.shared().push_back(fiber);
-      if (&vp == detail::current_vp()) {
+      const bool by_owner = &vp == detail::current_vp();
+      const std::size_t queued = vp.shared().push_back(fiber, by_owner);
+      if (by_owner) {
         // Queued by a thread of its owner (a spawn, a wake-up between threads of one core, a
         // free thread's requeue at its switch): the owner runs it at its next scheduling point,
         // so a lone thread wakes nobody and a ping-pong on one core makes no system call.

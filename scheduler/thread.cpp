@@ -138,6 +138,19 @@ void prefer_vp(int vp) {
   self->preferred_vp.store(vp, std::memory_order_relaxed);
 }
 
+void move_to_vp(int vp) {
+  prefer_vp(vp);
+  detail::Fiber* self = detail::current_fiber();
+  if (self->placement.kind != Placement::Kind::free) return;
+  detail::VirtualProcessor* here = detail::current_vp();
+  if (here->index() == vp) {
+    // Already there: nothing to move, and the next wake-up keeps it where it runs.
+    self->preferred_vp.store(-1, std::memory_order_relaxed);
+    return;
+  }
+  here->requeue_current();
+}
+
 bool is_weft_thread() {
   return detail::current_fiber() != nullptr;
 }

@@ -42,6 +42,7 @@ VirtualProcessor::VirtualProcessor(Scheduler::Impl& scheduler, int index, int co
 
 void VirtualProcessor::start(std::vector<VirtualProcessor*> victims) {
   victims_ = std::move(victims);
+  lone_seen_.assign(victims_.size(), LoneSeen{});
   thread_ = std::thread([this] { main(); });
 }
 
@@ -147,7 +148,13 @@ void VirtualProcessor::sleep() noexcept {
   state_.store(kSleeping);
   bool work = inbox_.load() != nullptr || !ready_.empty() || shared_.mask_seq_cst() != 0 ||
               node_.queue.mask_seq_cst() != 0;
-  for (VirtualProcessor* victim : victims_) work = work || victim->shared_.mask_seq_cst() != 0;
+  // A thread alone in another processor's queue, queued there by that processor's own thread, is
+  // that processor's to run at its next scheduling point (the wake rule wakes nobody for it):
+  // not work to stay awake for. Anything else queued is: its waker may have read `sleeping`
+  // before this processor counted itself in.
+  for (VirtualProcessor* victim : victims_) {
+    work = work || (victim->shared_.mask_seq_cst() != 0 && !victim->shared_.owner_lone());
+  }
   if (work || (scheduler_.stopping.load() && scheduler_.live.load() == 0)) {
     state_.store(kRunning);
     return;
@@ -368,8 +375,19 @@ Fiber* VirtualProcessor::pop_at(int level) noexcept {
 }
 
 Fiber* VirtualProcessor::steal() noexcept {
-  for (VirtualProcessor* victim : victims_) {
-    if (victim->shared_.size_hint() == 0) continue;
+  for (std::size_t i = 0; i < victims_.size(); ++i) {
+    VirtualProcessor* victim = victims_[i];
+    const std::size_t queued = victim->shared_.size_hint();
+    if (queued == 0) continue;
+    // A thread alone in a victim's queue is the next its owner runs, often within a few hundred
+    // nanoseconds: two threads handing a core to each other (a waiter yielding to the thread it
+    // waits for) keep one of them queued at every switch. Taken at once, one of the pair moves
+    // and every later hand-off between them crosses cores (an OpenMP team of 2 on 2 cores: 1.2-
+    // 1.5 us a region instead of 0.3). So a lone thread is taken only once it sat there
+    // kLoneStealDelayNs, as Go's thieves leave a processor's runnext thread 3 us: its owner is
+    // then busy with a thread that does not yield, and the thread is better off here. Surplus
+    // (two or more queued) is taken at once.
+    if (queued == 1 && !lone_settled(i)) continue;
     Fiber* fiber = victim->shared_.pop();
     if (fiber == nullptr) continue;
     // More left there: let another sleeping processor help (it stops at the first searcher).
@@ -377,6 +395,16 @@ Fiber* VirtualProcessor::steal() noexcept {
     return fiber;
   }
   return nullptr;
+}
+
+bool VirtualProcessor::lone_settled(std::size_t victim) noexcept {
+  LoneSeen& seen = lone_seen_[victim];
+  const std::uint32_t pushes = victims_[victim]->shared_.pushes_hint();
+  const std::int64_t now = steady_now_ns();
+  // No push since the last look: the thread queued then is still the one there.
+  if (pushes == seen.pushes) return now - seen.since_ns >= kLoneStealDelayNs;
+  seen = {pushes, now};
+  return false;
 }
 
 bool VirtualProcessor::run_pollers() noexcept {
@@ -507,6 +535,11 @@ void VirtualProcessor::run_now(Fiber* fiber) noexcept {
 void VirtualProcessor::park_current() noexcept {
   run_switch_hooks();
   switch_to(current_, pick(0), After::park);
+}
+
+void VirtualProcessor::requeue_current() noexcept {
+  run_switch_hooks();
+  switch_to(current_, pick(0), After::requeue);
 }
 
 void VirtualProcessor::exit_current() noexcept {

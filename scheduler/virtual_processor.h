@@ -100,6 +100,9 @@ class VirtualProcessor {
   // queued to resume first (ThreadAttr::run_at_once).
   void run_now(Fiber* fiber) noexcept;
   void park_current() noexcept;
+  // Switches the running free thread out and queues it again at once, where make_runnable puts
+  // it (this_thread::move_to_vp: on the processor it prefers), even with nothing else to run here.
+  void requeue_current() noexcept;
   [[noreturn]] void exit_current() noexcept;
   void add_poller(PollWaiter* waiter) noexcept;
   // Arms a timer of this processor's heap (the thread that arms it parks on this processor).
@@ -167,6 +170,9 @@ class VirtualProcessor {
   [[gnu::noinline]] std::uint64_t yield_general(Fiber* self, int floor) noexcept;
   void drain_inbox() noexcept;
   Fiber* steal() noexcept;
+  // Whether the one thread queued on victims_[victim] has sat there kLoneStealDelayNs (see
+  // steal()).
+  bool lone_settled(std::size_t victim) noexcept;
   bool run_pollers() noexcept;
   bool housekeeping(bool idle) noexcept;
   void sleep() noexcept;
@@ -192,6 +198,15 @@ class VirtualProcessor {
   const int core_;
   NumaNode& node_;
   std::vector<VirtualProcessor*> victims_;  // other processors, nearest NUMA node first
+  // Per victim, the push count at which steal() last found one thread in its queue, and when.
+  struct LoneSeen {
+    std::uint32_t pushes = 0;
+    std::int64_t since_ns = 0;
+  };
+  std::vector<LoneSeen> lone_seen_;
+  // Go's delay before stealing a processor's runnext thread: a hand-off between two threads of
+  // one core (tens of nanoseconds to a few hundred) leaves the next one queued far shorter.
+  static constexpr std::int64_t kLoneStealDelayNs = 3000;
   std::thread thread_;
 
   PriorityQueue ready_;

@@ -11,4 +11,9 @@ namespace weft::this_thread {
 // running scheduler or the caller is not a weft thread.
 void prefer_vp(int vp);
 
+// prefer_vp(vp), then, for a free caller running elsewhere, a switch out that queues it there at
+// once (where an idle processor may still steal it, see docs/scheduler.md "Stealing"), instead of
+// at its next wake-up: a yield with nothing else to run would not move it.
+void move_to_vp(int vp);
+
 }  // namespace weft::this_thread
