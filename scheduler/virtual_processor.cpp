@@ -379,15 +379,16 @@ Fiber* VirtualProcessor::steal() noexcept {
     VirtualProcessor* victim = victims_[i];
     const std::size_t queued = victim->shared_.size_hint();
     if (queued == 0) continue;
-    // A thread alone in a victim's queue is the next its owner runs, often within a few hundred
-    // nanoseconds: two threads handing a core to each other (a waiter yielding to the thread it
-    // waits for) keep one of them queued at every switch. Taken at once, one of the pair moves
-    // and every later hand-off between them crosses cores (an OpenMP team of 2 on 2 cores: 1.2-
-    // 1.5 us a region instead of 0.3). So a lone thread is taken only once it sat there
-    // kLoneStealDelayNs, as Go's thieves leave a processor's runnext thread 3 us: its owner is
-    // then busy with a thread that does not yield, and the thread is better off here. Surplus
-    // (two or more queued) is taken at once.
-    if (queued == 1 && !lone_settled(i)) continue;
+    // A thread alone in a victim's queue, queued by the victim's own thread, is the next its
+    // owner runs, often within a few hundred nanoseconds: two threads handing a core to each
+    // other (a waiter yielding to the thread it waits for) keep one of them queued at every
+    // switch. Taken at once, one of the pair moves and every later hand-off between them crosses
+    // cores (an OpenMP team of 2 on 2 cores: 1.2-1.5 us a region instead of 0.3). So such a
+    // thread is taken only once it sat there kLoneStealDelayNs, as Go's thieves leave a
+    // processor's runnext thread 3 us: its owner is then busy with a thread that does not yield,
+    // and the thread is better off here. Surplus (two or more queued) and a thread another core
+    // woke (its waker asked for a searcher: the wake rule) are taken at once.
+    if (queued == 1 && victim->shared_.owner_lone() && !lone_settled(i)) continue;
     Fiber* fiber = victim->shared_.pop();
     if (fiber == nullptr) continue;
     // More left there: let another sleeping processor help (it stops at the first searcher).
