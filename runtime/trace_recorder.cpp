@@ -432,10 +432,6 @@ void end(Category category, const char* name) noexcept {
   record<Timing::now>(SlotKind::end, static_cast<std::uint8_t>(category),
                       reinterpret_cast<std::uintptr_t>(name), 0);
 }
-void begin_at_resume(Category category, const char* name, std::uint64_t arg) noexcept {
-  record<Timing::at_resume>(SlotKind::begin, static_cast<std::uint8_t>(category),
-                            reinterpret_cast<std::uintptr_t>(name), arg);
-}
 // Where the thread did not resume from a park but its receive noted the stamp of the message it
 // took, with nothing recorded since (received_after), the end reads no clock: it is untimed and
 // bounded below by the stamp (interpolate_untimed). That takes the clock read off the critical

@@ -25,7 +25,6 @@ namespace detail {
 // Bit c set: category c is recorded. Zero while no trace is being recorded.
 extern std::atomic<std::uint32_t> recorded;
 void begin(Category category, const char* name, std::uint64_t arg) noexcept;
-void begin_at_resume(Category category, const char* name, std::uint64_t arg) noexcept;
 void end(Category category, const char* name) noexcept;
 // An end at the time of the calling kernel thread's previous event, without reading the clock.
 void end_with_previous(Category category, const char* name) noexcept;
@@ -46,27 +45,20 @@ inline bool enabled(Category category) noexcept {
 // How a span's begin or end is timed, where it need not read the clock:
 // - End::with_inner: the span ends together with a span nested in it, whose end is recorded just
 //   before (destructors back to back, nothing between them), and takes that one's time;
-// - Begin::at_resume, End::at_resume: the span begins (ends) right after its thread resumed from a
-//   wait, with nothing but the wait's return between (a barrier's end, a pool worker's region),
-//   and takes the time of the switch into the thread where that thread resumed from a park and
-//   the switch is the kernel thread's last timed record; otherwise it reads the clock.
+// - End::at_resume: the span ends right after its thread resumed from a wait, with nothing but
+//   the wait's return between (an MPI_Recv, a barrier), and takes the time of the switch into the
+//   thread where that thread resumed from a park and the switch is the kernel thread's last timed
+//   record; otherwise it reads the clock.
 enum class End : std::uint8_t { timed, with_inner, at_resume };
-enum class Begin : std::uint8_t { timed, at_resume };
 
 // A span on the calling thread: MPI_Send, an OpenMP parallel region, a barrier. `arg` is shown
 // with it (a peer rank, a size).
 class Span {
  public:
-  Span(Category category, const char* name, std::uint64_t arg = 0, End end = End::timed,
-       Begin begin = Begin::timed) noexcept
+  Span(Category category, const char* name, std::uint64_t arg = 0, End end = End::timed) noexcept
       : name_(enabled(category) ? name : nullptr), category_(category), end_(end) {
-    if (name_ != nullptr) [[unlikely]] {
-      if (begin == Begin::at_resume) {
-        detail::begin_at_resume(category, name, arg);
-      } else {
-        detail::begin(category, name, arg);
-      }
-    }
+    if (name_ != nullptr) [[unlikely]]
+      detail::begin(category, name, arg);
   }
   ~Span() {
     if (name_ != nullptr) [[unlikely]] {
