@@ -82,9 +82,10 @@ static_assert(sizeof(Slot) == sizeof(Event));
 
 // The time of an untimed record, set at stop by interpolation between the timed records around it
 // on its kernel thread; the clock never reads 0. Untimed are the records that lie, by where they
-// are made, between two timed ones close by: a polling thread's yield (trace::Polling), a wake-up
-// made by a user thread, a message's ends inside an MPI call. At most kMaxUntimed in a row: the
-// next one reads the clock, which bounds how far an interpolated time can be from the truth.
+// are made, between two timed ones close by: a polling thread's yield (trace::mark_polling_yield),
+// a wake-up made by a user thread, a message's ends inside an MPI call. At most kMaxUntimed in a
+// row: the next one reads the clock, which bounds how far an interpolated time can be from the
+// truth.
 constexpr std::uint64_t kUntimed = 0;
 constexpr std::uint32_t kMaxUntimed = 15;
 constexpr std::uint64_t kResumed = std::uint64_t{1} << 32;
@@ -105,8 +106,8 @@ struct Cursor {
   // The time of the last event recorded with a clock read, for the events made at the same
   // instant (Timing::previous).
   std::uint64_t last_time = 0;
-  // Where a polling thread's yield would record its switch (trace::Polling): a switch recorded
-  // there, with nothing recorded since the mark, is untimed.
+  // Where a polling thread's yield would record its switch (trace::mark_polling_yield): a yield's
+  // switch recorded there, with nothing recorded since the mark, is untimed.
   Slot* polling_slot = nullptr;
   // Low 32 bits: the untimed records in a row since the last timed one; kResumed: the last timed
   // record is the switch into the thread now running, resumed from a park (Timing::at_resume).
@@ -152,6 +153,9 @@ struct Buffer : Cursor {
     chunks.push_back(std::move(chunk));
     next = chunks.back().get();
     end = next + kChunkEvents;
+    // A mark left in a reused chunk would match again once the ring comes back to it.
+    polling_slot = nullptr;
+    bound_slot = nullptr;
   }
   std::size_t size() const noexcept {
     if (chunks.empty()) return 0;

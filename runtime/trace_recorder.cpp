@@ -1,6 +1,8 @@
 // The recording side of a trace: each event appended to its kernel thread's buffer
 // (runtime/trace_buffer.h) without a lock, by that thread alone, with the fewest instructions and
 // clock reads its place allows (docs/observability.md, "What recording costs").
+#include <bit>
+#include <cstddef>
 #include <cstring>
 
 #include "trace_buffer.h"
@@ -58,8 +60,9 @@ Buffer* my_buffer() noexcept {
 // end together), is left untimed (`interpolated`, see kUntimed) while fewer than kMaxUntimed
 // records in a row are, or takes the time of the switch into its thread where that switch is the
 // last timed record (`at_resume`, see trace::End::at_resume). `switch_in`: a timed switch to a
-// thread, which later records `at_resume` may take the time of. `given`: the time the caller
-// passes (a message's stamp, message_stamp). `team`: `interpolated`, and no later record takes
+// thread, whose `given` is kResumed where the thread resumes from a park (later records
+// `at_resume` may take the switch's time), else 0. `given`: the time the caller passes (a
+// message's stamp, message_stamp). `team`: `interpolated`, and no later record takes
 // the switch's time (an OpenMP worker's span begins, or ends after the user's code: code ran since
 // the switch); `team_end`: `at_resume` where the switch's time is to be had, else `team` (the end
 // of a worker's span right after a wait: trace::TeamSpan).
@@ -105,42 +108,54 @@ template <Timing timing, bool fast>
     }
     const std::uint64_t time = fast ? tsc_ticks() : ticks();
     buffer.last_time = time;
-    buffer.since_timed = timing == Timing::switch_in ? kResumed : 0;
+    buffer.since_timed = timing == Timing::switch_in ? given : 0;
     return time;
   }
 }
 
 template <Timing timing>
-[[gnu::noinline]] void record_slow(SlotKind kind, std::uint8_t category, std::uint64_t a,
-                                   std::uint64_t b, std::uint64_t tail,
+[[gnu::noinline]] void record_slow(std::uint64_t a, std::uint64_t b, std::uint64_t tail,
                                    std::uint64_t given) noexcept {
   Buffer* buffer = my_buffer();
   if (buffer == nullptr) return;
   const std::uint64_t time = time_of<timing, false>(*buffer, given);
   Slot* slot = buffer->slot();
-  *slot = Slot{time, a, b, 0, kind, category, 0};
+  slot->time = time;
+  slot->a = a;
+  slot->b = b;
   std::memcpy(&slot->c, &tail, sizeof tail);
   buffer->set_limit();
 }
 
-// `tail` holds c, kind, category and d as they lie in a Slot, written with one store. The fast
-// path saves no register: the slow path is a tail call.
+// `tail` holds c, kind, category and d as they lie in a Slot (packed by tail_of, or as a switch's
+// ThreadInfo lies), written with one store. The fast path saves no register: the slow path is a
+// tail call.
 template <Timing timing>
-[[gnu::always_inline]] inline void record(SlotKind kind, std::uint8_t category, std::uint64_t a,
-                                          std::uint64_t b, std::uint32_t c = 0, std::uint16_t d = 0,
-                                          std::uint64_t given = 0) noexcept {
-  const std::uint64_t tail = c | static_cast<std::uint64_t>(kind) << 32 |
-                             static_cast<std::uint64_t>(category) << 40 |
-                             static_cast<std::uint64_t>(d) << 48;
+[[gnu::always_inline]] inline void record_packed(std::uint64_t a, std::uint64_t b,
+                                                 std::uint64_t tail,
+                                                 std::uint64_t given = 0) noexcept {
   Cursor* buffer = t_cursor;
   if (buffer->next == buffer->limit) [[unlikely]]
-    return record_slow<timing>(kind, category, a, b, tail, given);
+    return record_slow<timing>(a, b, tail, given);
   const std::uint64_t time = time_of<timing, true>(*buffer, given);
   Slot* slot = buffer->next++;
   slot->time = time;
   slot->a = a;
   slot->b = b;
   std::memcpy(&slot->c, &tail, sizeof tail);
+}
+
+constexpr std::uint64_t tail_of(SlotKind kind, std::uint8_t category, std::uint32_t c = 0,
+                                std::uint16_t d = 0) noexcept {
+  return c | static_cast<std::uint64_t>(kind) << 32 | static_cast<std::uint64_t>(category) << 40 |
+         static_cast<std::uint64_t>(d) << 48;
+}
+
+template <Timing timing>
+[[gnu::always_inline]] inline void record(SlotKind kind, std::uint8_t category, std::uint64_t a,
+                                          std::uint64_t b, std::uint32_t c = 0, std::uint16_t d = 0,
+                                          std::uint64_t given = 0) noexcept {
+  record_packed<timing>(a, b, tail_of(kind, category, c, d), given);
 }
 
 }  // namespace
@@ -206,35 +221,49 @@ void instant(Category category, const char* name, std::uint64_t arg) noexcept {
 }
 }  // namespace detail
 
-// Called twice per round of every wait loop, so it checks only that the cursor may be written:
+// Called before each yield of every wait loop, so it checks only that the cursor may be written:
 // a buffer of an ended session is kept (Session::retired), and thread_switch checks the session
-// before it trusts the mark (bench/trace/run: 14.5 instructions a call with that check here too,
-// a quarter of the recording of a barrier or an OpenMP region).
-void detail::polling(bool on) noexcept {
+// before it trusts the mark. The mark needs no clearing after the yield: the switch's record
+// moves `next` past it, and a yield that switches to no other thread clears it
+// (clear_polling_mark).
+void detail::polling() noexcept {
   Cursor* buffer = t_cursor;
   if (buffer == &g_detached) return;
-  buffer->polling_slot = on ? buffer->next : nullptr;
+  buffer->polling_slot = buffer->next;
 }
 
-void thread_switch(std::uint64_t from, SwitchReason reason, std::uint64_t to,
-                   ThreadInfo to_info) noexcept {
-  const auto d =
-      static_cast<std::uint16_t>(to_info.type | static_cast<std::uint8_t>(to_info.priority) << 8);
-  const auto rank = static_cast<std::uint32_t>(to_info.rank);
-  const auto category = static_cast<std::uint8_t>(reason);
+void clear_polling_mark() noexcept {
+  Cursor* buffer = t_cursor;
+  if (buffer == &g_detached) return;
+  buffer->polling_slot = nullptr;
+}
+
+// The switched-to thread's ThreadInfo is the record's last word as it lies: its rank in `c`, its
+// type and priority in `d`, its reason in `category`, and resumes_park (0 or 1) in the byte of
+// `kind`, which an OR with thread_switch (3) overwrites whatever it holds.
+static_assert(sizeof(ThreadInfo) == sizeof(std::uint64_t) && offsetof(ThreadInfo, rank) == 0 &&
+              offsetof(ThreadInfo, resumes_park) == 4 && offsetof(ThreadInfo, reason) == 5 &&
+              offsetof(ThreadInfo, type) == 6 && offsetof(ThreadInfo, priority) == 7);
+static_assert((static_cast<unsigned>(SlotKind::thread_switch) & 1u) == 1u &&
+              std::endian::native == std::endian::little);
+
+void thread_switch(std::uint64_t from, std::uint64_t to, ThreadInfo to_info) noexcept {
+  std::uint64_t word;
+  std::memcpy(&word, &to_info, sizeof word);
+  const std::uint64_t tail = word | tail_of(SlotKind::thread_switch, 0);
   Cursor* buffer = t_cursor;
   if (buffer->next == buffer->polling_slot && buffer != &g_detached &&
-      reason == SwitchReason::yield && to != 0 &&
+      to_info.reason == SwitchReason::yield && to != 0 &&
       t_generation == g_generation.load(std::memory_order_relaxed)) {
-    // A polling thread's yield (trace::Polling), nothing recorded since it was marked, to a
-    // thread (the idle loop may wait long before the next timed event).
+    // A polling thread's yield (trace::mark_polling_yield), nothing recorded since it was
+    // marked, to a thread (the idle loop may wait long before the next timed event).
     buffer->polling_slot = nullptr;
     buffer->since_timed &= ~kResumed;
-    return record<Timing::interpolated>(SlotKind::thread_switch, category, from, to, rank, d);
+    return record_packed<Timing::interpolated>(from, to, tail);
   }
-  if (to_info.resumes_park)
-    return record<Timing::switch_in>(SlotKind::thread_switch, category, from, to, rank, d);
-  record<Timing::now>(SlotKind::thread_switch, category, from, to, rank, d);
+  // resumes_park is bit 32 of the word, kResumed's: no branch.
+  static_assert(kResumed == std::uint64_t{1} << 32);
+  record_packed<Timing::switch_in>(from, to, tail, word & kResumed);
 }
 
 // A wake-up made by a user thread lies between the records of that thread's run on this kernel
