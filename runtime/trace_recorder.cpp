@@ -333,6 +333,13 @@ std::uint64_t message_stamp() noexcept {
   return stamp();
 }
 
+std::uint64_t read_stamp() noexcept {
+  const Cursor* buffer = t_cursor;
+  if (buffer == &g_detached || t_generation != g_generation.load(std::memory_order_relaxed))
+    return 0;
+  return ticks();
+}
+
 void received_after(std::uint64_t stamp) noexcept {
   Cursor* buffer = t_cursor;
   if (buffer == &g_detached || stamp == 0) return;
