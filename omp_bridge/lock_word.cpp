@@ -25,7 +25,7 @@ void spin_round(std::atomic_ref<Word> lock) {
        ++i) {
     detail::spin_pause();
   }
-  const trace::Polling polling;
+  trace::mark_polling_yield();
   this_thread::yield();
 }
 

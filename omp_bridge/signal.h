@@ -39,7 +39,7 @@ class Signal {
         slept(budget, std::chrono::steady_clock::now() - start);
         return;
       }
-      const trace::Polling polling;
+      trace::mark_polling_yield();
       this_thread::yield();
     }
     if (budget < max_budget().count()) {

@@ -37,7 +37,7 @@ bool spin_wait(Pred&& pred) {
     vp = current_vp();
     if (vp->has_local_work()) {
       // The awaited thread may be one of them: pausing here would only delay it.
-      const trace::Polling polling;
+      trace::mark_polling_yield();
       this_thread::yield();
     } else {
       for (int i = 0; i < 16; ++i) {

@@ -472,15 +472,18 @@ void VirtualProcessor::trace_switch(Fiber* prev, After after, Fiber* next) noexc
                                      : prev == nullptr      ? trace::SwitchReason::start
                                                             : trace::SwitchReason::yield;
   if (prev != nullptr) prev->trace_parked = after == After::park;
-  trace::ThreadInfo info;
-  if (next != nullptr) {
-    info.type = static_cast<std::uint8_t>(next->type);
-    info.rank = next->rank;
-    info.priority = static_cast<std::int8_t>(next->priority.load(std::memory_order_relaxed));
-    info.resumes_park = next->trace_parked;
-  }
-  trace::thread_switch(prev != nullptr ? prev->id : 0, reason, next != nullptr ? next->id : 0,
-                       info);
+  // Every field at once: assigned one by one over the defaults, the word is merged byte by byte.
+  const trace::ThreadInfo info =
+      next != nullptr
+          ? trace::ThreadInfo{.rank = next->rank,
+                              .resumes_park = next->trace_parked,
+                              .reason = reason,
+                              .type = static_cast<std::uint8_t>(next->type),
+                              .priority = static_cast<std::int8_t>(
+                                  next->priority.load(std::memory_order_relaxed))}
+          : trace::ThreadInfo{
+                .rank = -1, .resumes_park = false, .reason = reason, .type = 0, .priority = 0};
+  trace::thread_switch(prev != nullptr ? prev->id : 0, next != nullptr ? next->id : 0, info);
 }
 
 void VirtualProcessor::finish_switch(transfer_t from, void* fake_stack) noexcept {

@@ -88,6 +88,8 @@ void VirtualProcessor::prepare_yield_with_extras(PreparedYield& yield) noexcept 
     // from the caller's frame.
     const std::uint32_t mask = ready_.mask();
     if (mask == 0) {
+      if (trace::enabled(trace::Category::sched)) [[unlikely]]
+        trace::clear_polling_mark();
       yield.to = nullptr;
       yield.turns = 0;
       return;
@@ -147,7 +149,12 @@ void finish_switch(SwitchTransfer from) noexcept {
 std::uint64_t VirtualProcessor::yield_general(Fiber* self, int floor) noexcept {
   // prepare_yield counted the pick.
   Fiber* next = choose(floor);
-  if (next == nullptr) return 0;
+  if (next == nullptr) {
+    // The caller goes on: a mark of trace::mark_polling_yield is for a switch of this yield only.
+    if (trace::enabled(trace::Category::sched)) [[unlikely]]
+      trace::clear_polling_mark();
+    return 0;
+  }
   const std::uint64_t before = switches_.load(std::memory_order_relaxed);
   const bool pinned = self->placement.kind == Placement::Kind::pinned;
   if (pinned) {

@@ -23,7 +23,7 @@ struct Settings {
   std::uint32_t categories = 0;  // bit per Category
   std::size_t buffer_bytes = 0;  // per kernel thread; past it the oldest events go, counted
   // trace.clock: false for clock_gettime(CLOCK_MONOTONIC) at every event, true for the
-  // time-stamp counter where it is usable (runtime/trace_recorder.cpp, tsc_usable).
+  // time-stamp counter where it is usable (runtime/trace_session.cpp, tsc_usable).
   bool tsc = true;
 };
 // From trace.file, trace.format (auto: by the file name's suffix), trace.events, trace.buffer.

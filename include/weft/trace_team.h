@@ -20,6 +20,11 @@ void end_in_team(Category category, const char* name, bool after_wait) noexcept;
 // session): what a team's master passes its workers' spans as their bound (TeamSpan), and an MPI
 // call's stamp for the other member of a barrier of two. Callers test enabled(category) first.
 std::uint64_t stamp() noexcept;
+// The recording clock read now, with no record (0 where the calling kernel thread has recorded
+// nothing in this session): what the last member to arrive at an MPI_Barrier leaves the others
+// as the bound of their ends, which its own stamp() is not (another member may have begun after
+// its last read). Callers test enabled(category) first.
+std::uint64_t read_stamp() noexcept;
 
 // Who records a TeamSpan: the team's master, whose span is timed (its begin reads the clock, its
 // end as End::at_resume); a worker, whose span ends right after a wait (`worker_wait`: a

@@ -90,6 +90,8 @@ class Call {
     meeting_->shared = std::make_shared<Mismatch>(mismatch);
   }
   const Mismatch* mismatch() const { return static_cast<const Mismatch*>(meeting_->shared.get()); }
+  // Meeting::trace_stamp of this call's meeting: set in a phase's work, read after the phase.
+  std::uint64_t& trace_stamp() { return meeting_->trace_stamp; }
 
  private:
   // The caller's world rank looked up once: each lookup goes through the current thread.

@@ -76,7 +76,18 @@ int barrier_entry(const collective::Start& start, std::string_view function, MPI
   }
   if (collective::takes_pair_ring(*comm, 0)) return pair_barrier(function, comm, world_rank);
   collective::Call call(comm, function);
-  call.phase();
+  if (!weft::trace::enabled(weft::trace::Category::mpi)) [[likely]] {
+    call.phase();
+    return MPI_SUCCESS;
+  }
+  // While a trace records MPI calls, the last member to arrive reads the clock before it lets
+  // the others go: a time after every member's begin and before every member's end, which each
+  // member notes as the bound of its end (trace::received_after), so that its end reads no clock
+  // and is placed no earlier than that (n + 1 clock reads a barrier of n, not 2n). The members'
+  // own last reads would not do: one may have begun after the last arrival's begin.
+  std::uint64_t& stamp = call.trace_stamp();
+  call.phase([&stamp] { stamp = weft::trace::read_stamp(); });
+  weft::trace::received_after(stamp);
   return MPI_SUCCESS;
 }
 

@@ -69,6 +69,10 @@ class Meeting {
 
   // One value for all members, written by one member before a phase and read after it.
   std::shared_ptr<void> shared;
+  // While a trace records MPI calls: the recording clock read by the member that ran the phase's
+  // work, before it let the others go (trace::read_stamp), which bounds every member's end of
+  // an MPI_Barrier (mpi/coll/collective_barrier.cpp). Written and read as `shared` is.
+  std::uint64_t trace_stamp = 0;
 
  private:
   // On lines of their own: its member writes it, the others read it.

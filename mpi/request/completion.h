@@ -170,11 +170,9 @@ bool SpinBudget::spin_until(Pred&& pred) noexcept {
     const std::int64_t before = others ? monotonic_ns() : 0;
     // A yield costs less than a pause instruction when the core has nothing else to run, and
     // when it has, the awaited event often depends on that other thread (ranks share cores).
-    // Untimed in a trace: between its yields the thread only polls (trace::Polling).
-    const std::uint64_t turns = [] {
-      const trace::Polling polling;
-      return this_thread::yield();
-    }();
+    // Untimed in a trace: between its yields the thread only polls (trace::mark_polling_yield).
+    trace::mark_polling_yield();
+    const std::uint64_t turns = this_thread::yield();
     others = turns != 0;
     if (others && before != 0 &&
         monotonic_ns() - before > kTurnOfComputingNs * static_cast<std::int64_t>(turns)) {
