@@ -245,9 +245,9 @@ void PairNbc::call(int me, std::uint64_t call, std::string_view function,
   Request* waiting = first.request;
   // Read only when it names a failure: it lies on the side's last line, which an eager side's
   // reader touches for nothing else.
-  const std::string_view first_function =
-      waiting != nullptr && outcomes[1 - me].rc != MPI_SUCCESS ? first.function
-                                                               : std::string_view();
+  const std::string_view first_function = waiting != nullptr && outcomes[1 - me].rc != MPI_SUCCESS
+                                              ? first.function
+                                              : std::string_view();
   if (spilled) {
     const std::lock_guard lock(spill_.lock);
     spill_.spent.push_back(std::move(spilled));
