@@ -272,8 +272,8 @@ TEST_P(PairNbc, InPlaceReductionsInRankOrder) {
   });
 }
 
-// Both members run unordered, each in bursts of its own lengths (1 to 40 calls, then it waits for
-// the burst): either member comes first to a call, leads of more than a ring of sides (16) spill,
+// Both members run unordered, each in bursts of its own lengths (1 to 100 calls, then it waits for
+// the burst): either member comes first to a call, leads of more than a ring of sides (64) spill,
 // eager sides (Ibcast roots, Ireduce non-roots) and waiting ones mix. Each call's result is its
 // own.
 TEST_P(PairNbc, MembersInBurstsOfTheirOwnLengthsMatchInIssueOrder) {
@@ -289,7 +289,7 @@ TEST_P(PairNbc, MembersInBurstsOfTheirOwnLengthsMatchInIssueOrder) {
     int begin = 0;
     while (begin < kCalls) {
       seed = seed * 1103515245u + 12345u;
-      const int end = std::min(kCalls, begin + 1 + static_cast<int>((seed >> 16) % 40));
+      const int end = std::min(kCalls, begin + 1 + static_cast<int>((seed >> 16) % 100));
       for (int i = begin; i < end; ++i) {
         Call& c = calls[static_cast<std::size_t>(i)];
         const int root = (i / 5) % 2;
@@ -300,8 +300,7 @@ TEST_P(PairNbc, MembersInBurstsOfTheirOwnLengthsMatchInIssueOrder) {
             MPI_Ibcast(&c.out, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD, &c.request);
             break;
           case 1:
-            MPI_Ireduce(&c.in, &c.out, 1, MPI_LONG_LONG, MPI_SUM, root, MPI_COMM_WORLD,
-                        &c.request);
+            MPI_Ireduce(&c.in, &c.out, 1, MPI_LONG_LONG, MPI_SUM, root, MPI_COMM_WORLD, &c.request);
             break;
           default:
             MPI_Iallreduce(&c.in, &c.out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, &c.request);
