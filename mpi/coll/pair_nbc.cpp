@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -200,62 +201,143 @@ PairNbc::~PairNbc() = default;
 
 void PairNbc::call(int me, std::uint64_t call, std::string_view function,
                    const PairArguments& arguments, Request* request) {
-  lock_.lock();
-  if (count_ > 0 && ahead_ != me) {
-    Side& first = sides_[head_];
-    if (first.call != call || first.arguments.kind != arguments.kind) {
-      // Copied out before the other member may grow the queue.
-      const std::uint64_t other_call = first.call;
-      const std::string_view other_function = first.function;
-      lock_.unlock();
-      mismatch(call, function, other_call, other_function);
+  Member& mine = members_[me];
+  const std::uint64_t index = mine.calls++;
+  // A member that knows the other has made this call already comes second: it posts nothing.
+  // Read off the caller's side before it arrives: the other member may recycle a spilled side
+  // once it has read it.
+  bool eager = false;
+  bool spilled_mine = false;
+  if (mine.other_arrived <= index) {
+    const Side& side = post(me, index, call, function, arguments, request);
+    eager = side.request == nullptr;
+    spilled_mine = &side != &mine.ring[index % kRing];
+  }
+  // acq_rel: release publishes the caller's side (and its spill) to the other member if it comes
+  // second; acquire makes the other's side visible to the caller if it comes second, and orders
+  // the other's reads of the caller's older sides before the caller reuses them.
+  const std::int64_t before = balance_.fetch_add(me == 0 ? 1 : -1, std::memory_order_acq_rel);
+  // The caller's calls ahead of the other member's before this one (negative: behind).
+  const std::int64_t lead = me == 0 ? before : -before;
+  mine.other_arrived = static_cast<std::uint64_t>(static_cast<std::int64_t>(index) - lead);
+  if (lead >= 0) {
+    if (eager) {
+      Outcome done = keep_own(me, arguments);
+      complete(request, me, function, done);
     }
-    Outcome outcomes[2];
-    meet(first, 1 - me, arguments, me, outcomes);
-    Request* waiting = first.request;
-    const std::string_view first_function = first.function;
-    if (waiting == nullptr) --eager_;
-    head_ = (head_ + 1) % capacity_;
-    --count_;
-    lock_.unlock();
-    if (waiting != nullptr) complete(waiting, 1 - me, first_function, outcomes[1 - me]);
-    complete(request, me, function, outcomes[me]);
     return;
   }
-  Side& mine = push();
-  ahead_ = me;
-  mine.call = call;
-  mine.function = function;
-  mine.arguments = arguments;
-  mine.request = request;
-  const bool eager = only_sends(arguments, me) && eager_ < kMaxEager;
-  Outcome done;
-  if (eager) {
-    mine.request = nullptr;
-    ++eager_;
-    copy_eagerly(mine, me, arguments, &done);
+  // Second. A side spilled in vain (the other member came between the look and the arrival) is
+  // the spill list's last of the caller's: nobody reads it.
+  if (spilled_mine) {
+    const std::lock_guard lock(spill_.lock);
+    spill_.spent.push_back(std::move(spill_.sides[me].back()));
+    spill_.sides[me].pop_back();
   }
-  lock_.unlock();
-  if (eager) complete(request, me, function, done);
+  std::unique_ptr<Side> spilled;
+  const Side& first = posted(1 - me, index, &spilled);
+  const std::uint64_t first_call = first.call.load(std::memory_order_relaxed);
+  if (first_call != call || first.arguments.kind != arguments.kind) {
+    mismatch(call, function, first_call, first.function);
+  }
+  Outcome outcomes[2];
+  meet(first, 1 - me, arguments, me, outcomes, mine.scratch);
+  Request* waiting = first.request;
+  // Read only when it names a failure: it lies on the side's last line, which an eager side's
+  // reader touches for nothing else.
+  const std::string_view first_function = waiting != nullptr && outcomes[1 - me].rc != MPI_SUCCESS
+                                              ? first.function
+                                              : std::string_view();
+  if (spilled) {
+    const std::lock_guard lock(spill_.lock);
+    spill_.spent.push_back(std::move(spilled));
+  }
+  if (waiting != nullptr) complete(waiting, 1 - me, first_function, outcomes[1 - me]);
+  complete(request, me, function, outcomes[me]);
 }
 
-void PairNbc::copy_eagerly(Side& mine, int me, const PairArguments& arguments, Outcome* outcome) {
-  if (!mine.payload) mine.payload.reset(new std::byte[kPairBytes]);
+void PairNbc::look(int me, std::uint64_t index) {
+  // acquire: the other member's reads of this member's sides in its calls before the last it
+  // arrived at come before this member's reuse of them.
+  const std::int64_t balance = balance_.load(std::memory_order_acquire);
+  const std::int64_t lead = me == 0 ? balance : -balance;
+  members_[me].other_arrived = static_cast<std::uint64_t>(static_cast<std::int64_t>(index) - lead);
+}
+
+PairNbc::Side& PairNbc::post(int me, std::uint64_t index, std::uint64_t call,
+                             std::string_view function, const PairArguments& arguments,
+                             Request* request) {
+  Member& mine = members_[me];
+  Side* side = &mine.ring[index % kRing];
+  // The ring's side held call `held` - 1, which the other member no longer reads once it has
+  // arrived past that call; a sender copies eagerly while fewer than kMaxEager of its sides may
+  // be unread, from the other member's last call it knows of on.
+  const auto reusable = [&] {
+    const std::uint64_t held = side->index.load(std::memory_order_relaxed);
+    return held == 0 || held < mine.other_arrived;
+  };
+  const auto unread = [&] {
+    const std::uint64_t from = std::max<std::uint64_t>(mine.other_arrived, 1) - 1;
+    return index > from ? index - from : 0;
+  };
+  const bool sends = only_sends(arguments, me);
+  if (!reusable() || (sends && unread() >= kMaxEager)) look(me, index);
+  if (!reusable()) {
+    const std::lock_guard lock(spill_.lock);
+    if (spill_.spent.empty()) {
+      spill_.sides[me].push_back(std::make_unique<Side>());
+    } else {
+      spill_.sides[me].push_back(std::move(spill_.spent.back()));
+      spill_.spent.pop_back();
+    }
+    side = spill_.sides[me].back().get();
+  }
+  side->call.store(call, std::memory_order_relaxed);
+  side->function = function;
+  side->arguments = arguments;
+  side->request = request;
+  if (sends && unread() < kMaxEager) {
+    side->request = nullptr;
+    copy_eagerly(*side, me, arguments);
+  }
+  // release: for function_of; the other member reads the side after the caller's arrival.
+  side->index.store(index + 1, std::memory_order_release);
+  return *side;
+}
+
+PairNbc::Side& PairNbc::posted(int owner, std::uint64_t index, std::unique_ptr<Side>* spilled) {
+  // The owner rewrites this ring side only once the caller has arrived past `index`: it holds
+  // this call's side, or an older one still unread when the owner spilled this call's.
+  Side& side = members_[owner].ring[index % kRing];
+  if (side.index.load(std::memory_order_relaxed) == index + 1) return side;
+  // The owner's spilled sides before this one were read in their calls, or spilled in vain and
+  // dropped: this call's is the first.
+  const std::lock_guard lock(spill_.lock);
+  std::deque<std::unique_ptr<Side>>& sides = spill_.sides[owner];
+  *spilled = std::move(sides.front());
+  sides.pop_front();
+  return **spilled;
+}
+
+void PairNbc::copy_eagerly(Side& side, int me, const PairArguments& arguments) {
+  if (!side.payload) side.payload.reset(new std::byte[kPairBytes]);
   if (arguments.kind == SlotKind::reduce) {
-    mine.bytes = arguments.send.bytes();
+    side.bytes = arguments.send.bytes();
     // Contiguous from its address (pair_nbc.h): a memcpy is the datatype's copy.
-    if (mine.bytes > 0) std::memcpy(mine.payload.get(), arguments.send.address, mine.bytes);
+    if (side.bytes > 0) std::memcpy(side.payload.get(), arguments.send.address, side.bytes);
     return;
   }
-  const int other = 1 - me;
-  mine.bytes = pack(arguments.to[other], mine.payload.get()).bytes;
-  if (arguments.sends[me]) {
-    // The Iscatter root's own block: the other member's call will not see its buffers.
-    Truncation truncation;
-    truncation.check(me, arguments.to[me].bytes, arguments.from[me].bytes);
-    copy_block(arguments.to[me], arguments.from[me]);
-    outcome->rc = truncation.outcome(&outcome->reason);
-  }
+  side.bytes = pack(arguments.to[1 - me], side.payload.get()).bytes;
+}
+
+PairNbc::Outcome PairNbc::keep_own(int me, const PairArguments& arguments) {
+  Outcome outcome;
+  if (!arguments.sends[me]) return outcome;
+  Truncation truncation;
+  truncation.check(me, arguments.to[me].bytes, arguments.from[me].bytes);
+  copy_block(arguments.to[me], arguments.from[me]);
+  outcome.rc = truncation.outcome(&outcome.reason);
+  return outcome;
 }
 
 void PairNbc::complete(Request* request, int rank, std::string_view function, Outcome& outcome) {
@@ -269,29 +351,41 @@ void PairNbc::complete(Request* request, int rank, std::string_view function, Ou
 }
 
 std::string_view PairNbc::function_of(std::uint64_t call) {
-  const std::lock_guard lock(lock_);
-  for (std::size_t i = 0; i < count_; ++i) {
-    const Side& side = sides_[(head_ + i) % capacity_];
-    if (side.call == call) return side.function;
+  // The job is ending: a side found here is of a call the other member made no side of (it made
+  // a call of another kind at that number), so nobody reads it or is done with it.
+  const auto holds = [call](const Side& side) {
+    return side.index.load(std::memory_order_acquire) != 0 &&
+           side.call.load(std::memory_order_relaxed) == call;
+  };
+  for (const Member& member : members_) {
+    for (const Side& side : member.ring) {
+      if (holds(side)) return side.function;
+    }
+  }
+  const std::lock_guard lock(spill_.lock);
+  for (const auto& sides : spill_.sides) {
+    for (const auto& side : sides) {
+      if (holds(*side)) return side->function;
+    }
   }
   return {};
 }
 
 void PairNbc::meet(const Side& first, int first_rank, const PairArguments& second, int second_rank,
-                   Outcome* outcomes) {
+                   Outcome* outcomes, std::byte* scratch) {
   switch (second.kind) {
     case SlotKind::barrier:
       return;
     case SlotKind::reduce:
     case SlotKind::allreduce:
-      return reduce(first, first_rank, second, second_rank, outcomes);
+      return reduce(first, first_rank, second, second_rank, outcomes, scratch);
     default:
-      return move(first, first_rank, second, second_rank, outcomes);
+      return move(first, first_rank, second, second_rank, outcomes, scratch);
   }
 }
 
 void PairNbc::move(const Side& first, int first_rank, const PairArguments& second, int second_rank,
-                   Outcome* outcomes) {
+                   Outcome* outcomes, std::byte* scratch) {
   const PairArguments* of[2];
   of[first_rank] = &first.arguments;
   of[second_rank] = &second;
@@ -315,7 +409,7 @@ void PairNbc::move(const Side& first, int first_rank, const PairArguments& secon
     aside = PairBlock::packed(first.payload.get(), first.bytes);
     between[first_rank] = &aside;
   } else if (of[0]->in_place && of[1]->in_place) {
-    aside = pack(*between[0], scratch_);
+    aside = pack(*between[0], scratch);
     between[0] = &aside;
   }
   const int leader = of[1]->in_place ? 1 : 0;
@@ -330,7 +424,7 @@ void PairNbc::move(const Side& first, int first_rank, const PairArguments& secon
 }
 
 void PairNbc::reduce(const Side& first, int first_rank, const PairArguments& second,
-                     int second_rank, Outcome* outcomes) {
+                     int second_rank, Outcome* outcomes, std::byte* scratch) {
   const PairArguments& one = first.arguments;
   // The first member's data: its eager copy, or its buffer while its request waits.
   const bool copied = first.request == nullptr;
@@ -359,12 +453,12 @@ void PairNbc::reduce(const Side& first, int first_rank, const PairArguments& sec
   const MPI_Datatype type = const_cast<MPI_Datatype>(second.send.type);
   if (second.kind == SlotKind::reduce) {
     void* out = second_rank == one.root ? second.receive.address : one.receive.address;
-    reduce_two(in0, in1, out, count, type, second.op, scratch_);
+    reduce_two(in0, in1, out, count, type, second.op, scratch);
     return;
   }
   // Into the second member's result, then a copy into the first's: the first's input may be
   // its result buffer (MPI_IN_PLACE), read by the reduction before the copy overwrites it.
-  reduce_two(in0, in1, second.receive.address, count, type, second.op, scratch_);
+  reduce_two(in0, in1, second.receive.address, count, type, second.op, scratch);
   if (second.send.bytes() > 0) {
     std::memcpy(one.receive.address, second.receive.address, second.send.bytes());
   }
@@ -377,18 +471,6 @@ void PairNbc::mismatch(std::uint64_t call, std::string_view function, std::uint6
   if (call < other) MeetingTable::out_of_order(call, function, "another collective");
   if (other < call) MeetingTable::out_of_order(other, other_function, "another collective");
   MeetingTable::out_of_order(call, function, other_function);
-}
-
-PairNbc::Side& PairNbc::push() {
-  if (count_ == capacity_) {
-    const std::size_t grown = capacity_ == 0 ? 8 : 2 * capacity_;
-    std::unique_ptr<Side[]> sides(new Side[grown]);
-    for (std::size_t i = 0; i < count_; ++i) sides[i] = std::move(sides_[(head_ + i) % capacity_]);
-    sides_ = std::move(sides);
-    capacity_ = grown;
-    head_ = 0;
-  }
-  return sides_[(head_ + count_++) % capacity_];
 }
 
 }  // namespace weft::mpi::collective

@@ -3,6 +3,7 @@
 // second does the work with the first's side, and a first member that only sends (Ibcast root,
 // Ireduce non-root) copies its data and completes at its call. These tests order the two members'
 // calls with point-to-point messages, so that each member comes first in turn.
+#include <algorithm>
 #include <atomic>
 #include <vector>
 
@@ -268,6 +269,56 @@ TEST_P(PairNbc, InPlaceReductionsInRankOrder) {
       }
     }
     MPI_Op_free(&left);
+  });
+}
+
+// Both members run unordered, each in bursts of its own lengths (1 to 100 calls, then it waits for
+// the burst): either member comes first to a call, leads of more than a ring of sides (64) spill,
+// eager sides (Ibcast roots, Ireduce non-roots) and waiting ones mix. Each call's result is its
+// own.
+TEST_P(PairNbc, MembersInBurstsOfTheirOwnLengthsMatchInIssueOrder) {
+  run_ranks(GetParam(), [](int rank, int) {
+    constexpr int kCalls = 3000;
+    struct Call {
+      long long in = 0;
+      long long out = -1;
+      MPI_Request request = MPI_REQUEST_NULL;
+    };
+    std::vector<Call> calls(kCalls);
+    unsigned seed = 12345u + 777u * static_cast<unsigned>(rank);
+    int begin = 0;
+    while (begin < kCalls) {
+      seed = seed * 1103515245u + 12345u;
+      const int end = std::min(kCalls, begin + 1 + static_cast<int>((seed >> 16) % 100));
+      for (int i = begin; i < end; ++i) {
+        Call& c = calls[static_cast<std::size_t>(i)];
+        const int root = (i / 5) % 2;
+        c.in = value(i) + rank;
+        switch (i % 3) {
+          case 0:
+            c.out = rank == root ? value(i) : -1;
+            MPI_Ibcast(&c.out, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD, &c.request);
+            break;
+          case 1:
+            MPI_Ireduce(&c.in, &c.out, 1, MPI_LONG_LONG, MPI_SUM, root, MPI_COMM_WORLD, &c.request);
+            break;
+          default:
+            MPI_Iallreduce(&c.in, &c.out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, &c.request);
+            break;
+        }
+      }
+      for (int i = begin; i < end; ++i) {
+        Call& c = calls[static_cast<std::size_t>(i)];
+        ASSERT_EQ(MPI_Wait(&c.request, MPI_STATUS_IGNORE), MPI_SUCCESS) << "call " << i;
+        const int root = (i / 5) % 2;
+        if (i % 3 == 0) {
+          ASSERT_EQ(c.out, value(i)) << "call " << i;
+        } else if (i % 3 == 2 || rank == root) {
+          ASSERT_EQ(c.out, 2 * value(i) + 1) << "call " << i;
+        }
+      }
+      begin = end;
+    }
   });
 }
 
