@@ -15,6 +15,26 @@ namespace {
 
 class PairNbc : public ::testing::TestWithParam<Shape> {};
 
+// Issues an Ibcast (kind 0), Ireduce (1) or Iallreduce (2) of one long long through `call`'s `in`,
+// `out` and `request`: the root broadcasts `datum`, each member adds `datum + rank`.
+template <class Call>
+void issue_small(Call& call, int kind, int root, int rank, long long datum) {
+  call.in = datum + rank;
+  switch (kind) {
+    case 0:
+      call.out = rank == root ? datum : -1;
+      MPI_Ibcast(&call.out, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD, &call.request);
+      break;
+    case 1:
+      MPI_Ireduce(&call.in, &call.out, 1, MPI_LONG_LONG, MPI_SUM, root, MPI_COMM_WORLD,
+                  &call.request);
+      break;
+    default:
+      MPI_Iallreduce(&call.in, &call.out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, &call.request);
+      break;
+  }
+}
+
 // The Ibcast root and an Ireduce non-root are done when their call returns, before the other
 // member has called: their buffers are reusable, MPI_Test says so at once and MPI_Request_free
 // accepts the request (an active collective request it refuses, MPI-3.1 5.12).
@@ -111,18 +131,8 @@ TEST_P(PairNbc, InterleavedWithOtherCollectivesMatchInIssueOrder) {
     auto issue = [&](int i) {
       Call& c = calls[static_cast<std::size_t>(i)];
       const int root = (i / 7) % 2;
-      c.in = value(i) + rank;
+      if (i % 7 < 3) return issue_small(c, i % 7, root, rank, value(i));
       switch (i % 7) {
-        case 0:
-          c.out = rank == root ? value(i) : -1;
-          MPI_Ibcast(&c.out, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD, &c.request);
-          break;
-        case 1:
-          MPI_Ireduce(&c.in, &c.out, 1, MPI_LONG_LONG, MPI_SUM, root, MPI_COMM_WORLD, &c.request);
-          break;
-        case 2:
-          MPI_Iallreduce(&c.in, &c.out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, &c.request);
-          break;
         case 3:
           MPI_Ibarrier(MPI_COMM_WORLD, &c.request);
           break;
@@ -292,20 +302,7 @@ TEST_P(PairNbc, MembersInBurstsOfTheirOwnLengthsMatchInIssueOrder) {
       const int end = std::min(kCalls, begin + 1 + static_cast<int>((seed >> 16) % 100));
       for (int i = begin; i < end; ++i) {
         Call& c = calls[static_cast<std::size_t>(i)];
-        const int root = (i / 5) % 2;
-        c.in = value(i) + rank;
-        switch (i % 3) {
-          case 0:
-            c.out = rank == root ? value(i) : -1;
-            MPI_Ibcast(&c.out, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD, &c.request);
-            break;
-          case 1:
-            MPI_Ireduce(&c.in, &c.out, 1, MPI_LONG_LONG, MPI_SUM, root, MPI_COMM_WORLD, &c.request);
-            break;
-          default:
-            MPI_Iallreduce(&c.in, &c.out, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD, &c.request);
-            break;
-        }
+        issue_small(c, i % 3, (i / 5) % 2, rank, value(i));
       }
       for (int i = begin; i < end; ++i) {
         Call& c = calls[static_cast<std::size_t>(i)];

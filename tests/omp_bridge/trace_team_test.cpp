@@ -13,17 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "omp.h"
+#include "omp_bridge/gomp_abi.h"
 #include "scheduler/test_config.h"
 #include "weft/scheduler.h"
 #include "weft/this_thread.h"
 #include "weft/thread.h"
 #include "weft/trace_file.h"
-
-extern "C" {
-void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags);
-void GOMP_barrier();
-int omp_get_thread_num();
-}
 
 namespace weft {
 namespace {

@@ -41,6 +41,17 @@ struct Switches {
   std::vector<trace::Event> yields;  // from `from` to a thread of `to`
 };
 
+// One core, no preemption (the threads switch only where they yield), the scheduler's records
+// in a raw trace written to `file`.
+Config one_core_traced(const std::string& file) {
+  return config_with({{"topology", "synthetic:pack:1 core:1 pu:1"},
+                      {"scheduler.vps", "1"},
+                      {"scheduler.preempt_ms", "0"},
+                      {"trace.file", file},
+                      {"trace.format", "raw"},
+                      {"trace.events", "sched"}});
+}
+
 // Each round, thread A marks a polling yield and yields while it is alone (no switch), spawns B
 // (which records nothing) and yields to it plainly: B runs and ends.
 Switches record_rounds() {
@@ -48,12 +59,7 @@ Switches record_rounds() {
       ::testing::TempDir() + "/weft_trace_polling_" + std::to_string(::getpid()) + ".raw";
   Switches switches;
   {
-    Scheduler scheduler(config_with({{"topology", "synthetic:pack:1 core:1 pu:1"},
-                                     {"scheduler.vps", "1"},
-                                     {"scheduler.preempt_ms", "0"},
-                                     {"trace.file", file},
-                                     {"trace.format", "raw"},
-                                     {"trace.events", "sched"}}));
+    Scheduler scheduler(one_core_traced(file));
     spawn(pinned(), [&] {
       switches.from = this_thread::id();
       for (int i = 0; i < kRounds; ++i) {
@@ -110,12 +116,7 @@ TEST(TracePolling, PollingYieldsToEachOtherReadNoClock) {
   const std::string file =
       ::testing::TempDir() + "/weft_trace_polling_" + std::to_string(::getpid()) + ".raw";
   {
-    Scheduler scheduler(config_with({{"topology", "synthetic:pack:1 core:1 pu:1"},
-                                     {"scheduler.vps", "1"},
-                                     {"scheduler.preempt_ms", "0"},
-                                     {"trace.file", file},
-                                     {"trace.format", "raw"},
-                                     {"trace.events", "sched"}}));
+    Scheduler scheduler(one_core_traced(file));
     spawn(pinned(), [] {
       auto poll = [] {
         for (int i = 0; i < kRounds; ++i) {
